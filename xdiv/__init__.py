@@ -1,0 +1,1 @@
+"""xdiv: evaluate diversified search results and meta-evaluate the measures."""

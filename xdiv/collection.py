@@ -1,0 +1,373 @@
+"""The collection model: qrels, intents and their types/probabilities as one ``xr.Dataset``.
+
+A collection has the dimensions ``topic``, ``intent`` and ``doc`` (a topic-local slot for
+each judged document; slots are in docno order and padded to the largest topic):
+
+================================  ======================================================
+variable                          meaning
+================================  ======================================================
+``judgment(topic, intent, doc)``  the raw qrels level (int8), ``ABSENT`` (-128) where the
+                                  qrels have no line for that (topic, intent, doc)
+``level(topic, intent, doc)``     per-intent graded relevance used by every measure
+                                  (int8, >= 0; negative TREC levels and absent lines are 0)
+``judged(topic, doc)``            the document has at least one qrels line for the topic
+``docno(topic, doc)``             document id (coordinate; ``""`` in padding slots)
+``intent_valid(topic, intent)``   the intent exists for the topic and has a relevant doc
+``intent_prob(topic, intent)``    Pr(i|q), summing to 1 over valid intents, 0 elsewhere
+``intent_type(topic, intent)``    ``"inf"`` or ``"nav"`` (``""`` where the intent is absent)
+``intent_order(topic, intent)``   0-based position in the topic file (or label order), -1
+                                  where the intent is absent
+``topic_type(topic)``, ``query``  from the topic file when one is given (else ``""``)
+================================  ======================================================
+
+Later extensions (node hierarchies, document lengths, multi-assessor labels) are further
+variables on extra dimensions of the same dataset. Intents without any relevant document
+are kept in the ``intent`` dimension (so that ``write_qrels`` reproduces the input) but
+are not valid; they are listed in the ``dropped_intents`` attribute (JSON), as are topics
+with no relevant document at all (``topics_without_relevant``).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from . import io as _io
+from .errors import InputError, XdivWarning
+from .labels import from_json, natural_sorted, object_strings, to_json
+
+ABSENT = np.int8(-128)
+"""Code of ``judgment`` where the qrels hold no line for a (topic, intent, doc)."""
+
+Probabilities = Literal["uniform", "nonuniform"] | str | os.PathLike | pd.DataFrame
+
+__all__ = [
+    "ABSENT",
+    "build_collection",
+    "read_qrels",
+    "qrels_frame",
+    "to_adhoc",
+    "nonuniform_probabilities",
+    "highest_level",
+]
+
+
+def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform") -> xr.Dataset:
+    """Read TREC diversity or adhoc qrels into a collection dataset.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Qrels file ``topic intent docno level`` (adhoc qrels: ``topic 0 docno level``);
+        gzip is recognised by content.
+    topics : str, path-like or DataFrame, optional
+        TREC Web Track topic XML (or the frame :func:`xdiv.io.read_topics` returns) giving
+        the intent types (``nav``/``inf``), the topic types and the intents' file order.
+    probabilities : {"uniform", "nonuniform"}, path-like or DataFrame
+        Intent probabilities: uniform over the valid intents, the non-uniform scheme of
+        Sakai & Song (``Pr(j) ∝ 2^(n-j+1)`` in topic-file order), or a
+        ``topic intent probability`` file/frame. Renormalised over valid intents.
+
+    Returns
+    -------
+    xarray.Dataset
+        The collection (see :mod:`xdiv.collection`).
+    """
+    frame = _io.read_qrels_frame(path)
+    topic_frame = _io.read_topics(topics) if isinstance(topics, (str, os.PathLike)) else topics
+    return build_collection(frame, topics=topic_frame, probabilities=probabilities,
+                            source=os.fspath(path))
+
+
+def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
+                     probabilities: Probabilities = "uniform",
+                     source: str = "<DataFrame>") -> xr.Dataset:
+    """Build a collection dataset from a tidy qrels frame.
+
+    Parameters
+    ----------
+    qrels : pandas.DataFrame
+        Columns ``topic``, ``intent``, ``docno``, ``level`` (integers; negative levels
+        are judged non-relevant).
+    topics, probabilities
+        As in :func:`read_qrels`.
+    source : str
+        Where the qrels came from, for messages and the ``source`` attribute.
+    """
+    missing = {"topic", "intent", "docno", "level"} - set(qrels.columns)
+    if missing:
+        raise InputError(f"{source}: qrels frame lacks column(s) {sorted(missing)}")
+    topic = qrels["topic"].astype(str).to_numpy(dtype=object)
+    intent = qrels["intent"].astype(str).to_numpy(dtype=object)
+    docno = qrels["docno"].astype(str).to_numpy(dtype=object)
+    try:
+        level = qrels["level"].to_numpy().astype(np.int64, casting="safe")
+    except TypeError:
+        raise InputError(f"{source}: qrels levels must be integers") from None
+    if len(level) == 0:
+        raise InputError(f"{source}: the qrels are empty")
+    bad = (level < -127) | (level > 127)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"{source}: topic {topic[k]} intent {intent[k]} docno {docno[k]}: "
+                         f"level {level[k]} is outside -127..127")
+    key = pd.DataFrame({"t": topic, "i": intent, "d": docno})
+    dup = key.duplicated(keep=False).to_numpy()
+    if dup.any():
+        k = int(np.argmax(dup))
+        raise InputError(f"{source}: topic {topic[k]} intent {intent[k]} docno {docno[k]} "
+                         f"is judged more than once")
+
+    topic_labels = natural_sorted(topic if topics is None else np.concatenate(
+        [topic, topics["topic"].astype(str).to_numpy(dtype=object)]))
+    intent_labels = natural_sorted(intent if topics is None else np.concatenate(
+        [intent, topics["intent"].astype(str).to_numpy(dtype=object)]))
+    t_index = pd.Index(topic_labels)
+    i_index = pd.Index(intent_labels)
+    t_code = t_index.get_indexer(topic)
+    i_code = i_index.get_indexer(intent)
+
+    # topic-local doc slots in docno order
+    pairs = pd.DataFrame({"t": t_code, "d": docno}).drop_duplicates().sort_values(
+        ["t", "d"], kind="stable")
+    pair_t = pairs["t"].to_numpy()
+    slot = _cumcount(pair_t)
+    n_docs = np.bincount(pair_t, minlength=len(topic_labels))
+    width = max(int(n_docs.max()), 1)
+    docno_grid = np.full((len(topic_labels), width), "", dtype=object)
+    docno_grid[pair_t, slot] = pairs["d"].to_numpy(dtype=object)
+    slot_of = pd.Series(slot, index=pd.MultiIndex.from_arrays([pair_t, pairs["d"].to_numpy()]))
+    d_code = slot_of.reindex(pd.MultiIndex.from_arrays([t_code, docno])).to_numpy()
+
+    judgment = np.full((len(topic_labels), len(intent_labels), width), ABSENT, dtype=np.int8)
+    judgment[t_code, i_code, d_code] = level.astype(np.int8)
+
+    # which intents exist per topic, their types and file order
+    exists = np.zeros((len(topic_labels), len(intent_labels)), dtype=bool)
+    exists[t_code, i_code] = True
+    itype = np.full(exists.shape, "", dtype=object)
+    order = np.full(exists.shape, -1, dtype=np.int64)
+    ttype = np.full(len(topic_labels), "", dtype=object)
+    query = np.full(len(topic_labels), "", dtype=object)
+    if topics is not None:
+        tt = t_index.get_indexer(topics["topic"].astype(str))
+        ii = i_index.get_indexer(topics["intent"].astype(str))
+        exists[tt, ii] = True
+        itype[tt, ii] = topics["intent_type"].to_numpy(dtype=object)
+        order[tt, ii] = topics["order"].to_numpy()
+        ttype[tt] = topics["topic_type"].to_numpy(dtype=object)
+        query[tt] = topics["query"].to_numpy(dtype=object)
+    unknown_type = exists & (itype == "")
+    itype[unknown_type] = "inf"
+    # intents the topic file does not list come after the listed ones, in label order
+    for t in range(len(topic_labels)):
+        unlisted = np.flatnonzero(exists[t] & (order[t] < 0))
+        order[t, unlisted] = order[t].max() + 1 + np.arange(len(unlisted))
+
+    collection = xr.Dataset(
+        {
+            "judgment": (("topic", "intent", "doc"), judgment),
+            "intent_type": (("topic", "intent"), itype),
+            "intent_order": (("topic", "intent"), order),
+            "intent_exists": (("topic", "intent"), exists),
+            "topic_type": (("topic",), ttype),
+            "query": (("topic",), query),
+        },
+        coords={
+            "topic": object_strings(topic_labels),
+            "intent": object_strings(intent_labels),
+            "docno": (("topic", "doc"), docno_grid),
+        },
+        attrs={"xdiv_kind": "collection", "source": str(source)},
+    )
+    return finalize_collection(collection, probabilities=probabilities)
+
+
+def finalize_collection(collection: xr.Dataset, *,
+                        probabilities: Probabilities = "uniform") -> xr.Dataset:
+    """Derive ``level``, ``judged``, ``intent_valid`` and ``intent_prob`` from ``judgment``.
+
+    Also records the dropped intents and the topics without relevant documents in the
+    attributes and warns about the latter (they score NaN on every measure).
+    """
+    judgment = collection["judgment"].values
+    level = np.where(judgment > 0, judgment, 0).astype(np.int8)
+    judged = (judgment != ABSENT).any(axis=1)
+    has_rel = (level > 0).any(axis=2)
+    exists = collection["intent_exists"].values
+    valid = exists & has_rel
+    topics = collection["topic"].values
+    intents = collection["intent"].values
+    dropped = {str(topics[t]): [str(intents[i]) for i in np.flatnonzero(exists[t] & ~has_rel[t])]
+               for t in range(len(topics))}
+    dropped = {t: v for t, v in dropped.items() if v}
+    no_rel = [str(topics[t]) for t in np.flatnonzero(~valid.any(axis=1))]
+    out = collection.assign(
+        level=(("topic", "intent", "doc"), level),
+        judged=(("topic", "doc"), judged),
+        intent_valid=(("topic", "intent"), valid),
+    )
+    out.attrs.update(dropped_intents=to_json(dropped), topics_without_relevant=to_json(no_rel))
+    if no_rel:
+        warnings.warn(f"{collection.attrs.get('source', '<collection>')}: {len(no_rel)} topic(s) "
+                      f"have no relevant document and score NaN on every measure: "
+                      f"{', '.join(no_rel[:10])}{' ...' if len(no_rel) > 10 else ''}",
+                      XdivWarning, stacklevel=3)
+    return set_probabilities(out, probabilities)
+
+
+def set_probabilities(collection: xr.Dataset, probabilities: Probabilities) -> xr.Dataset:
+    """Return ``collection`` with ``intent_prob`` set by a scheme name, a file or a frame.
+
+    Every scheme is renormalised over the valid intents of each topic.
+    """
+    valid = collection["intent_valid"].values
+    if isinstance(probabilities, str) and probabilities == "uniform":
+        raw, scheme = valid.astype(np.float64), "uniform"
+    elif isinstance(probabilities, str) and probabilities == "nonuniform":
+        order = collection["intent_order"].values
+        raw, scheme = nonuniform_probabilities(order), "nonuniform"
+    else:
+        if isinstance(probabilities, pd.DataFrame):
+            frame, scheme = probabilities, "<DataFrame>"
+        else:
+            frame, scheme = _io.read_probabilities(probabilities), os.fspath(probabilities)
+        raw = _probability_grid(collection, frame, scheme)
+    raw = np.where(valid, raw, 0.0)
+    total = raw.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob = np.where(total > 0, raw / np.where(total > 0, total, 1.0), 0.0)
+    zero = valid.any(axis=1) & (total[:, 0] == 0)
+    if zero.any():
+        t = collection["topic"].values[np.argmax(zero)]
+        raise InputError(f"{scheme}: the probabilities of topic {t}'s valid intents are all 0")
+    out = collection.assign(intent_prob=(("topic", "intent"), prob))
+    out.attrs["probabilities"] = str(scheme)
+    return out
+
+
+def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) -> np.ndarray:
+    grid = np.zeros(collection["intent_valid"].shape)
+    t = pd.Index(collection["topic"].values).get_indexer(frame["topic"].astype(str))
+    i = pd.Index(collection["intent"].values).get_indexer(frame["intent"].astype(str))
+    unknown = (t < 0) | (i < 0)
+    if unknown.any():
+        k = int(np.argmax(unknown))
+        raise InputError(f"{source}: topic {frame['topic'].iloc[k]} intent "
+                         f"{frame['intent'].iloc[k]} is not in the collection")
+    grid[t, i] = frame["probability"].to_numpy(dtype=np.float64)
+    given = np.zeros(grid.shape, dtype=bool)
+    given[t, i] = True
+    lacking = collection["intent_valid"].values & ~given
+    if lacking.any():
+        tt, ii = np.argwhere(lacking)[0]
+        raise InputError(f"{source}: no probability for topic {collection['topic'].values[tt]} "
+                         f"intent {collection['intent'].values[ii]}")
+    return grid
+
+
+def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:
+    """Sakai & Song's non-uniform intent probabilities from 0-based file positions.
+
+    The j-th of n intents (1-based, topic-file order) gets
+    ``2^(n-j+1) / sum_{k=1..n} 2^k``. ``order`` is ``(topic, intent)`` with -1 for
+    absent intents; the result is 0 there. Renormalising after dropping intents keeps
+    the weights proportional to ``2^-j``.
+    """
+    order = np.asarray(order)
+    exists = order >= 0
+    n = exists.sum(axis=-1, keepdims=True)
+    weight = np.where(exists, np.exp2((n - (order + 1) + 1).astype(np.float64)), 0.0)
+    total = np.exp2(n + 1.0) - 2.0
+    return np.where(exists, weight / np.where(total > 0, total, 1.0), 0.0)
+
+
+def _cumcount(sorted_codes: np.ndarray) -> np.ndarray:
+    """Position of each element within its run of equal values (input grouped)."""
+    n = len(sorted_codes)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
+    lengths = np.diff(np.r_[starts, n])
+    return np.arange(n) - np.repeat(starts, lengths)
+
+
+def highest_level(collection: xr.Dataset) -> int:
+    """H: the highest relevance level in the collection."""
+    return int(collection["level"].max())
+
+
+def qrels_frame(collection: xr.Dataset) -> pd.DataFrame:
+    """The collection's qrels lines as a tidy frame (``topic intent docno level``).
+
+    Lines come out sorted by topic, intent and docno; the raw levels (negative ones
+    included) are those read.
+    """
+    judgment = collection["judgment"].values
+    t, i, d = np.nonzero(judgment != ABSENT)
+    return pd.DataFrame({
+        "topic": collection["topic"].values[t],
+        "intent": collection["intent"].values[i],
+        "docno": collection["docno"].values[t, d],
+        "level": judgment[t, i, d].astype(np.int64),
+    })
+
+
+def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") -> xr.Dataset:
+    """Convert a diversity collection into a single-intent (adhoc) one.
+
+    Parameters
+    ----------
+    method : {"max", "count"}
+        ``"max"``: a document's level is its highest level across the valid intents
+        (Sakai & Song's *gr2T*); ``"count"``: the number of valid intents it is relevant
+        to (*2T*). Judged documents keep level 0 when relevant to no valid intent.
+
+    Returns
+    -------
+    xarray.Dataset
+        A collection with one intent, labelled ``"0"`` (as in TREC adhoc qrels).
+    """
+    if method not in ("max", "count"):
+        raise InputError(f"to_adhoc: method must be 'max' or 'count', not {method!r}")
+    valid = collection["intent_valid"].values[:, :, None]
+    level = np.where(valid, collection["level"].values, 0)
+    if method == "max":
+        merged = level.max(axis=1)
+    else:
+        merged = (level > 0).sum(axis=1)
+    if merged.max(initial=0) > 127:
+        raise InputError("to_adhoc: a merged level exceeds 127")
+    judged = collection["judged"].values
+    judgment = np.where(judged, merged, ABSENT).astype(np.int8)[:, None, :]
+    n_topics = collection.sizes["topic"]
+    adhoc = xr.Dataset(
+        {
+            "judgment": (("topic", "intent", "doc"), judgment),
+            "intent_type": (("topic", "intent"), np.full((n_topics, 1), "inf", dtype=object)),
+            "intent_order": (("topic", "intent"), np.zeros((n_topics, 1), dtype=np.int64)),
+            "intent_exists": (("topic", "intent"), np.ones((n_topics, 1), dtype=bool)),
+            "topic_type": collection["topic_type"],
+            "query": collection["query"],
+        },
+        coords={"topic": collection["topic"], "intent": object_strings(["0"]),
+                "docno": collection["docno"]},
+        attrs={"xdiv_kind": "collection",
+               "source": f"to_adhoc({collection.attrs.get('source', '')!s}, method={method})"},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XdivWarning)  # already reported for the source
+        return finalize_collection(adhoc, probabilities="uniform")
+
+
+def collection_report(collection: xr.Dataset) -> dict:
+    """What reading dropped or flagged: intents without relevant docs, empty topics."""
+    return {"dropped_intents": from_json(collection.attrs.get("dropped_intents", "{}")),
+            "topics_without_relevant": from_json(
+                collection.attrs.get("topics_without_relevant", "[]"))}
+

@@ -1,0 +1,298 @@
+"""Readers and writers of the TREC/NTCIR text formats (qrels, runs, topics, probabilities).
+
+The readers return tidy :class:`pandas.DataFrame` objects; :mod:`xdiv.collection` and
+:mod:`xdiv.runs` turn them into labelled datasets. Every reader uses a fast vectorised
+path (pandas' C parser) and, when that path meets anything unexpected, re-reads the
+file line by line to raise a :class:`~xdiv.errors.ParseError` that names the file and
+the line. Gzip files are recognised by their magic bytes, whatever their name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import warnings
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, ParseError, XdivWarning
+
+PathLike = str | os.PathLike
+
+__all__ = [
+    "read_qrels_frame",
+    "read_run_frame",
+    "read_topics",
+    "read_probabilities",
+    "write_qrels",
+    "write_run",
+]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _is_gzip(path: PathLike) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == _GZIP_MAGIC
+
+
+def _open_text(path: PathLike):
+    """Open ``path`` for reading text, transparently decompressing gzip."""
+    if not os.path.exists(path):
+        raise InputError(f"{os.fspath(path)}: no such file")
+    if _is_gzip(path):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def _open_write(path: PathLike):
+    if os.fspath(path).endswith(".gz"):
+        return gzip.open(path, "wt", encoding="utf-8")
+    return open(path, "w", encoding="utf-8")
+
+
+def _numbered_fields(path: PathLike) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line_number, fields)`` for every non-blank line."""
+    with _open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            fields = line.split()
+            if fields:
+                yield number, fields
+
+
+_KINDS = {"str": str, "int": int, "float": float}
+
+
+def _check_fields(path, number, fields, columns, optional_last):
+    n = len(columns)
+    if len(fields) != n and not (optional_last and len(fields) == n - 1):
+        want = f"{n - 1} or {n}" if optional_last else f"{n}"
+        raise ParseError(path, number, f"expected {want} whitespace-separated fields "
+                                       f"({' '.join(c for c, _ in columns)}), found {len(fields)}")
+    for (name, kind), value in zip(columns, fields):
+        if kind == "str":
+            continue
+        try:
+            parsed = _KINDS[kind](value)
+        except ValueError:
+            raise ParseError(path, number, f"{name} {value!r} is not a valid {kind}") from None
+        if kind == "float" and not math.isfinite(parsed):
+            raise ParseError(path, number, f"{name} {value!r} is not a finite number")
+
+
+def _slow_validate(path, columns, optional_last, consistent_width):
+    """Re-read ``path`` line by line and raise the first :class:`ParseError` found."""
+    width = None
+    for number, fields in _numbered_fields(path):
+        _check_fields(path, number, fields, columns, optional_last)
+        if consistent_width:
+            if width is None:
+                width = len(fields)
+            elif len(fields) != width:
+                raise ParseError(path, number, f"found {len(fields)} fields where earlier lines "
+                                               f"have {width}")
+
+
+def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
+                optional_last: bool = False) -> pd.DataFrame:
+    """Read a whitespace-separated table with typed columns, or raise a precise ParseError."""
+    dtypes = {name: {"str": object, "int": "int64", "float": "float64"}[kind]
+              for name, kind in columns}
+    if os.path.exists(path) and os.path.getsize(path) == 0:
+        raise InputError(f"{os.fspath(path)}: the file is empty")
+    try:
+        with _open_text(path) as fh:
+            frame = pd.read_csv(fh, sep=r"\s+", header=None, names=[c for c, _ in columns],
+                                dtype=dtypes, na_filter=False, engine="c",
+                                skip_blank_lines=True)
+        ok = True
+    except (ValueError, pd.errors.ParserError, OverflowError):
+        ok = False
+    if ok:
+        if len(frame) == 0:
+            raise InputError(f"{os.fspath(path)}: the file has no data lines")
+        for name, kind in columns:
+            if kind == "float":
+                if not np.isfinite(frame[name].to_numpy()).all():
+                    ok = False
+            elif kind == "str" and (name != columns[-1][0] or not optional_last):
+                if (frame[name] == "").any():
+                    ok = False
+        if ok and optional_last:
+            last = frame[columns[-1][0]]
+            empty = (last == "").to_numpy()
+            if empty.any() and not empty.all():
+                ok = False
+    if not ok:
+        _slow_validate(path, columns, optional_last, consistent_width=True)
+        raise ParseError(path, None, "could not be parsed (no single offending line found)")
+    for name, kind in columns:
+        if kind == "str":
+            frame[name] = frame[name].astype(object)
+    return frame
+
+
+def read_qrels_frame(path: PathLike) -> pd.DataFrame:
+    """Read TREC qrels (``topic intent docno level``) into a tidy frame.
+
+    Diversity qrels carry the intent (subtopic) number in the second column; adhoc qrels
+    carry an iteration number (usually ``0``), read the same way as a single intent.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``intent``, ``docno`` (str) and ``level`` (int64).
+    """
+    return _read_table(path, [("topic", "str"), ("intent", "str"), ("docno", "str"),
+                              ("level", "int")])
+
+
+def read_run_frame(path: PathLike) -> pd.DataFrame:
+    """Read a TREC run (``topic Q0 docno rank score [tag]``) into a tidy frame.
+
+    The run name is the tag of the sixth column. When the column is absent, or when
+    the file holds more than one tag, the run is named after the file (its name without
+    ``.gz`` and without a ``.run``/``.txt`` suffix) and a :class:`XdivWarning` says so.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``docno`` (str), ``rank`` (int64), ``score`` (float64) and
+        ``run``.
+    """
+    frame = _read_table(path, [("topic", "str"), ("q0", "str"), ("docno", "str"),
+                               ("rank", "int"), ("score", "float"), ("run", "str")],
+                        optional_last=True)
+    tags = pd.unique(frame["run"])
+    name = _name_from_path(path)
+    if len(tags) == 1 and tags[0] != "":
+        name = str(tags[0])
+    elif len(tags) == 1:
+        warnings.warn(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
+                      "after the file", XdivWarning, stacklevel=3)
+    else:
+        shown = ", ".join(map(str, tags[:5])) + (" ..." if len(tags) > 5 else "")
+        warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags ({shown}); the run "
+                      f"is named {name!r} after the file", XdivWarning, stacklevel=3)
+    frame["run"] = name
+    return frame.drop(columns="q0")
+
+
+def _name_from_path(path: PathLike) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".run", ".txt", ".trec"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
+    """1-based line numbers of the ``n_rows`` data lines (blank lines are skipped)."""
+    with _open_text(path) as fh:
+        data = fh.read()
+    lines = data.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    numbers = np.fromiter((i for i, line in enumerate(lines, start=1) if line.strip()),
+                          dtype=np.int64, count=-1)
+    if len(numbers) != n_rows:  # pragma: no cover - guarded by _read_table
+        raise ParseError(path, None, "line count mismatch while numbering lines")
+    return numbers
+
+
+def read_topics(path: PathLike) -> pd.DataFrame:
+    """Read a TREC Web Track topic file (XML).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (topic, subtopic) in file order, columns ``topic``, ``intent``,
+        ``intent_type`` (``inf``/``nav``, default ``inf``), ``topic_type`` (as in the
+        file, e.g. ``faceted``/``ambiguous``/``single``; empty if absent), ``query`` and
+        ``order`` (0-based position of the subtopic within its topic). A topic without
+        subtopics (TREC 2013-14 ``single`` topics) gets one row with intent ``"0"``, the
+        intent id those years' qrels use for it.
+    """
+    try:
+        with _open_text(path) as fh:
+            root = ET.parse(fh).getroot()
+    except ET.ParseError as exc:
+        line = exc.position[0] if exc.position else None
+        raise ParseError(path, line, f"not a well-formed topic XML file ({exc})") from None
+    rows = []
+    for topic in root.iter("topic"):
+        number = topic.get("number")
+        if number is None:
+            raise ParseError(path, None, "a <topic> element has no number attribute")
+        query = (topic.findtext("query") or "").strip()
+        ttype = topic.get("type", "")
+        subtopics = topic.findall("subtopic")
+        if not subtopics:
+            rows.append((number, "0", "inf", ttype, query, 0))
+        for order, sub in enumerate(subtopics):
+            itype = sub.get("type", "inf")
+            if itype not in ("inf", "nav"):
+                raise ParseError(path, None, f"topic {number} subtopic {sub.get('number')}: "
+                                             f"type {itype!r} is neither 'inf' nor 'nav'")
+            rows.append((number, sub.get("number"), itype, ttype, query, order))
+    if not rows:
+        raise InputError(f"{os.fspath(path)}: no <topic> elements found")
+    frame = pd.DataFrame(rows, columns=["topic", "intent", "intent_type", "topic_type",
+                                        "query", "order"])
+    dup = frame.duplicated(["topic", "intent"])
+    if dup.any():
+        t, i = frame.loc[dup.idxmax(), ["topic", "intent"]]
+        raise InputError(f"{os.fspath(path)}: topic {t} lists subtopic {i} twice")
+    return frame
+
+
+def read_probabilities(path: PathLike) -> pd.DataFrame:
+    """Read an intent-probability file (``topic intent probability``).
+
+    Probabilities must be finite and non-negative; they are renormalised per topic over
+    the intents kept in the collection (see :func:`xdiv.read_qrels`).
+    """
+    frame = _read_table(path, [("topic", "str"), ("intent", "str"), ("probability", "float")])
+    frame["line"] = _line_numbers(path, len(frame))
+    negative = frame["probability"] < 0
+    if negative.any():
+        raise ParseError(path, int(frame.loc[negative.idxmax(), "line"]),
+                         "a probability is negative")
+    dup = frame.duplicated(["topic", "intent"])
+    if dup.any():
+        raise ParseError(path, int(frame.loc[dup.idxmax(), "line"]),
+                         "this (topic, intent) pair appears twice")
+    return frame
+
+
+def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
+    cols = [np.asarray(c).astype(str) for c in columns]
+    body = "\n".join(" ".join(fields) for fields in zip(*cols))
+    with _open_write(path) as fh:
+        fh.write(body + ("\n" if body else ""))
+
+
+def write_qrels(path: PathLike, qrels: pd.DataFrame) -> None:
+    """Write a tidy qrels frame (``topic intent docno level``) as TREC qrels.
+
+    Use :func:`xdiv.collection.qrels_frame` to get that frame from a collection; the
+    original lines, including negative (spam) levels, are reproduced.
+    """
+    _write_lines(path, [qrels["topic"], qrels["intent"], qrels["docno"], qrels["level"]])
+
+
+def write_run(path: PathLike, run: pd.DataFrame) -> None:
+    """Write a tidy run frame (``run topic docno rank score``) as a TREC 6-column run.
+
+    Scores are written with ``repr`` precision so that reading the file back gives the
+    same floats.
+    """
+    scores = np.array([repr(float(s)) for s in run["score"].to_numpy()], dtype=object)
+    _write_lines(path, [run["topic"], np.full(len(run), "Q0"), run["docno"], run["rank"],
+                        scores, run["run"]])
+

@@ -1,0 +1,48 @@
+"""Label helpers shared by the collection and run models (natural ordering, JSON attributes)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+
+def natural_key(label: str) -> tuple:
+    """Sort key that orders numeric labels numerically ("2" < "10") and others by text."""
+    text = str(label)
+    try:
+        return (0, int(text), text)
+    except ValueError:
+        return (1, 0, text)
+
+
+def natural_sorted(labels: Iterable[Any]) -> list[str]:
+    """Distinct labels as strings, in natural order."""
+    return sorted({str(x) for x in labels}, key=natural_key)
+
+
+def to_json(value: Any) -> str:
+    """Encode an attribute value NetCDF cannot hold (dict, list, bool, None) as JSON text."""
+    return json.dumps(value, sort_keys=True, default=_json_default)
+
+
+def _json_default(value: Any):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def from_json(text: str) -> Any:
+    """Decode an attribute written by :func:`to_json`."""
+    return json.loads(text)
+
+
+def object_strings(values: Iterable[Any]) -> np.ndarray:
+    """A 1-d object array of Python ``str`` (xarray's string convention, NetCDF-safe)."""
+    out = np.empty(len(values) if hasattr(values, "__len__") else 0, dtype=object)
+    out[:] = [str(v) for v in values]
+    return out

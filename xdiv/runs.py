@@ -1,0 +1,340 @@
+"""The run model (``run × topic × rank``) and the judged run cube.
+
+A **Runs** dataset has the dimensions ``run``, ``topic`` and ``rank`` (1-based):
+``docno(run, topic, rank)`` (``""`` in padding), ``score(run, topic, rank)`` (NaN in
+padding) and ``length(run, topic)``, the number of documents retrieved. Ranks follow the
+ordering convention given to :func:`build_runs`:
+
+``"score-docno-desc"`` (default)
+    score descending, ties by docno descending: trec_eval's and ``ndeval -traditional``'s
+    order.
+``"score-docno-asc"``
+    score descending, ties by docno ascending: pyndeval's and ir_measures' order.
+``"rank"``
+    the rank column of the file ascending (plain ndeval), ties by score descending then
+    docno descending.
+
+The **judged cube** (:func:`judge`) joins Runs with a collection on (topic, docno):
+``level(run, topic, rank, intent)`` (0 where unjudged or padding), ``judged(run, topic,
+rank)`` and ``slot(run, topic, rank)`` (the collection's topic-local slot, -1 if
+unjudged), together with the per-topic collection variables every measure needs, aligned
+on the union of the runs' and the collection's topics. The join is a vectorised hash
+lookup (no Python loop per document) and works on dask-chunked runs.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import warnings
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from . import io as _io
+from .collection import ABSENT
+from .errors import InputError, XdivWarning
+from .labels import natural_sorted, object_strings, to_json
+
+Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
+Duplicates = Literal["error", "first"]
+ORDERS = ("score-docno-desc", "score-docno-asc", "rank")
+
+__all__ = ["build_runs", "read_run", "read_runs", "runs_frame", "judge"]
+
+
+def read_run(path, *, order: Order = "score-docno-desc",
+             duplicates: Duplicates = "error") -> xr.Dataset:
+    """Read one TREC run file (``topic Q0 docno rank score tag``, gzip allowed).
+
+    Parameters
+    ----------
+    path : str or path-like
+    order : {"score-docno-desc", "score-docno-asc", "rank"}
+        Ranking convention (see :mod:`xdiv.runs`).
+    duplicates : {"error", "first"}
+        A docno retrieved twice for a topic is an error, or only its highest-ranked
+        occurrence is kept (with a warning naming run, topic and docno).
+    """
+    return read_runs([path], order=order, duplicates=duplicates)
+
+
+def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
+              order: Order = "score-docno-desc", duplicates: Duplicates = "error") -> xr.Dataset:
+    """Read several TREC run files into one Runs dataset.
+
+    ``paths`` is a list of files or a glob pattern (``"runs/*.gz"``). Runs are labelled
+    by their tag (or file name, see :func:`xdiv.io.read_run_frame`); two files giving the
+    same run name are an error.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        text = os.fspath(paths)
+        files = sorted(glob.glob(text)) if glob.has_magic(text) else [text]
+        if not files:
+            raise InputError(f"{text}: no file matches")
+    else:
+        files = [os.fspath(p) for p in paths]
+    if not files:
+        raise InputError("read_runs: no run files given")
+    frames, origin = [], {}
+    for path in files:
+        frame = _io.read_run_frame(path)
+        name = frame["run"].iat[0]
+        if name in origin:
+            raise InputError(f"{path}: run name {name!r} is also the name of {origin[name]}")
+        origin[name] = path
+        frames.append(frame)
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    runs = build_runs(frame, order=order, duplicates=duplicates)
+    runs.attrs["source"] = to_json({name: origin[name] for name in runs["run"].values})
+    return runs
+
+
+def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
+               duplicates: Duplicates = "error") -> xr.Dataset:
+    """Build a Runs dataset from a tidy frame.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``run``, ``topic``, ``docno``, ``score`` and, for ``order="rank"``,
+        ``rank``.
+    order, duplicates
+        As in :func:`read_run`.
+    """
+    if order not in ORDERS:
+        raise InputError(f"order must be one of {ORDERS}, not {order!r}")
+    if duplicates not in ("error", "first"):
+        raise InputError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
+    need = {"run", "topic", "docno", "score"} | ({"rank"} if order == "rank" else set())
+    lacking = need - set(frame.columns)
+    if lacking:
+        raise InputError(f"run frame lacks column(s) {sorted(lacking)}")
+    if len(frame) == 0:
+        raise InputError("run frame is empty")
+    run = frame["run"].astype(str).to_numpy(dtype=object)
+    topic = frame["topic"].astype(str).to_numpy(dtype=object)
+    docno = frame["docno"].astype(str).to_numpy(dtype=object)
+    try:
+        score = frame["score"].to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("run scores must be numbers") from None
+    bad = ~np.isfinite(score)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"run {run[k]} topic {topic[k]} docno {docno[k]}: score "
+                         f"{score[k]} is not finite")
+    run_labels = natural_sorted(pd.unique(run))
+    topic_labels = natural_sorted(pd.unique(topic))
+    r_code = pd.Index(run_labels).get_indexer(run)
+    t_code = pd.Index(topic_labels).get_indexer(topic)
+    d_code, d_uniques = pd.factorize(docno)
+
+    if order == "rank":
+        primary = frame["rank"].to_numpy(dtype=np.float64)
+        sort = np.lexsort((-score, primary, t_code, r_code))
+        ties = (primary, score)
+    else:
+        sort = np.lexsort((-score, t_code, r_code))
+        ties = (score,)
+    sort = _break_ties_by_docno(sort, r_code, t_code, ties, docno,
+                                descending=order != "score-docno-asc")
+    r_code, t_code, d_code = r_code[sort], t_code[sort], d_code[sort]
+    score, docno = score[sort], docno[sort]
+
+    group = r_code.astype(np.int64) * len(topic_labels) + t_code
+    key = group * len(d_uniques) + d_code
+    dup = pd.Series(key).duplicated(keep="first").to_numpy()
+    if dup.any():
+        listed = [f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno {docno[k]}"
+                  for k in np.flatnonzero(dup)[:5]]
+        more = f" (and {int(dup.sum()) - 5} more)" if dup.sum() > 5 else ""
+        if duplicates == "error":
+            raise InputError("a docno is retrieved more than once for a topic: "
+                             + "; ".join(listed) + more
+                             + " (pass duplicates='first' to keep the highest-ranked one)")
+        warnings.warn("kept only the highest-ranked occurrence of duplicated documents: "
+                      + "; ".join(listed) + more, XdivWarning, stacklevel=2)
+        keep = ~dup
+        group, score, docno = group[keep], score[keep], docno[keep]
+        r_code, t_code = r_code[keep], t_code[keep]
+
+    position = _positions(group)
+    n_runs, n_topics = len(run_labels), len(topic_labels)
+    length = np.bincount(group, minlength=n_runs * n_topics).reshape(n_runs, n_topics)
+    depth = max(int(length.max()), 1)
+    docno_grid = np.full((n_runs, n_topics, depth), "", dtype=object)
+    score_grid = np.full((n_runs, n_topics, depth), np.nan)
+    docno_grid[r_code, t_code, position] = docno
+    score_grid[r_code, t_code, position] = score
+    return xr.Dataset(
+        {
+            "docno": (("run", "topic", "rank"), docno_grid),
+            "score": (("run", "topic", "rank"), score_grid),
+            "length": (("run", "topic"), length.astype(np.int64)),
+        },
+        coords={"run": object_strings(run_labels), "topic": object_strings(topic_labels),
+                "rank": np.arange(1, depth + 1, dtype=np.int64)},
+        attrs={"xdiv_kind": "runs", "order": order},
+    )
+
+
+def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):
+    """Reorder, by docno, the rows of ``sort`` that tie on run, topic and every key."""
+    fields = [r_code[sort], t_code[sort]] + [k[sort] for k in keys]
+    same = np.ones(len(sort) - 1, dtype=bool) if len(sort) > 1 else np.zeros(0, dtype=bool)
+    for f in fields:
+        same &= f[1:] == f[:-1]
+    if not same.any():
+        return sort
+    in_tie = np.zeros(len(sort), dtype=bool)
+    in_tie[1:] |= same
+    in_tie[:-1] |= same
+    tie_group = np.cumsum(np.r_[True, ~same])  # one id per run of tied rows
+    rows = np.flatnonzero(in_tie)
+    sub = pd.DataFrame({"g": tie_group[rows], "d": docno[sort[rows]], "i": sort[rows]})
+    sub = sub.sort_values(["g", "d"], ascending=[True, not descending], kind="stable")
+    out = sort.copy()
+    out[rows] = sub["i"].to_numpy()
+    return out
+
+
+def _positions(group: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its (contiguous) group."""
+    n = len(group)
+    starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
+    return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+
+
+def runs_frame(runs: xr.Dataset) -> pd.DataFrame:
+    """Runs as a tidy frame (``run topic docno rank score``), one row per retrieved doc."""
+    mask = runs["docno"].values != ""
+    r, t, k = np.nonzero(mask)
+    return pd.DataFrame({
+        "run": runs["run"].values[r],
+        "topic": runs["topic"].values[t],
+        "docno": runs["docno"].values[r, t, k],
+        "rank": runs["rank"].values[k],
+        "score": runs["score"].values[r, t, k],
+    })
+
+
+# ---------------------------------------------------------------------------- judging
+
+def _lookup_slots(docno, topic_index, vocabulary, table_keys, table_slots):
+    """Kernel: collection doc slot of each (topic, docno); -1 when not judged."""
+    shape = np.broadcast_shapes(np.shape(docno), np.shape(topic_index))
+    docno = np.broadcast_to(docno, shape).ravel()
+    topic_index = np.broadcast_to(topic_index, shape).ravel()
+    code = vocabulary.get_indexer(docno)
+    key = topic_index.astype(np.int64) * len(vocabulary) + code
+    pos = np.searchsorted(table_keys, key)
+    pos = np.minimum(pos, max(len(table_keys) - 1, 0))
+    found = (code >= 0) & (topic_index >= 0) & (len(table_keys) > 0)
+    found &= table_keys[pos] == key if len(table_keys) else False
+    return np.where(found, table_slots[pos] if len(table_slots) else -1, -1).reshape(shape)
+
+
+def _gather_levels(slot, level_tdi):
+    """Kernel: per-intent levels ``(..., intent)`` of the docs at ``slot`` (topic last axis).
+
+    ``slot`` has the topic as its last axis, ``level_tdi`` is ``(topic, doc, intent)``.
+    """
+    topic = np.arange(slot.shape[-1]).reshape((1,) * (slot.ndim - 1) + (-1,))
+    topic = np.broadcast_to(topic, slot.shape)
+    safe = np.where(slot >= 0, slot, 0)
+    out = level_tdi[topic, safe]
+    out[slot < 0] = 0
+    return out
+
+
+def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None) -> xr.Dataset:
+    """Join runs with a collection into the judged cube ``level(run, topic, rank, intent)``.
+
+    Parameters
+    ----------
+    runs : xarray.Dataset
+        A Runs dataset (may be dask-backed, chunked along ``run`` or ``topic``).
+    collection : xarray.Dataset
+        A collection dataset.
+    depth : int, optional
+        Keep only the top ``depth`` ranks (the measures' largest cutoff); all by default.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``level``, ``judged``, ``slot`` over (run, topic, rank[, intent]), ``length`` and
+        ``retrieved`` over (run, topic), and the collection's per-topic variables
+        (``qrels_level``, ``qrels_judged``, ``intent_valid``, ``intent_prob``,
+        ``intent_type``, ``intent_order``) aligned on the union of topics. The attributes
+        ``topics_not_in_qrels`` and ``topics_not_in_runs`` (JSON) report the alignment.
+    """
+    topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
+    if depth is not None:
+        runs = runs.isel(rank=slice(0, max(int(depth), 1)))
+    runs = runs.reindex(topic=object_strings(topics),
+                        fill_value={"docno": "", "score": np.nan, "length": 0})
+    coll = _align_collection(collection, topics)
+
+    valid_docno = coll["docno"].values != ""
+    tt, dd = np.nonzero(valid_docno)
+    vocabulary = pd.Index(pd.unique(coll["docno"].values[tt, dd]))
+    keys = tt.astype(np.int64) * len(vocabulary) + vocabulary.get_indexer(
+        coll["docno"].values[tt, dd])
+    order = np.argsort(keys, kind="stable")
+    table_keys, table_slots = keys[order], dd[order].astype(np.int32)
+    topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
+
+    slot = xr.apply_ufunc(
+        _lookup_slots, runs["docno"], topic_index,
+        kwargs={"vocabulary": vocabulary, "table_keys": table_keys, "table_slots": table_slots},
+        dask="parallelized", output_dtypes=[np.int32],
+    ).astype(np.int32)
+    slot = slot.where(runs["docno"] != "", -1).astype(np.int32)
+    level_tdi = np.ascontiguousarray(np.moveaxis(coll["qrels_level"].values, 1, 2))
+    level = xr.apply_ufunc(
+        _gather_levels, slot.transpose("run", "rank", "topic"),
+        kwargs={"level_tdi": level_tdi},
+        input_core_dims=[["topic"]], output_core_dims=[["topic", "intent"]],
+        dask="parallelized", output_dtypes=[np.int8],
+        dask_gufunc_kwargs={"output_sizes": {"intent": coll.sizes["intent"]},
+                            "allow_rechunk": True},
+    ).transpose("run", "topic", "rank", "intent")
+    cube = xr.Dataset(
+        {
+            "level": level,
+            "judged": slot >= 0,
+            "slot": slot,
+            "length": runs["length"],
+            "retrieved": runs["length"] > 0,
+        }
+    ).merge(coll)
+    cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
+    return cube
+
+
+def _alignment_report(runs: xr.Dataset, coll: xr.Dataset, collection: xr.Dataset) -> dict:
+    """Topics retrieved but not judged, and judged topics (with relevant docs) a run lacks."""
+    known = set(map(str, collection["topic"].values))
+    retrieved = runs["length"].values > 0
+    topics = runs["topic"].values
+    unjudged = [str(t) for t in topics[retrieved.any(axis=0)] if str(t) not in known]
+    has_rel = coll["intent_valid"].values.any(axis=1)
+    lacking = {str(r): [str(t) for t in topics[has_rel & ~retrieved[i]]]
+               for i, r in enumerate(runs["run"].values)}
+    return {"topics_not_in_qrels": to_json(unjudged),
+            "topics_not_in_runs": to_json({r: v for r, v in lacking.items() if v})}
+
+
+def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
+    """The per-topic collection variables a measure needs, reindexed on ``topics``."""
+    fill = {"level": 0, "judgment": ABSENT, "judged": False, "intent_valid": False,
+            "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": ""}
+    sub = collection[["level", "judged", "intent_valid", "intent_prob", "intent_type",
+                      "intent_order"]]
+    sub = sub.reindex(topic=object_strings(topics), fill_value=fill)
+    sub = sub.assign_coords(docno=sub["docno"].fillna(""))
+    return sub.rename({"level": "qrels_level", "judged": "qrels_judged"})
