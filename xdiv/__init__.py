@@ -1,1 +1,27 @@
-"""xdiv: evaluate diversified search results and meta-evaluate the measures."""
+"""xdiv: evaluate diversified search results and meta-evaluate the measures.
+
+Collections, runs and results are labelled :mod:`xarray` datasets; measures are declared
+once in a registry with parseable names (``nDCG@10``, ``Q(beta=0)@10``); readers and
+writers handle the TREC/NTCIR text formats and NetCDF.
+"""
+
+from . import accessors as _accessors  # noqa: F401  (registers the .xdiv accessors)
+from . import datasets
+from .collection import (build_collection, qrels_frame, read_qrels, set_probabilities, to_adhoc,
+                         write_qrels)
+from .errors import InputError, MeasureError, ParseError, XdivError, XdivWarning
+from .evaluate import evaluate, summarize
+from .io import read_probabilities, read_topics
+from .measures import parse_measure, registry
+from .netcdf import open_dataset, to_netcdf
+from .runs import build_runs, judge, read_run, read_runs, runs_frame, write_run
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning",
+    "build_collection", "build_runs", "datasets", "evaluate", "judge", "open_dataset",
+    "parse_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
+    "read_runs", "read_topics", "registry", "runs_frame", "set_probabilities", "summarize",
+    "to_adhoc", "to_netcdf", "write_qrels", "write_run",
+]

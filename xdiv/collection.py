@@ -54,6 +54,7 @@ __all__ = [
     "to_adhoc",
     "nonuniform_probabilities",
     "highest_level",
+    "write_qrels",
 ]
 
 
@@ -371,3 +372,12 @@ def collection_report(collection: xr.Dataset) -> dict:
             "topics_without_relevant": from_json(
                 collection.attrs.get("topics_without_relevant", "[]"))}
 
+
+
+def write_qrels(path, collection: xr.Dataset | pd.DataFrame) -> None:
+    """Write a collection (or a tidy ``topic intent docno level`` frame) as TREC qrels.
+
+    The raw levels read, negative (spam) ones included, are written back.
+    """
+    frame = qrels_frame(collection) if isinstance(collection, xr.Dataset) else collection
+    _io.write_qrels(path, frame)

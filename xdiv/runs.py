@@ -36,6 +36,7 @@ import xarray as xr
 
 from . import io as _io
 from .collection import ABSENT
+from .kernels.common import ideal_levels
 from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, to_json
 
@@ -43,7 +44,7 @@ Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
 Duplicates = Literal["error", "first"]
 ORDERS = ("score-docno-desc", "score-docno-asc", "rank")
 
-__all__ = ["build_runs", "read_run", "read_runs", "runs_frame", "judge"]
+__all__ = ["build_runs", "read_run", "read_runs", "runs_frame", "judge", "write_run"]
 
 
 def read_run(path, *, order: Order = "score-docno-desc",
@@ -222,6 +223,13 @@ def runs_frame(runs: xr.Dataset) -> pd.DataFrame:
     })
 
 
+def write_run(path, runs: xr.Dataset | pd.DataFrame) -> None:
+    """Write runs (a Runs dataset or a tidy ``run topic docno rank score`` frame) as a
+    TREC 6-column file; ranks are written 1..n in the dataset's order."""
+    frame = runs_frame(runs) if isinstance(runs, xr.Dataset) else runs
+    _io.write_run(path, frame)
+
+
 # ---------------------------------------------------------------------------- judging
 
 def _lookup_slots(docno, topic_index, vocabulary, table_keys, table_slots):
@@ -269,7 +277,9 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         ``level``, ``judged``, ``slot`` over (run, topic, rank[, intent]), ``length`` and
         ``retrieved`` over (run, topic), and the collection's per-topic variables
         (``qrels_level``, ``qrels_judged``, ``intent_valid``, ``intent_prob``,
-        ``intent_type``, ``intent_order``) aligned on the union of topics. The attributes
+        ``intent_type``, ``intent_order``) aligned on the union of topics, and
+        ``ideal_level(topic, intent, ideal_rank)``: each intent's judged levels sorted
+        descending (its ideal ranked list), computed once and broadcast to every run. The attributes
         ``topics_not_in_qrels`` and ``topics_not_in_runs`` (JSON) report the alignment.
     """
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
@@ -312,6 +322,9 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
             "retrieved": runs["length"] > 0,
         }
     ).merge(coll)
+    cube["ideal_level"] = xr.apply_ufunc(
+        ideal_levels, coll["qrels_level"], input_core_dims=[["doc"]],
+        output_core_dims=[["ideal_rank"]])
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
 

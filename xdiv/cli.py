@@ -1,0 +1,136 @@
+"""The ``xdiv`` command line.
+
+Errors on bad input print one line (``xdiv: error: ...``) to standard error and exit with
+status 2; no traceback is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+
+import pandas as pd
+import xarray as xr
+
+from . import datasets
+from .collection import read_qrels
+from .errors import XdivError, XdivWarning
+from .evaluate import evaluate, summarize
+from .netcdf import to_netcdf
+from .runs import read_runs
+
+DEMO_MEASURES = ["nDCG-IA@10", "Q-IA@10", "nGAP-IA@10", "GAP-IA"]
+DEMO_ADHOC_MEASURES = ["nDCG@10", "Q@10", "AP", "P+@10", "nERR@10", "P@10", "RBP"]
+
+EXAMPLES = """examples:
+  xdiv demo
+  xdiv evaluate qrels.txt run1.txt run2.txt -m nDCG-IA@10 Q-IA@10 -o scores.nc
+  xdiv evaluate qrels.txt runs/*.gz --adhoc max -m nDCG@10 AP --per-topic --format tsv
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xdiv", description="Evaluate diversified search results and meta-evaluate the "
+                                 "measures.", epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-q", "--quiet", action="store_true", help="print no warnings")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="evaluate the embedded synthetic data and write the "
+                                       "score cube to NetCDF")
+    demo.add_argument("-o", "--output", default="xdiv-demo-scores.nc",
+                      help="NetCDF file for the score cube (default: %(default)s)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
+    demo.add_argument("--topics", type=int, default=30, help="number of topics")
+    demo.add_argument("--runs", type=int, default=10, help="number of runs")
+
+    ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels")
+    ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
+    ev.add_argument("runs", nargs="+", help="run files (gzip allowed)")
+    ev.add_argument("-m", "--measure", nargs="+", required=True, dest="measures",
+                    help="measure names, e.g. nDCG-IA@10 'Q(beta=0)@10'")
+    ev.add_argument("--topics", help="TREC topic XML (intent types)")
+    ev.add_argument("--probabilities", default="uniform",
+                    help="uniform, nonuniform or a 'topic intent probability' file")
+    ev.add_argument("--adhoc", choices=["max", "count"],
+                    help="convert diversity qrels to adhoc relevance first")
+    ev.add_argument("--missing", choices=["zero", "nan"], default="zero",
+                    help="score of a judged topic a run lacks (default: %(default)s)")
+    ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
+    ev.add_argument("--format", choices=["table", "tsv", "csv"], default="table")
+    ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
+    return parser
+
+
+def _print_frame(frame: pd.DataFrame, fmt: str) -> None:
+    if fmt == "table":
+        print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
+    else:
+        print(frame.to_csv(sep="\t" if fmt == "tsv" else ",", float_format="%.6f"), end="")
+
+
+def _summary_frame(scores: xr.Dataset) -> pd.DataFrame:
+    means = summarize(scores)["mean"].transpose("run", "metric").to_pandas()
+    means.columns.name = None
+    return means[list(scores["metric"].values)]
+
+
+def _demo(args) -> int:
+    collection, runs = datasets.synthetic(n_topics=args.topics, n_runs=args.runs,
+                                          seed=args.seed)
+    print(f"synthetic collection (seed {args.seed}): {collection.sizes['topic']} topics, "
+          f"{int(collection['intent_valid'].sum())} intents, {runs.sizes['run']} runs of "
+          f"depth {runs.sizes['rank']}")
+    scores = xr.concat([evaluate(runs, collection, DEMO_MEASURES),
+                        evaluate(runs, collection, DEMO_ADHOC_MEASURES, adhoc="max")],
+                       dim="metric", combine_attrs="override")
+    scores.attrs["adhoc"] = "per metric, see params"
+    print("\nmean over topics (adhoc measures on max-level adhoc relevance):")
+    _print_frame(_summary_frame(scores), "table")
+    path = to_netcdf(scores, args.output)
+    print(f"\nscore cube score(metric, run, topic) written to {os.path.abspath(path)}")
+    return 0
+
+
+def _evaluate(args) -> int:
+    collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
+    runs = read_runs(args.runs)
+    scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+    if args.per_topic:
+        frame = scores["score"].to_dataframe().reset_index().pivot_table(
+            index=["run", "topic"], columns="metric", values="score", sort=False, dropna=False)
+        frame.columns.name = None
+        _print_frame(frame[list(scores["metric"].values)], args.format)
+    else:
+        _print_frame(_summary_frame(scores), args.format)
+    if args.output:
+        print(f"score cube written to {to_netcdf(scores, args.output)}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``xdiv`` console script."""
+    args = _parser().parse_args(argv)
+    with warnings.catch_warnings():
+        if args.quiet:
+            warnings.simplefilter("ignore", XdivWarning)
+        else:
+            warnings.simplefilter("always", XdivWarning)
+            warnings.showwarning = _show_warning
+        try:
+            return {"demo": _demo, "evaluate": _evaluate}[args.command](args)
+        except XdivError as exc:
+            print(f"xdiv: error: {exc}", file=sys.stderr)
+            return 2
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"xdiv: warning: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""The evaluation engine: runs × collection × measures → ``score(metric, run, topic)``."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+import xarray as xr
+
+from . import measures as _measures  # noqa: F401  (registers every measure)
+from .collection import to_adhoc
+from .errors import InputError, XdivWarning
+from .labels import from_json, object_strings, to_json
+from .measures.registry import Measure, parse_all
+from .runs import judge
+
+__all__ = ["evaluate", "summarize"]
+
+
+def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
+             *, missing: Literal["zero", "nan"] = "zero",
+             adhoc: Literal["max", "count"] | None = None) -> xr.Dataset:
+    """Score every run on every topic with every measure.
+
+    Parameters
+    ----------
+    runs : xarray.Dataset
+        Runs (:func:`xdiv.read_runs`); may be dask-backed.
+    collection : xarray.Dataset
+        A collection (:func:`xdiv.read_qrels`).
+    metrics : str or list of str
+        Measure names, e.g. ``["nDCG@10", "Q(beta=0)@10", "alpha-nDCG@20"]``.
+    missing : {"zero", "nan"}
+        Score of a run on a topic of the qrels (with relevant documents) for which it
+        retrieved nothing: 0, as ``trec_eval -c`` does (default), or NaN (such topics are
+        then left out of that run's mean). Either way the topics are listed in the
+        ``topics_not_in_runs`` attribute.
+    adhoc : {"max", "count"}, optional
+        Convert a diversity collection to adhoc relevance first (:func:`xdiv.to_adhoc`);
+        needed for single-intent measures on multi-intent collections.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``score(metric, run, topic)`` (float64; NaN where undefined: topics without any
+        relevant document, which are listed in ``topics_without_relevant``), and
+        ``params(metric)``, each measure's full parameter set as JSON (with the
+        ``adhoc`` conversion when one was applied). Topics are the union
+        of the runs' and the collection's; retrieved topics absent from the qrels are
+        listed in ``topics_not_in_qrels``.
+    """
+    if missing not in ("zero", "nan"):
+        raise InputError(f"missing must be 'zero' or 'nan', not {missing!r}")
+    measures = parse_all(metrics)
+    if adhoc is not None:
+        collection = to_adhoc(collection, adhoc)
+    depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
+    cube = judge(runs, collection, depth=depth)
+    scores = [m.definition.compute(cube, m).transpose("run", "topic") for m in measures]
+    score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
+                      join="override")
+    score = score.assign_coords(metric=object_strings([m.name for m in measures]))
+    if missing == "nan":
+        score = score.where(cube["retrieved"])
+    no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
+                                           cube["intent_valid"].values.any(axis=1)) if not ok]
+    result = xr.Dataset(
+        {"score": score.astype(np.float64),
+         "params": ("metric", object_strings([
+             to_json({**m.params, **({"adhoc": adhoc} if adhoc else {})}) for m in measures]))},
+        attrs={
+            "xdiv_kind": "scores",
+            "missing": missing,
+            "adhoc": adhoc or "",
+            "probabilities": collection.attrs.get("probabilities", ""),
+            "collection": collection.attrs.get("source", ""),
+            "runs": runs.attrs.get("source", ""),
+            "order": runs.attrs.get("order", ""),
+            "topics_without_relevant": to_json(no_relevant),
+            "topics_not_in_qrels": cube.attrs["topics_not_in_qrels"],
+            "topics_not_in_runs": cube.attrs["topics_not_in_runs"],
+        },
+    )
+    _warn_alignment(result)
+    return result
+
+
+def _warn_alignment(result: xr.Dataset) -> None:
+    unjudged = from_json(result.attrs["topics_not_in_qrels"])
+    if unjudged:
+        warnings.warn(f"{len(unjudged)} retrieved topic(s) are not in the qrels and score NaN: "
+                      f"{', '.join(unjudged[:10])}", XdivWarning, stacklevel=3)
+    lacking = from_json(result.attrs["topics_not_in_runs"])
+    if lacking:
+        what = "0" if result.attrs["missing"] == "zero" else "NaN"
+        shown = "; ".join(f"{run}: {', '.join(t[:5])}{' ...' if len(t) > 5 else ''}"
+                          for run, t in list(lacking.items())[:5])
+        warnings.warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
+                      f"score {what} (missing={result.attrs['missing']!r}): {shown}",
+                      XdivWarning, stacklevel=3)
+
+
+def summarize(scores: xr.Dataset) -> xr.Dataset:
+    """Per-run means over the topics where each measure is defined.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mean(metric, run)`` and ``n_topics(metric, run)``, the number of topics averaged
+        (topics with NaN scores, e.g. without relevant documents, are left out and
+        counted out here).
+    """
+    score = scores["score"]
+    out = xr.Dataset({"mean": score.mean("topic", skipna=True),
+                      "n_topics": score.notnull().sum("topic")})
+    out.attrs = {**scores.attrs, "xdiv_kind": "summary"}
+    return out

@@ -1,0 +1,101 @@
+"""Shared numpy building blocks: gains, discounts, ideal lists, cumulative counts.
+
+Conventions of every kernel in :mod:`xdiv.kernels`: arrays carry the ranked-list axis
+*last* (``(..., rank)``), levels are non-negative integers, ranks are 1-based in the
+formulas and 0-based in the arrays. Leading axes (run, topic, intent, ...) broadcast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def gain_table(gain: str | Sequence[float], highest: int) -> np.ndarray:
+    """Gain value of each level ``0..highest`` as a lookup table.
+
+    Parameters
+    ----------
+    gain : {"exp", "linear"} or sequence of float
+        ``"exp"``: ``gv(x) = 2^x - 1``; ``"linear"``: ``gv(x) = x``; a sequence gives the
+        gains of levels ``1, 2, ...`` explicitly (level 0 always has gain 0). A sequence
+        shorter than ``highest`` is an error raised by the caller's validation.
+    highest : int
+        H, the highest level that may occur.
+    """
+    levels = np.arange(highest + 1, dtype=np.float64)
+    if isinstance(gain, str):
+        if gain == "exp":
+            return np.exp2(levels) - 1.0
+        if gain == "linear":
+            return levels
+        raise ValueError(f"unknown gain {gain!r}")
+    values = np.asarray(gain, dtype=np.float64)
+    table = np.zeros(max(highest, len(values)) + 1)
+    table[1:len(values) + 1] = values
+    return table
+
+
+def lookup(table: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """``table[levels]`` with levels above the table's top clipped to its last entry."""
+    return table[np.minimum(levels, len(table) - 1)]
+
+
+def discount(n: int) -> np.ndarray:
+    """``1 / log2(r + 1)`` for ranks ``r = 1..n`` (the discount of every seed paper)."""
+    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+
+
+def ranks(n: int) -> np.ndarray:
+    """The 1-based ranks ``1..n`` as floats."""
+    return np.arange(1, n + 1, dtype=np.float64)
+
+
+def fit(values: np.ndarray, n: int) -> np.ndarray:
+    """Truncate or zero-pad the last axis of ``values`` to length ``n``."""
+    k = values.shape[-1]
+    if k >= n:
+        return values[..., :n]
+    pad = [(0, 0)] * (values.ndim - 1) + [(0, n - k)]
+    return np.pad(values, pad)
+
+
+def cut(values: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """The top ``cutoff`` ranks of ``values`` (all of them when ``cutoff`` is None)."""
+    return values if cutoff is None else values[..., :cutoff]
+
+
+def ideal_levels(levels: np.ndarray) -> np.ndarray:
+    """Levels sorted in descending order along the last axis (an ideal ranked list)."""
+    return -np.sort(-levels.astype(np.int16), axis=-1).astype(levels.dtype)
+
+
+def count_relevant(ideal: np.ndarray) -> np.ndarray:
+    """R: the number of relevant (level > 0) entries of a list."""
+    return (ideal > 0).sum(axis=-1)
+
+
+def exclusive_cumprod(values: np.ndarray) -> np.ndarray:
+    """``prod_{k < r} values[k]`` for each r (1 at the first rank)."""
+    out = np.cumprod(values, axis=-1)
+    return np.concatenate([np.ones_like(out[..., :1]), out[..., :-1]], axis=-1)
+
+
+def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` with NaN (not a warning) where the denominator is 0."""
+    numerator, denominator = np.broadcast_arrays(numerator, denominator)
+    out = np.full(numerator.shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def defined_where(values: np.ndarray, relevant_count: np.ndarray) -> np.ndarray:
+    """``values`` where the list has relevant documents (R > 0), NaN elsewhere."""
+    return np.where(relevant_count > 0, values, np.nan)
+
+
+def intent_aware(values: np.ndarray, probability: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """``sum_i Pr(i|q) M_i`` over the valid intents (last axis); NaN if none is valid."""
+    weighted = np.where(valid, probability * np.where(valid, values, 0.0), 0.0)
+    return np.where(valid.any(axis=-1), weighted.sum(axis=-1), np.nan)

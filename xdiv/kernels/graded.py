@@ -1,0 +1,147 @@
+"""Single-intent graded measures as numpy kernels (spec §2).
+
+Every kernel takes ``levels`` ``(..., K)`` — the run's levels for one intent (or an adhoc
+topic) in rank order — and ``ideal`` ``(..., K')`` — the same intent's judged levels
+sorted descending — and returns ``(...)``. Values are NaN where the intent has no
+relevant document (R = 0). ``cutoff`` None means the whole list.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import (count_relevant, cut, defined_where, discount, divide,
+                     exclusive_cumprod, fit, lookup, ranks)
+
+
+def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``sum_r gv(x_r) / log2(r + 1)`` over the whole of ``levels``."""
+    return (lookup(table, levels) * discount(levels.shape[-1])).sum(axis=-1)
+
+
+def ndcg(levels, ideal, *, cutoff, table):
+    """nDCG@l = DCG@l / ideal DCG@l (Järvelin & Kekäläinen; the Microsoft discount)."""
+    depth = levels.shape[-1] if cutoff is None else cutoff
+    value = divide(dcg(cut(levels, cutoff), table), dcg(fit(ideal, depth), table))
+    return defined_where(value, count_relevant(ideal))
+
+
+def _blended(levels, ideal, table, beta):
+    """``J(r)``, ``C(r)`` and the blended ratio ``BR(r)`` for r = 1..K."""
+    k = levels.shape[-1]
+    rel = levels > 0
+    count = np.cumsum(rel, axis=-1)
+    cg = np.cumsum(lookup(table, levels), axis=-1)
+    cg_ideal = np.cumsum(lookup(table, fit(ideal, k)), axis=-1)
+    ratio = (count + beta * cg) / (ranks(k) + beta * cg_ideal)
+    return rel, count, ratio
+
+
+def q_measure(levels, ideal, *, cutoff, table, beta, denominator="min"):
+    """Q@l = (1/min(l, R)) sum_{r<=l} J(r) BR(r) (Sakai); uncut Q divides by R.
+
+    ``beta = 0`` gives average precision. ``denominator="R"`` divides the cut-off
+    measure by R instead of min(l, R) (trec_eval's ``map_cut``).
+    """
+    levels = cut(levels, cutoff)
+    rel, _, ratio = _blended(levels, ideal, table, beta)
+    total = count_relevant(ideal)
+    norm = total if cutoff is None or denominator == "R" else np.minimum(total, cutoff)
+    return defined_where(divide((rel * ratio).sum(axis=-1), norm), total)
+
+
+def p_plus(levels, ideal, *, cutoff, table, beta):
+    """P+@l (Sakai): ``(1/C(rp)) sum_{r<=rp} J(r) BR(r)``.
+
+    ``rp`` is the rank of the highest-ranked document carrying the highest level present
+    in the top l; 0 if the top l holds no relevant document.
+    """
+    levels = cut(levels, cutoff)
+    rel, count, ratio = _blended(levels, ideal, table, beta)
+    top = levels.max(axis=-1, initial=0)
+    rp = np.argmax(levels == top[..., None], axis=-1)
+    upto = np.arange(levels.shape[-1]) <= rp[..., None]
+    c_rp = np.take_along_axis(count, rp[..., None], axis=-1)[..., 0] if levels.shape[-1] else 0
+    value = np.where(top > 0, divide((rel * ratio * upto).sum(axis=-1), c_rp), 0.0)
+    return defined_where(value, count_relevant(ideal))
+
+
+def err(levels, *, table):
+    """ERR = sum_r (1/r) Pr(r) prod_{k<r}(1 - Pr(k)), ``Pr = gv(x) / (gv(H) + 1)``.
+
+    With exponential gains this is ``(2^x - 1)/2^H`` (Chapelle et al.; spec §2); with
+    any gain it is NTCIREVAL's stop probability ``g / (g_max + 1)``.
+    """
+    stop = lookup(table, levels) / (table[-1] + 1.0)
+    return (stop * exclusive_cumprod(1.0 - stop) / ranks(levels.shape[-1])).sum(axis=-1)
+
+
+def err_at(levels, ideal, *, cutoff, table):
+    """ERR@l (not normalised)."""
+    return defined_where(err(cut(levels, cutoff), table=table), count_relevant(ideal))
+
+
+def nerr(levels, ideal, *, cutoff, table):
+    """nERR@l = ERR@l / ERR@l of the ideal list."""
+    depth = levels.shape[-1] if cutoff is None else cutoff
+    value = divide(err(cut(levels, cutoff), table=table), err(fit(ideal, depth), table=table))
+    return defined_where(value, count_relevant(ideal))
+
+
+def _gap_numerator(levels, q):
+    """``sum_k (1/k) sum_{kappa<=k} q_{min(x_kappa, x_k)}``, vectorised over levels 1..H.
+
+    Uses ``q_{min(a,b)} = sum_j g_j [a>=j][b>=j]`` with ``g_j = q_j - q_{j-1}``.
+    """
+    steps = np.diff(q)
+    above = levels[..., None] >= np.arange(1, len(q))
+    counts = np.cumsum(above, axis=-2)
+    inner = (above * counts * steps).sum(axis=-1)
+    return (inner / ranks(levels.shape[-1])).sum(axis=-1)
+
+
+def gap(levels, ideal, *, cutoff, q):
+    """Graded average precision (Robertson et al.; spec §2).
+
+    ``q`` holds ``q_0 = 0, q_1, ..., q_H``: the probability that a user with a random
+    threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; a
+    cutoff truncates the run only.
+    """
+    denominator = lookup(q, ideal).sum(axis=-1)
+    value = divide(_gap_numerator(cut(levels, cutoff), q), denominator)
+    return defined_where(value, count_relevant(ideal))
+
+
+def ngap(levels, ideal, *, cutoff, q):
+    """nGAP@l (reconstructed in the spec): GAP's numerator over the top l of the run
+    divided by the same numerator over the ideal list's top l."""
+    depth = levels.shape[-1] if cutoff is None else cutoff
+    value = divide(_gap_numerator(cut(levels, cutoff), q), _gap_numerator(fit(ideal, depth), q))
+    return defined_where(value, count_relevant(ideal))
+
+
+def precision(levels, ideal, *, cutoff):
+    """P@l = (number of relevant documents in the top l) / l (short lists count as l)."""
+    return defined_where((cut(levels, cutoff) > 0).sum(axis=-1) / cutoff, count_relevant(ideal))
+
+
+def reciprocal_rank(levels, ideal, *, cutoff):
+    """RR = 1 / rank of the first relevant document (0 if none in the top l)."""
+    rel = cut(levels, cutoff) > 0
+    first = np.argmax(rel, axis=-1)
+    value = np.where(rel.any(axis=-1), 1.0 / (first + 1.0), 0.0)
+    return defined_where(value, count_relevant(ideal))
+
+
+def hit(levels, ideal, *, cutoff):
+    """Hit@l = 1 if the top l holds a relevant document, else 0."""
+    value = (cut(levels, cutoff) > 0).any(axis=-1).astype(np.float64)
+    return defined_where(value, count_relevant(ideal))
+
+
+def rbp(levels, ideal, *, cutoff, table, p):
+    """RBP = (1 - p) sum_r p^(r-1) gv(x_r) / gv(H) (Moffat & Zobel, graded)."""
+    levels = cut(levels, cutoff)
+    weights = p ** np.arange(levels.shape[-1], dtype=np.float64)
+    value = (1.0 - p) * (lookup(table, levels) * weights).sum(axis=-1) / table[-1]
+    return defined_where(value, count_relevant(ideal))

@@ -1,0 +1,90 @@
+"""Labelled building blocks shared by the measure families.
+
+These functions name dimensions and call numpy kernels through ``xr.apply_ufunc``; they
+do no arithmetic of their own. Shared :class:`~xdiv.measures.registry.Param` objects are
+declared here once so that every measure documents a parameter the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import xarray as xr
+
+from ..errors import MeasureError
+from ..kernels import common as K
+from .registry import Measure, Param, choice, gain_spec, optional_whole, real
+
+GAIN = Param("gain", "exp", "gain of level x: `exp` = 2^x-1, `linear` = x, or a tuple of the "
+             "gains of levels 1..H", gain_spec)
+HIGHEST = Param("H", None, "highest relevance level H (default: the collection's highest)",
+                optional_whole)
+BETA = Param("beta", 1.0, "weight of graded relevance in the blended ratio (0 gives AP)",
+             real(0.0))
+PERSISTENCE = Param("p", 0.8, "user persistence", real(0.0, 1.0, closed=(False, False)))
+DENOMINATOR = Param("denominator", "min", "normaliser of the cut-off measure: `min` = "
+                    "min(l, R) (NTCIREVAL), `R` = R (trec_eval's map_cut)", choice("min", "R"))
+
+
+def highest_level(cube: xr.Dataset, measure: Measure) -> int:
+    """H for ``measure``: its ``H`` parameter, else the collection's highest level."""
+    given = measure.params.get("H")
+    return int(cube["qrels_level"].max()) if given is None else given
+
+
+def gain_table(cube: xr.Dataset, measure: Measure) -> np.ndarray:
+    """The gain lookup table of ``measure`` (levels 0..H)."""
+    highest = max(highest_level(cube, measure), 1)
+    gain = measure["gain"]
+    if isinstance(gain, tuple) and len(gain) < highest:
+        raise MeasureError(f"{measure.name}: gain gives {len(gain)} value(s) but the "
+                           f"collection has levels up to {highest}")
+    return K.gain_table(gain, highest)
+
+
+def levels_to(cube: xr.Dataset, cutoff: int | None) -> xr.DataArray:
+    """The judged levels of the top ``cutoff`` ranks (all ranks when None)."""
+    level = cube["level"]
+    return level if cutoff is None else level.isel(rank=slice(0, cutoff))
+
+
+def per_intent(cube: xr.Dataset, kernel: Callable, cutoff: int | None,
+               **kwargs) -> xr.DataArray:
+    """Apply a single-intent kernel to every intent: result ``(run, topic, intent)``.
+
+    Each intent is scored against its own ideal list ``ideal_level(topic, intent,
+    ideal_rank)``.
+    """
+    return xr.apply_ufunc(
+        kernel, levels_to(cube, cutoff), cube["ideal_level"],
+        input_core_dims=[["rank"], ["ideal_rank"]],
+        kwargs={"cutoff": cutoff, **kwargs}, dask="parallelized", output_dtypes=[np.float64],
+        dask_gufunc_kwargs={"allow_rechunk": True},
+    )
+
+
+def intent_aware(cube: xr.Dataset, values: xr.DataArray) -> xr.DataArray:
+    """``sum_i Pr(i|q) values_i`` over the valid intents (NaN for topics with none)."""
+    return xr.apply_ufunc(
+        K.intent_aware, values, cube["intent_prob"], cube["intent_valid"],
+        input_core_dims=[["intent"]] * 3, dask="parallelized", output_dtypes=[np.float64],
+    )
+
+
+def single_intent(cube: xr.Dataset, values: xr.DataArray, measure: Measure) -> xr.DataArray:
+    """The value of the one valid intent of each topic (adhoc measures).
+
+    Raises
+    ------
+    MeasureError
+        When a topic has several valid intents: an adhoc measure needs an adhoc
+        collection (:func:`xdiv.to_adhoc`) or its intent-aware form.
+    """
+    most = int(cube["intent_valid"].sum("intent").max())
+    if most > 1:
+        raise MeasureError(
+            f"{measure.name} is a single-intent measure but topics have up to {most} intents; "
+            "convert the collection with xdiv.to_adhoc(collection, method='max'|'count') "
+            "(or evaluate(..., adhoc='max'|'count')), or use an intent-aware measure")
+    return intent_aware(cube, values)

@@ -1,0 +1,143 @@
+"""Traditional graded measures (spec §2) and their intent-aware forms (spec §3).
+
+Each measure is declared once: the adhoc measure (one intent per topic) and, where the
+spec asks for it, its intent-aware form ``M-IA = sum_i Pr(i|q) M_i`` in which every
+intent is scored against its own ideal list (Sakai & Song 2011, seed 000).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import xarray as xr
+
+from ..errors import MeasureError
+from ..kernels import graded as K
+from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, PERSISTENCE, gain_table,
+                     highest_level, intent_aware, per_intent, single_intent)
+from .registry import Measure, Param, numbers, register
+
+Options = Callable[[xr.Dataset, Measure], dict]
+
+_IA_REFERENCE = "Agrawal et al., WSDM 2009; Sakai & Song, SIGIR 2011 (seed 000)"
+
+
+def _optional_numbers(value):
+    return None if value is None or value == "None" else numbers(value)
+
+
+THRESHOLDS = Param("thresholds", None, "probability g_j that a user's relevance threshold is "
+                   "level j (j = 1..H); default uniform 1/H", _optional_numbers)
+Q_VALUES = Param("q", None, "explicit q_1..q_H, the probability a level-x document counts as "
+                 "relevant (overrides thresholds)", _optional_numbers)
+
+
+def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str,
+             reference: str, doc: str, options: Options, intent_aware_form: bool = False,
+             aliases: Sequence[str] = ()) -> None:
+    """Register ``name`` (adhoc) and optionally ``name-IA`` computed by one kernel."""
+    def compute(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        values = per_intent(cube, kernel, measure.cutoff, **options(cube, measure))
+        return single_intent(cube, values, measure)
+
+    compute.__doc__ = doc
+    register(name, params=params, cutoff=cutoff, family="graded", reference=reference,
+             aliases=aliases)(compute)
+    if not intent_aware_form:
+        return
+
+    def compute_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        return intent_aware(cube, per_intent(cube, kernel, measure.cutoff,
+                                             **options(cube, measure)))
+
+    compute_ia.__doc__ = (f"Intent-aware {name}: sum_i Pr(i|q) {name}_i, each intent i scored "
+                          f"with its own levels and its own ideal list.")
+    register(f"{name}-IA", params=params, cutoff=cutoff, family="intent-aware",
+             reference=f"{_IA_REFERENCE}; {reference}")(compute_ia)
+
+
+def _table(cube, measure):
+    return {"table": gain_table(cube, measure)}
+
+
+def _table_beta(cube, measure):
+    return {"table": gain_table(cube, measure), "beta": measure["beta"]}
+
+
+def _ap(cube, measure):
+    return {"table": gain_table(cube, measure), "beta": 0.0,
+            "denominator": measure["denominator"]}
+
+
+def _rbp(cube, measure):
+    return {"table": gain_table(cube, measure), "p": measure["p"]}
+
+
+def _none(cube, measure):
+    return {}
+
+
+def gap_q(cube: xr.Dataset, measure: Measure) -> np.ndarray:
+    """``q_0 = 0, q_1, ..., q_H`` for GAP from the ``q`` or ``thresholds`` parameter."""
+    highest = max(highest_level(cube, measure), 1)
+    if measure["q"] is not None:
+        q = np.asarray(measure["q"])
+        if len(q) != highest or (q > 1).any():
+            raise MeasureError(f"{measure.name}: q needs {highest} values in [0, 1]")
+        return np.r_[0.0, q]
+    g = (np.full(highest, 1.0 / highest) if measure["thresholds"] is None
+         else np.asarray(measure["thresholds"]))
+    if len(g) != highest or abs(g.sum() - 1.0) > 1e-9:
+        raise MeasureError(f"{measure.name}: thresholds need {highest} probabilities "
+                           "summing to 1")
+    return np.r_[0.0, np.cumsum(g)]
+
+
+def _gap(cube, measure):
+    return {"q": gap_q(cube, measure)}
+
+
+_declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+         intent_aware_form=True, aliases=("MSnDCG",),
+         reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) (Burges et al. 2005)",
+         doc="nDCG@l = sum_{r<=l} g(r)/log2(r+1) / sum_{r<=l} g*(r)/log2(r+1), g* from the "
+             "ideal list (all judged relevant documents by level).")
+_declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
+         options=_table_beta, intent_aware_form=True,
+         reference="Sakai, EVIA 2007 / NTCIR; seeds 000, 002",
+         doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
+             "(r + beta cg*(r)); uncut Q divides by R.")
+_declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
+         options=_ap, reference="average precision (Q with beta = 0)",
+         doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
+             "denominator=R gives trec_eval's map_cut.")
+_declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
+         reference="Sakai, NTCIR-6 2007; seed 002",
+         doc="P+@l = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp = first rank holding the highest "
+             "level present in the top l; 0 without relevant documents in the top l.")
+_declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+         reference="Chapelle et al., CIKM 2009",
+         doc="ERR@l = sum_{r<=l} (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1) "
+             "(= (2^x-1)/2^H with exponential gains).")
+_declare("nERR", K.nerr, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+         reference="Chapelle et al., CIKM 2009; Sakai & Song 2011",
+         doc="nERR@l = ERR@l / ERR@l of the ideal list.")
+_declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="none", options=_gap,
+         intent_aware_form=True, reference="Robertson, Kanoulas & Yilmaz, SIGIR 2010",
+         doc="GAP = sum_k (1/k) sum_{kappa<=k} q_{min(x_kappa, x_k)} / sum_x R_x q_x, "
+             "q_x = sum_{j<=x} g_j (threshold distribution g, uniform by default).")
+_declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="required",
+         options=_gap, intent_aware_form=True, reference="spec §2 (reconstructed); seed 000",
+         doc="nGAP@l = GAP numerator over the top l / the same numerator over the ideal "
+             "list's top l.")
+_declare("P", K.precision, params=(), cutoff="required", options=_none,
+         reference="precision at l", doc="P@l = C(l) / l (lists shorter than l count as l).")
+_declare("RR", K.reciprocal_rank, params=(), cutoff="optional", options=_none,
+         reference="reciprocal rank", doc="RR = 1 / rank of the first relevant document "
+                                          "(0 when none is in the list or top l).")
+_declare("Hit", K.hit, params=(), cutoff="required", options=_none, reference="success at l",
+         doc="Hit@l = 1 if a relevant document is in the top l, else 0.")
+_declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
+         options=_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
+         doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).")

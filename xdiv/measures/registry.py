@@ -1,0 +1,310 @@
+"""One registry of measures with parseable names (``nDCG@10``, ``Q(beta=0)@10``, ...).
+
+Grammar: ``NAME[(key=value, ...)][@cutoff]``. Values are numbers, ``True``/``False``,
+bare words (``gain=linear``) or tuples of numbers (``gain=(1,3,7)``). Every measure is
+declared once with :func:`register`, with its parameters (shared :class:`Param` objects,
+documented once), whether it takes a cutoff, its formula and its source paper. The
+canonical name of a parsed measure lists only the parameters that differ from their
+defaults, so ``nDCG(gain=exp)@10`` and ``nDCG@10`` are the same label.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import MeasureError
+
+CutoffRule = Literal["required", "optional", "none"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A measure parameter: its name, default, documentation and validating converter."""
+
+    name: str
+    default: Any
+    doc: str
+    convert: Callable[[Any], Any]
+
+    def parse(self, value: Any, measure: str) -> Any:
+        try:
+            return self.convert(value)
+        except (TypeError, ValueError) as exc:
+            raise MeasureError(f"{measure}: bad value {value!r} for parameter "
+                               f"{self.name!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """A registered measure family member: how to compute it and how to name it."""
+
+    name: str
+    compute: Callable
+    params: tuple[Param, ...]
+    cutoff: CutoffRule
+    family: str
+    reference: str
+    doc: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0] if self.doc.strip() else ""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: a definition with its parameter values and cutoff."""
+
+    definition: MeasureDef
+    values: tuple[tuple[str, Any], ...]
+    cutoff: int | None
+    name: str = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "name", _canonical(self))
+
+    def __getitem__(self, key: str) -> Any:
+        return dict(self.values)[key]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.values)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_REGISTRY: dict[str, MeasureDef] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "optional",
+             family: str, reference: str, aliases: Sequence[str] = ()):
+    """Decorator declaring ``compute(cube, measure) -> DataArray(run, topic)`` as ``name``."""
+    def decorate(compute):
+        if name in _REGISTRY or name in _ALIASES:
+            raise RuntimeError(f"measure {name} registered twice")
+        _REGISTRY[name] = MeasureDef(name, compute, tuple(params), cutoff, family, reference,
+                                     compute.__doc__ or "", tuple(aliases))
+        for alias in aliases:
+            _ALIASES[alias] = name
+        return compute
+    return decorate
+
+
+def registry() -> dict[str, MeasureDef]:
+    """The registered measures by canonical name."""
+    return dict(_REGISTRY)
+
+
+_NAME = re.compile(r"^\s*(?P<name>[^()@]+?)\s*(\((?P<params>.*)\))?\s*(@\s*(?P<cutoff>\S+))?\s*$")
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse a measure name such as ``alpha-nDCG(alpha=0.5)@20``.
+
+    Raises
+    ------
+    MeasureError
+        Unknown measure (with close matches), unknown parameter, bad value, or a cutoff
+        the measure does not take / lacks.
+    """
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str):
+        raise MeasureError(f"a measure name must be a string, not {type(text).__name__}")
+    match = _NAME.match(text)
+    if not match:
+        raise MeasureError(f"cannot parse measure name {text!r}")
+    base = _ALIASES.get(match["name"], match["name"])
+    if base not in _REGISTRY:
+        names = list(_REGISTRY) + list(_ALIASES)
+        close = difflib.get_close_matches(base, names, n=4, cutoff=0.5)
+        close += [n for n in names if n.lower() == base.lower() and n not in close]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise MeasureError(f"unknown measure {match['name']!r}{hint}")
+    definition = _REGISTRY[base]
+    given = _parse_params(match["params"] or "", text)
+    known = {p.name: p for p in definition.params}
+    for key in given:
+        if key not in known:
+            options = ", ".join(known) or "none"
+            raise MeasureError(f"{text}: unknown parameter {key!r} (parameters of {base}: "
+                               f"{options})")
+    values = tuple((p.name, p.parse(given[p.name], text) if p.name in given
+                    else p.default) for p in definition.params)
+    cutoff = _parse_cutoff(match["cutoff"], definition, text)
+    return Measure(definition, values, cutoff)
+
+
+def _parse_cutoff(raw: str | None, definition: MeasureDef, text: str) -> int | None:
+    if raw is None:
+        if definition.cutoff == "required":
+            raise MeasureError(f"{text}: {definition.name} needs a cutoff, e.g. "
+                               f"{definition.name}@10")
+        return None
+    if definition.cutoff == "none":
+        raise MeasureError(f"{text}: {definition.name} takes no cutoff")
+    try:
+        cutoff = int(raw)
+    except ValueError:
+        raise MeasureError(f"{text}: cutoff {raw!r} is not a whole number") from None
+    if cutoff < 1:
+        raise MeasureError(f"{text}: cutoff must be at least 1")
+    return cutoff
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_params(text: str, measure: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in _split_top_level(text):
+        if "=" not in part:
+            raise MeasureError(f"{measure}: parameter {part!r} is not of the form key=value")
+        key, raw = (s.strip() for s in part.split("=", 1))
+        if key in out:
+            raise MeasureError(f"{measure}: parameter {key!r} given twice")
+        try:
+            out[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            out[key] = raw
+    return out
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, tuple):
+        return "(" + ",".join(_format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+def _canonical(measure: Measure) -> str:
+    changed = [f"{k}={_format_value(v)}" for (k, v), p in zip(measure.values,
+                                                             measure.definition.params)
+               if v != p.default]
+    name = measure.definition.name + (f"({','.join(changed)})" if changed else "")
+    return name + (f"@{measure.cutoff}" if measure.cutoff is not None else "")
+
+
+# ------------------------------------------------------------------ parameter converters
+
+def real(low: float | None = None, high: float | None = None, *,
+         closed: tuple[bool, bool] = (True, True)) -> Callable[[Any], float]:
+    """Converter to float within [low, high] (ends open where ``closed`` says so)."""
+    def convert(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError("expected a number")
+        value = float(value)
+        if low is not None and (value < low or (value == low and not closed[0])):
+            raise ValueError(f"must be {'>=' if closed[0] else '>'} {low}")
+        if high is not None and (value > high or (value == high and not closed[1])):
+            raise ValueError(f"must be {'<=' if closed[1] else '<'} {high}")
+        return value
+    return convert
+
+
+def whole(low: int = 0) -> Callable[[Any], int]:
+    """Converter to an int >= low."""
+    def convert(value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"expected a whole number >= {low}")
+        return int(value)
+    return convert
+
+
+def choice(*options: str) -> Callable[[Any], str]:
+    """Converter accepting one of ``options``."""
+    def convert(value):
+        if str(value) not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return str(value)
+    return convert
+
+
+def flag(value: Any) -> bool:
+    """Converter to bool (``True``/``False``)."""
+    if not isinstance(value, bool):
+        raise ValueError("expected True or False")
+    return value
+
+
+def numbers(value: Any) -> tuple[float, ...]:
+    """Converter to a non-empty tuple of finite non-negative floats."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = (value,)
+    if not isinstance(value, (tuple, list)) or not value:
+        raise ValueError("expected a tuple of numbers, e.g. (1,3,7)")
+    out = tuple(float(v) for v in value)
+    if any(v < 0 or v != v or v == float("inf") for v in out):
+        raise ValueError("numbers must be finite and non-negative")
+    return out
+
+
+def gain_spec(value: Any) -> str | tuple[float, ...]:
+    """Converter for ``gain``: ``exp``, ``linear`` or a tuple of gains of levels 1, 2, ..."""
+    if isinstance(value, str):
+        if value not in ("exp", "linear"):
+            raise ValueError("expected exp, linear or a tuple of gains for levels 1, 2, ...")
+        return value
+    return numbers(value)
+
+
+def optional_whole(value: Any) -> int | None:
+    """Converter for ``H``: ``None`` (from the collection) or a whole number >= 1."""
+    if value is None or value == "None":
+        return None
+    return whole(1)(value)
+
+
+def measure_names(family: str | None = None) -> list[str]:
+    """Registered measure names, optionally of one family."""
+    return [n for n, d in _REGISTRY.items() if family is None or d.family == family]
+
+
+def registry_markdown() -> str:
+    """The measure reference table (Markdown), generated from the registry."""
+    lines = ["| measure | cutoff | parameters | definition | source |",
+             "|---|---|---|---|---|"]
+    for d in _REGISTRY.values():
+        params = "<br>".join(f"`{p.name}={_format_value(p.default)}`: {p.doc}" for p in d.params)
+        doc = " ".join(d.doc.split())
+        alias = f" (alias {', '.join(d.aliases)})" if d.aliases else ""
+        lines.append(f"| `{d.name}`{alias} | {d.cutoff} | {params or '-'} | {doc} | "
+                     f"{d.reference} |")
+    return "\n".join(lines) + "\n"
+
+
+def parse_all(metrics: str | Iterable[str | Measure]) -> list[Measure]:
+    """Parse one or several measure names; duplicates (same canonical name) are an error."""
+    if isinstance(metrics, (str, Measure)):
+        metrics = [metrics]
+    parsed = [parse_measure(m) for m in metrics]
+    seen: set[str] = set()
+    for m in parsed:
+        if m.name in seen:
+            raise MeasureError(f"measure {m.name} is requested twice")
+        seen.add(m.name)
+    if not parsed:
+        raise MeasureError("no measure requested")
+    return parsed
