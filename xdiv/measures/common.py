@@ -69,6 +69,7 @@ def intent_aware(cube: xr.Dataset, values: xr.DataArray) -> xr.DataArray:
     return xr.apply_ufunc(
         K.intent_aware, values, cube["intent_prob"], cube["intent_valid"],
         input_core_dims=[["intent"]] * 3, dask="parallelized", output_dtypes=[np.float64],
+        dask_gufunc_kwargs={"allow_rechunk": True},
     )
 
 
