@@ -14,6 +14,11 @@ from .common import (count_relevant, cut, defined_where, discount, divide,
                      exclusive_cumprod, fit, lookup, ranks)
 
 
+def cut_ideal(ideal: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """The ideal list's top ``cutoff`` ranks, zero-padded; the whole list when uncut."""
+    return ideal if cutoff is None else fit(ideal, cutoff)
+
+
 def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``sum_r gv(x_r) / log2(r + 1)`` over the whole of ``levels``."""
     return (lookup(table, levels) * discount(levels.shape[-1])).sum(axis=-1)
@@ -21,8 +26,7 @@ def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 def ndcg(levels, ideal, *, cutoff, table):
     """nDCG@l = DCG@l / ideal DCG@l (Järvelin & Kekäläinen; the Microsoft discount)."""
-    depth = levels.shape[-1] if cutoff is None else cutoff
-    value = divide(dcg(cut(levels, cutoff), table), dcg(fit(ideal, depth), table))
+    value = divide(dcg(cut(levels, cutoff), table), dcg(cut_ideal(ideal, cutoff), table))
     return defined_where(value, count_relevant(ideal))
 
 
@@ -83,8 +87,8 @@ def err_at(levels, ideal, *, cutoff, table):
 
 def nerr(levels, ideal, *, cutoff, table):
     """nERR@l = ERR@l / ERR@l of the ideal list."""
-    depth = levels.shape[-1] if cutoff is None else cutoff
-    value = divide(err(cut(levels, cutoff), table=table), err(fit(ideal, depth), table=table))
+    value = divide(err(cut(levels, cutoff), table=table),
+                   err(cut_ideal(ideal, cutoff), table=table))
     return defined_where(value, count_relevant(ideal))
 
 
@@ -115,8 +119,8 @@ def gap(levels, ideal, *, cutoff, q):
 def ngap(levels, ideal, *, cutoff, q):
     """nGAP@l (reconstructed in the spec): GAP's numerator over the top l of the run
     divided by the same numerator over the ideal list's top l."""
-    depth = levels.shape[-1] if cutoff is None else cutoff
-    value = divide(_gap_numerator(cut(levels, cutoff), q), _gap_numerator(fit(ideal, depth), q))
+    value = divide(_gap_numerator(cut(levels, cutoff), q),
+                   _gap_numerator(cut_ideal(ideal, cutoff), q))
     return defined_where(value, count_relevant(ideal))
 
 

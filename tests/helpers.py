@@ -1,0 +1,58 @@
+"""Small builders of collections and runs for the measure tests."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+import xdiv
+
+
+def adhoc(judgments: dict[str, int], ranking: list[str], topic: str = "1"):
+    """A one-topic adhoc collection and a one-run ranking (scores descending)."""
+    qrels = pd.DataFrame({"topic": topic, "intent": "0", "docno": list(judgments),
+                          "level": list(judgments.values())})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        col = xdiv.build_collection(qrels)
+    run = pd.DataFrame({"run": "r", "topic": topic, "docno": ranking,
+                        "score": np.arange(len(ranking), 0, -1, dtype=float)})
+    return col, xdiv.build_runs(run)
+
+
+def score(col, runs, metric: str, **options) -> float:
+    res = xdiv.evaluate(runs, col, [metric], **options)
+    return float(res.score.squeeze())
+
+
+def random_adhoc_frames(rng: np.random.Generator, n_topics: int, n_runs: int, *,
+                        max_level: int = 4, depth: int = 30, pool: int = 40,
+                        spam: bool = False, empty_topic: bool = True):
+    """Random adhoc qrels and runs with the edge cases the oracle tests need: score ties,
+    runs shorter than the cutoffs, unjudged documents, topics without relevant
+    documents, levels up to ``max_level``. Scores are multiples of 0.25 (exact in float32,
+    so single-precision oracles order them like xdiv)."""
+    q_rows, r_rows = [], []
+    for t in range(n_topics):
+        topic = str(t + 1)
+        docs = [f"d{t}-{k:03d}" for k in range(pool)]
+        levels = rng.integers(0, max_level + 1, size=pool) * (rng.random(pool) < 0.5)
+        if empty_topic and t == n_topics - 1:
+            levels[:] = 0
+        if spam:
+            levels = np.where(rng.random(pool) < 0.1, -2, levels)
+        judged = rng.random(pool) < 0.8
+        for d, lv, j in zip(docs, levels, judged):
+            if j:
+                q_rows.append((topic, "0", d, int(lv)))
+        for r in range(n_runs):
+            n = int(rng.integers(1, depth + 1))
+            chosen = rng.choice(pool + 10, size=n, replace=False)
+            for c in chosen:
+                docno = docs[c] if c < pool else f"u{t}-{c}"
+                r_rows.append((f"run{r}", topic, docno, float(rng.integers(0, 12)) / 4))
+    qrels = pd.DataFrame(q_rows, columns=["topic", "intent", "docno", "level"])
+    runs = pd.DataFrame(r_rows, columns=["run", "topic", "docno", "score"])
+    return qrels, runs
