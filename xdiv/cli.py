@@ -19,6 +19,7 @@ from . import datasets
 from .collection import read_qrels
 from .errors import XdivError, XdivWarning
 from .evaluate import evaluate, summarize
+from .measures.registry import registry_markdown
 from .netcdf import to_netcdf
 from .runs import read_runs
 
@@ -30,6 +31,14 @@ EXAMPLES = """examples:
   xdiv evaluate qrels.txt run1.txt run2.txt -m nDCG-IA@10 Q-IA@10 -o scores.nc
   xdiv evaluate qrels.txt runs/*.gz --adhoc max -m nDCG@10 AP --per-topic --format tsv
 """
+
+
+def measures_page() -> str:
+    """The docs page ``docs/measures.md``, generated from the measure registry."""
+    return ("# Measure reference\n\n"
+            "Generated from xdiv's measure registry by `xdiv measures`; do not edit by hand.\n"
+            "Names follow `NAME[(key=value,...)][@cutoff]`, e.g. `Q(beta=0)@10`.\n\n"
+            + registry_markdown())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
     demo.add_argument("--topics", type=int, default=30, help="number of topics")
     demo.add_argument("--runs", type=int, default=10, help="number of runs")
+
+    sub.add_parser("measures", help="print the measure reference (Markdown) from the registry")
 
     ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels")
     ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
@@ -96,6 +107,11 @@ def _demo(args) -> int:
     return 0
 
 
+def _measures(args) -> int:
+    print(measures_page(), end="")
+    return 0
+
+
 def _evaluate(args) -> int:
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
     runs = read_runs(args.runs)
@@ -122,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", XdivWarning)
             warnings.showwarning = _show_warning
         try:
-            return {"demo": _demo, "evaluate": _evaluate}[args.command](args)
+            return {"demo": _demo, "evaluate": _evaluate,
+                    "measures": _measures}[args.command](args)
         except XdivError as exc:
             print(f"xdiv: error: {exc}", file=sys.stderr)
             return 2
