@@ -116,13 +116,11 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     if ok:
         if len(frame) == 0:
             raise InputError(f"{os.fspath(path)}: the file has no data lines")
+        # whitespace splitting leaves no empty field but a missing trailing one, and a
+        # missing typed field fails conversion above: only the optional tag can be empty
         for name, kind in columns:
-            if kind == "float":
-                if not np.isfinite(frame[name].to_numpy()).all():
-                    ok = False
-            elif kind == "str" and (name != columns[-1][0] or not optional_last):
-                if (frame[name] == "").any():
-                    ok = False
+            if kind == "float" and not np.isfinite(frame[name].to_numpy()).all():
+                ok = False
         if ok and optional_last:
             last = frame[columns[-1][0]]
             empty = (last == "").to_numpy()
@@ -131,9 +129,6 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     if not ok:
         _slow_validate(path, columns, optional_last, consistent_width=True)
         raise ParseError(path, None, "could not be parsed (no single offending line found)")
-    for name, kind in columns:
-        if kind == "str":
-            frame[name] = frame[name].astype(object)
     return frame
 
 

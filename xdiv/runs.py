@@ -285,8 +285,7 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
     if depth is not None:
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))
-    runs = runs.reindex(topic=object_strings(topics),
-                        fill_value={"docno": "", "score": np.nan, "length": 0})
+    runs = _on_topics(runs, topics, {"docno": "", "score": np.nan, "length": 0})
     coll = _align_collection(collection, topics)
 
     valid_docno = coll["docno"].values != ""
@@ -302,8 +301,7 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         _lookup_slots, runs["docno"], topic_index,
         kwargs={"vocabulary": vocabulary, "table_keys": table_keys, "table_slots": table_slots},
         dask="parallelized", output_dtypes=[np.int32],
-    ).astype(np.int32)
-    slot = slot.where(runs["docno"] != "", -1).astype(np.int32)
+    ).astype(np.int32)  # padding "" is in no vocabulary: slot -1
     level_tdi = np.ascontiguousarray(np.moveaxis(coll["qrels_level"].values, 1, 2))
     level = xr.apply_ufunc(
         _gather_levels, slot.transpose("run", "rank", "topic"),
@@ -342,12 +340,24 @@ def _alignment_report(runs: xr.Dataset, coll: xr.Dataset, collection: xr.Dataset
             "topics_not_in_runs": to_json({r: v for r, v in lacking.items() if v})}
 
 
+def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset:
+    """``dataset`` on the ``topics`` labels: a cheap selection when it has them all, a
+    reindex with ``fill`` values otherwise."""
+    index = pd.Index(dataset["topic"].values).get_indexer(topics)
+    if (index >= 0).all():
+        if np.array_equal(index, np.arange(dataset.sizes["topic"])):
+            return dataset
+        return dataset.isel(topic=index)
+    return dataset.reindex(topic=object_strings(topics), fill_value=fill)
+
+
 def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
     """The per-topic collection variables a measure needs, reindexed on ``topics``."""
     fill = {"level": 0, "judgment": ABSENT, "judged": False, "intent_valid": False,
             "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": ""}
     sub = collection[["level", "judged", "intent_valid", "intent_prob", "intent_type",
                       "intent_order"]]
-    sub = sub.reindex(topic=object_strings(topics), fill_value=fill)
-    sub = sub.assign_coords(docno=sub["docno"].fillna(""))
+    sub = _on_topics(sub, topics, fill)
+    if sub["docno"].dtype.kind == "O":
+        sub = sub.assign_coords(docno=sub["docno"].fillna(""))
     return sub.rename({"level": "qrels_level", "judged": "qrels_judged"})
