@@ -1,0 +1,149 @@
+"""Diversity measures over flat intents (spec §3): I-rec, Prec, Ef-P, D/D#, DIN/DIN#, P+Q/P+Q#.
+
+The labelled layer names the dimensions (``rank``, ``intent``, ``doc``) and hands the
+arrays to :mod:`xdiv.kernels.diversity`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from ..kernels import diversity as K
+from ..kernels import graded as G
+from .common import BETA, GAIN, HIGHEST, gain_table, levels_to, per_intent
+from .registry import Measure, Param, real, register
+
+GAMMA = Param("gamma", 0.5, "weight of I-rec in the #-combination", real(0.0, 1.0))
+
+_SEED000 = "Sakai & Song, SIGIR 2011 (seed 000)"
+_SEED002 = "Sakai, WWW 2012 / CIKM 2012 DIN and P+Q (seed 002)"
+
+_PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
+             "dask_gufunc_kwargs": {"allow_rechunk": True}}
+
+
+def _nav(cube: xr.Dataset) -> xr.DataArray:
+    return cube["intent_type"] == "nav"
+
+
+def _apply(kernel, cube: xr.Dataset, cutoff: int | None, *, nav: bool = False, **kwargs):
+    """Run a ``(levels, valid[, nav])`` kernel over (rank, intent)."""
+    args = [levels_to(cube, cutoff), cube["intent_valid"]] + ([_nav(cube)] if nav else [])
+    cores = [["rank", "intent"], ["intent"]] + ([["intent"]] if nav else [])
+    return xr.apply_ufunc(kernel, *args, input_core_dims=cores,
+                          kwargs={"cutoff": cutoff, **kwargs}, **_PARALLEL)
+
+
+def intent_recall(cube: xr.Dataset, cutoff: int) -> xr.DataArray:
+    """I-rec@l per run and topic."""
+    return _apply(K.intent_recall, cube, cutoff)
+
+
+@register("I-rec", cutoff="required", family="diversity", aliases=("strec",),
+          reference="Zhai, Cohen & Lafferty, SIGIR 2003 (subtopic recall); seeds 000-004")
+def _irec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """I-rec@l = |union_{r<=l} I(d_r)| / |I_q|: the share of intents covered by the top l
+    (ndeval's strec@k)."""
+    return intent_recall(cube, measure.cutoff)
+
+
+@register("Prec", cutoff="required", family="diversity",
+          reference="gold standard of seeds 001 and 004")
+def _prec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """Prec@l = (1/l) sum_{r<=l} J(r), J(r) = 1 if relevant to at least one intent."""
+    return _apply(K.precision_any, cube, measure.cutoff)
+
+
+@register("Ef-P", cutoff="required", family="diversity", reference=_SEED002)
+def _efp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """Ef-P@l = (1/l) sum_{r<=l} J'(r): relevant to an informational intent, or the first
+    relevant document of a navigational intent."""
+    return _apply(K.effective_precision, cube, measure.cutoff, nav=True)
+
+
+def ideal_global_gain(cube: xr.Dataset, table: np.ndarray) -> xr.DataArray:
+    """GG of every judged document sorted descending: ``(topic, ideal_rank)``."""
+    return xr.apply_ufunc(
+        K.ideal_global_gain, cube["qrels_level"], cube["intent_prob"], cube["intent_valid"],
+        input_core_dims=[["doc", "intent"], ["intent"], ["intent"]],
+        output_core_dims=[["ideal_rank"]], kwargs={"table": table})
+
+
+def relevant_count(cube: xr.Dataset) -> xr.DataArray:
+    """R per topic: judged documents relevant to at least one valid intent."""
+    return xr.apply_ufunc(K.count_relevant_any, cube["qrels_level"], cube["intent_valid"],
+                          input_core_dims=[["doc", "intent"], ["intent"]])
+
+
+def _global(kernel, cube: xr.Dataset, measure: Measure, *, din: bool, **kwargs):
+    table = gain_table(cube, measure)
+    return xr.apply_ufunc(
+        kernel, levels_to(cube, measure.cutoff), ideal_global_gain(cube, table),
+        cube["intent_prob"], cube["intent_valid"], _nav(cube),
+        input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
+                         ["intent"]],
+        kwargs={"cutoff": measure.cutoff, "table": table, "din": din, **kwargs}, **_PARALLEL)
+
+
+def _d_ndcg(cube, measure, din):
+    return _global(K.d_ndcg, cube, measure, din=din)
+
+
+def _d_q(cube, measure, din):
+    return xr.apply_ufunc(
+        K.d_q, levels_to(cube, measure.cutoff),
+        ideal_global_gain(cube, gain_table(cube, measure)), cube["intent_prob"],
+        cube["intent_valid"], _nav(cube), relevant_count(cube),
+        input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
+                         ["intent"], []],
+        kwargs={"cutoff": measure.cutoff, "table": gain_table(cube, measure),
+                "beta": measure["beta"], "din": din}, **_PARALLEL)
+
+
+def _p_plus_q(cube, measure, _din=False):
+    table = gain_table(cube, measure)
+    q = per_intent(cube, G.q_measure, measure.cutoff, table=table, beta=measure["beta"])
+    pplus = per_intent(cube, G.p_plus, measure.cutoff, table=table, beta=measure["beta"])
+    return xr.apply_ufunc(K.combine_by_type, q, pplus, cube["intent_prob"],
+                          cube["intent_valid"], _nav(cube),
+                          input_core_dims=[["intent"]] * 5, **_PARALLEL)
+
+
+def _sharp(cube, measure, base):
+    return xr.apply_ufunc(K.sharp, intent_recall(cube, measure.cutoff), base,
+                          kwargs={"gamma": measure["gamma"]}, **_PARALLEL)
+
+
+def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str) -> None:
+    """Register ``name`` and its #-form ``gamma I-rec + (1-gamma) name``."""
+    def plain(cube, measure):
+        return compute(cube, measure, din)
+
+    def combined(cube, measure):
+        return _sharp(cube, measure, compute(cube, measure, din))
+
+    plain.__doc__ = doc
+    register(name, params=params, cutoff="optional", family="diversity",
+             reference=reference)(plain)
+    sharp_name = name.replace("-", "#-", 1) if "-" in name[1:] else f"{name}#"
+    combined.__doc__ = f"{sharp_name}@l = gamma I-rec@l + (1 - gamma) {name}@l."
+    register(sharp_name, params=(GAMMA, *params), cutoff="required", family="diversity",
+             reference=reference)(combined)
+
+
+_declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SEED000,
+         doc="D-nDCG@l = sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r), "
+             "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.")
+_declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED000,
+         doc="D-Q@l = (1/min(l,R)) sum_{r<=l} J(r) (C(r) + beta cgg(r)) / (r + beta cgg*(r)) "
+             "with global gains.")
+_declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SEED002,
+         doc="DIN-nDCG@l: D-nDCG in which a navigational intent's gain counts only at its "
+             "first relevant document; ideal list as D-nDCG (so DIN-nDCG <= D-nDCG).")
+_declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
+         doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
+             "(reconstructed, spec §3).")
+_declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
+         doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "
+             "its own ideal list.")
