@@ -100,19 +100,31 @@ def _slow_validate(path, columns, optional_last, consistent_width):
 
 def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
                 optional_last: bool = False) -> pd.DataFrame:
-    """Read a whitespace-separated table with typed columns, or raise a precise ParseError."""
+    """Read a whitespace-separated table with typed columns, or raise a precise ParseError.
+
+    Columns whose name starts with ``_`` are validated but not kept.
+    """
     dtypes = {name: {"str": object, "int": "int64", "float": "float64"}[kind]
               for name, kind in columns}
-    if os.path.exists(path) and os.path.getsize(path) == 0:
+    if not os.path.exists(path):
+        raise InputError(f"{os.fspath(path)}: no such file")
+    if os.path.getsize(path) == 0:
         raise InputError(f"{os.fspath(path)}: the file is empty")
-    try:
-        with _open_text(path) as fh:
-            frame = pd.read_csv(fh, sep=r"\s+", header=None, names=[c for c, _ in columns],
-                                dtype=dtypes, na_filter=False, engine="c",
-                                skip_blank_lines=True)
-        ok = True
-    except (ValueError, pd.errors.ParserError, OverflowError):
-        ok = False
+    names = [c for c, _ in columns]
+    compression = "gzip" if _is_gzip(path) else None
+    frame, ok = None, False
+    # single spaces (what most tools write) parse fastest; any other layout falls back to
+    # general whitespace splitting, and anything malformed to the line-by-line check
+    for sep in (" ", r"\s+"):
+        try:
+            frame = pd.read_csv(path, sep=sep, header=None, names=names, dtype=dtypes,
+                                na_filter=False, engine="c", skip_blank_lines=True,
+                                compression=compression, encoding="utf-8")
+        except (ValueError, pd.errors.ParserError, OverflowError):
+            continue
+        ok = sep != " " or _single_spaced(frame, columns, optional_last)
+        if ok:
+            break
     if ok:
         if len(frame) == 0:
             raise InputError(f"{os.fspath(path)}: the file has no data lines")
@@ -129,7 +141,16 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     if not ok:
         _slow_validate(path, columns, optional_last, consistent_width=True)
         raise ParseError(path, None, "could not be parsed (no single offending line found)")
-    return frame
+    return frame.drop(columns=[n for n in names if n.startswith("_")])
+
+
+def _single_spaced(frame: pd.DataFrame, columns, optional_last: bool) -> bool:
+    """A single-space parse is trusted only if no string field came out empty (which a
+    double space or a leading/trailing space produces)."""
+    for name, kind in columns[:-1] if optional_last else columns:
+        if kind == "str" and (frame[name].to_numpy() == "").any():
+            return False
+    return True
 
 
 def read_qrels_frame(path: PathLike) -> pd.DataFrame:
@@ -160,10 +181,12 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
         Columns ``topic``, ``docno`` (str), ``rank`` (int64), ``score`` (float64) and
         ``run``.
     """
-    frame = _read_table(path, [("topic", "str"), ("q0", "str"), ("docno", "str"),
+    frame = _read_table(path, [("topic", "str"), ("_q0", "str"), ("docno", "str"),
                                ("rank", "int"), ("score", "float"), ("run", "str")],
                         optional_last=True)
-    tags = pd.unique(frame["run"])
+    first = frame["run"].iat[0]
+    same = (frame["run"].to_numpy() == first).all()
+    tags = [first] if same else list(pd.unique(frame["run"]))
     name = _name_from_path(path)
     if len(tags) == 1 and tags[0] != "":
         name = str(tags[0])
@@ -175,7 +198,7 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
         warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags ({shown}); the run "
                       f"is named {name!r} after the file", XdivWarning, stacklevel=3)
     frame["run"] = name
-    return frame.drop(columns="q0")
+    return frame
 
 
 def _name_from_path(path: PathLike) -> str:

@@ -87,8 +87,11 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         if name in origin:
             raise InputError(f"{path}: run name {name!r} is also the name of {origin[name]}")
         origin[name] = path
-        frames.append(frame)
+        frames.append(frame.drop(columns="run"))
+    names = list(origin)
+    run_codes = np.repeat(np.arange(len(frames)), [len(f) for f in frames])
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    frame["run"] = pd.Categorical.from_codes(run_codes, categories=names)
     runs = build_runs(frame, order=order, duplicates=duplicates)
     runs.attrs["source"] = to_json({name: origin[name] for name in runs["run"].values})
     return runs
@@ -116,31 +119,27 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         raise InputError(f"run frame lacks column(s) {sorted(lacking)}")
     if len(frame) == 0:
         raise InputError("run frame is empty")
-    run = frame["run"].astype(str).to_numpy(dtype=object)
-    topic = frame["topic"].astype(str).to_numpy(dtype=object)
-    docno = frame["docno"].astype(str).to_numpy(dtype=object)
+    docno = frame["docno"].to_numpy(dtype=object)
     try:
         score = frame["score"].to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError("run scores must be numbers") from None
+    run_labels, r_code = label_codes(frame["run"])
+    topic_labels, t_code = label_codes(frame["topic"])
     bad = ~np.isfinite(score)
     if bad.any():
         k = int(np.argmax(bad))
-        raise InputError(f"run {run[k]} topic {topic[k]} docno {docno[k]}: score "
-                         f"{score[k]} is not finite")
-    run_labels = natural_sorted(pd.unique(run))
-    topic_labels = natural_sorted(pd.unique(topic))
-    r_code = pd.Index(run_labels).get_indexer(run)
-    t_code = pd.Index(topic_labels).get_indexer(topic)
+        raise InputError(f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno "
+                         f"{docno[k]}: score {score[k]} is not finite")
     d_code, d_uniques = pd.factorize(docno)
 
     if order == "rank":
         primary = frame["rank"].to_numpy(dtype=np.float64)
-        sort = np.lexsort((-score, primary, t_code, r_code))
         ties = (primary, score)
     else:
-        sort = np.lexsort((-score, t_code, r_code))
+        primary = None
         ties = (score,)
+    sort = _ranking_order(r_code, t_code, primary, score)
     sort = _break_ties_by_docno(sort, r_code, t_code, ties, docno,
                                 descending=order != "score-docno-asc")
     r_code, t_code, d_code = r_code[sort], t_code[sort], d_code[sort]
@@ -148,8 +147,10 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
 
     group = r_code.astype(np.int64) * len(topic_labels) + t_code
     key = group * len(d_uniques) + d_code
-    dup = pd.Series(key).duplicated(keep="first").to_numpy()
-    if dup.any():
+    ordered = np.sort(key)
+    has_dup = bool((ordered[1:] == ordered[:-1]).any())
+    dup = pd.Series(key).duplicated(keep="first").to_numpy() if has_dup else None
+    if has_dup:
         listed = [f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno {docno[k]}"
                   for k in np.flatnonzero(dup)[:5]]
         more = f" (and {int(dup.sum()) - 5} more)" if dup.sum() > 5 else ""
@@ -181,6 +182,47 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
                 "rank": np.arange(1, depth + 1, dtype=np.int64)},
         attrs={"xdiv_kind": "runs", "order": order},
     )
+
+
+def label_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
+    """Natural-ordered string labels of ``column`` and each row's code into them.
+
+    Categorical columns use their codes; other columns are run-length encoded first (run
+    files are grouped by topic), so only the heads of runs of equal values are hashed.
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        categories = np.asarray([str(c) for c in column.cat.categories], dtype=object)
+        codes = column.cat.codes.to_numpy()
+        heads_codes, heads = codes, categories
+    else:
+        values = column.to_numpy(dtype=object)
+        change = np.r_[True, values[1:] != values[:-1]] if len(values) else np.zeros(0, bool)
+        starts = np.flatnonzero(change)
+        head_codes, heads = pd.factorize(values[starts].astype(str))
+        codes = np.repeat(head_codes, np.diff(np.r_[starts, len(values)]))
+        heads = np.asarray(heads, dtype=object)
+        heads_codes = codes
+    present = heads[np.unique(heads_codes)] if len(heads_codes) else heads[:0]
+    labels = natural_sorted(present)
+    remap = pd.Index(labels).get_indexer(heads)
+    return labels, remap[codes].astype(np.int64)
+
+
+def _ranking_order(r_code, t_code, primary, score) -> np.ndarray:
+    """Permutation sorting rows by run, topic, then ``primary`` ascending (if given) and
+    score descending; the identity when the rows are already in that order."""
+    group = r_code * (int(t_code.max(initial=0)) + 1) + t_code
+    same = group[1:] == group[:-1]
+    in_order = bool((group[1:] >= group[:-1]).all())
+    if in_order and primary is None:
+        in_order = bool((score[1:][same] <= score[:-1][same]).all())
+    elif in_order:
+        a, b = primary[:-1][same], primary[1:][same]
+        in_order = bool(((b > a) | ((b == a) & (score[1:][same] <= score[:-1][same]))).all())
+    if in_order:
+        return np.arange(len(group))
+    keys = (-score, group) if primary is None else (-score, primary, group)
+    return np.lexsort(keys)
 
 
 def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):

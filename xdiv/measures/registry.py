@@ -288,7 +288,7 @@ def registry_markdown() -> str:
              "|---|---|---|---|---|"]
     for d in _REGISTRY.values():
         params = "<br>".join(f"`{p.name}={_format_value(p.default)}`: {p.doc}" for p in d.params)
-        doc = " ".join(d.doc.split())
+        doc = " ".join(d.doc.split()).replace("|", "\\|")
         alias = f" (alias {', '.join(d.aliases)})" if d.aliases else ""
         lines.append(f"| `{d.name}`{alias} | {d.cutoff} | {params or '-'} | {doc} | "
                      f"{d.reference} |")
