@@ -56,3 +56,21 @@ def random_adhoc_frames(rng: np.random.Generator, n_topics: int, n_runs: int, *,
     qrels = pd.DataFrame(q_rows, columns=["topic", "intent", "docno", "level"])
     runs = pd.DataFrame(r_rows, columns=["run", "topic", "docno", "score"])
     return qrels, runs
+
+
+def diversity(judgments: dict[str, dict[str, int]], ranking: list[str], *,
+              nav: tuple[str, ...] = (), topic: str = "1", probabilities="uniform"):
+    """A one-topic diversity collection (intent types from ``nav``) and a one-run ranking."""
+    rows = [(topic, i, d, lv) for d, per in judgments.items() for i, lv in per.items()]
+    qrels = pd.DataFrame(rows, columns=["topic", "intent", "docno", "level"])
+    intents = sorted({i for per in judgments.values() for i in per if i != "0"}, key=int)
+    topics = pd.DataFrame({"topic": topic, "intent": intents,
+                           "intent_type": ["nav" if i in nav else "inf" for i in intents],
+                           "topic_type": "faceted", "query": "q",
+                           "order": range(len(intents))})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        col = xdiv.build_collection(qrels, topics=topics, probabilities=probabilities)
+    run = pd.DataFrame({"run": "r", "topic": topic, "docno": ranking,
+                        "score": np.arange(len(ranking), 0, -1, dtype=float)})
+    return col, xdiv.build_runs(run)
