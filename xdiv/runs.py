@@ -140,7 +140,7 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         primary = None
         ties = (score,)
     sort = _ranking_order(r_code, t_code, primary, score)
-    sort = _break_ties_by_docno(sort, r_code, t_code, ties, docno,
+    sort = _break_ties_by_docno(sort, r_code, t_code, ties, d_code, d_uniques,
                                 descending=order != "score-docno-asc")
     r_code, t_code, d_code = r_code[sort], t_code[sort], d_code[sort]
     score, docno = score[sort], docno[sort]
@@ -225,8 +225,12 @@ def _ranking_order(r_code, t_code, primary, score) -> np.ndarray:
     return np.lexsort(keys)
 
 
-def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):
-    """Reorder, by docno, the rows of ``sort`` that tie on run, topic and every key."""
+def _break_ties_by_docno(sort, r_code, t_code, keys, d_code, d_uniques, *, descending):
+    """Reorder, by docno, the rows of ``sort`` that tie on run, topic and every key.
+
+    ``d_code`` indexes the distinct docnos ``d_uniques``; only the docnos of tied rows are
+    compared as strings.
+    """
     fields = [r_code[sort], t_code[sort]] + [k[sort] for k in keys]
     same = np.ones(len(sort) - 1, dtype=bool) if len(sort) > 1 else np.zeros(0, dtype=bool)
     for f in fields:
@@ -238,10 +242,14 @@ def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):
     in_tie[:-1] |= same
     tie_group = np.cumsum(np.r_[True, ~same])  # one id per run of tied rows
     rows = np.flatnonzero(in_tie)
-    sub = pd.DataFrame({"g": tie_group[rows], "d": docno[sort[rows]], "i": sort[rows]})
-    sub = sub.sort_values(["g", "d"], ascending=[True, not descending], kind="stable")
+    tied_codes = d_code[sort[rows]]
+    used = np.unique(tied_codes)
+    rank = np.empty(len(d_uniques), dtype=np.int64)
+    rank[used] = np.argsort(np.argsort(np.asarray(d_uniques, dtype=object)[used], kind="stable"))
+    by_docno = rank[tied_codes]
+    order = np.lexsort((-by_docno if descending else by_docno, tie_group[rows]))
     out = sort.copy()
-    out[rows] = sub["i"].to_numpy()
+    out[rows] = sort[rows][order]
     return out
 
 
@@ -274,12 +282,24 @@ def write_run(path, runs: xr.Dataset | pd.DataFrame) -> None:
 
 # ---------------------------------------------------------------------------- judging
 
+def vocabulary_codes(vocabulary: pd.Index, values: np.ndarray) -> np.ndarray:
+    """Position of each of ``values`` in the (unique) ``vocabulary``, -1 if absent.
+
+    Factorising the concatenation is about twice as fast as ``Index.get_indexer`` on
+    millions of strings; the vocabulary's own codes come first, in order.
+    """
+    codes, _ = pd.factorize(np.concatenate([vocabulary.to_numpy(dtype=object),
+                                            np.asarray(values, dtype=object)]))
+    codes = codes[len(vocabulary):]
+    return np.where(codes < len(vocabulary), codes, -1)
+
+
 def _lookup_slots(docno, topic_index, vocabulary, table_keys, table_slots):
     """Kernel: collection doc slot of each (topic, docno); -1 when not judged."""
     shape = np.broadcast_shapes(np.shape(docno), np.shape(topic_index))
     docno = np.broadcast_to(docno, shape).ravel()
     topic_index = np.broadcast_to(topic_index, shape).ravel()
-    code = vocabulary.get_indexer(docno)
+    code = vocabulary_codes(vocabulary, docno)
     key = topic_index.astype(np.int64) * len(vocabulary) + code
     pos = np.searchsorted(table_keys, key)
     pos = np.minimum(pos, max(len(table_keys) - 1, 0))
