@@ -27,16 +27,17 @@ DENOMINATOR = Param("denominator", "min", "normaliser of the cut-off measure: `m
                     "min(l, R) (NTCIREVAL), `R` = R (trec_eval's map_cut)", choice("min", "R"))
 
 
-def highest_level(cube: xr.Dataset, measure: Measure) -> int:
-    """H for ``measure``: its ``H`` parameter, else the collection's highest level."""
-    given = measure.params.get("H")
+def highest_level(cube: xr.Dataset, measure: Measure | None = None) -> int:
+    """H: the measure's ``H`` parameter if given, else the collection's highest level."""
+    given = None if measure is None else measure.params.get("H")
     return int(cube["qrels_level"].max()) if given is None else given
 
 
-def gain_table(cube: xr.Dataset, measure: Measure) -> np.ndarray:
-    """The gain lookup table of ``measure`` (levels 0..H)."""
+def gain_table(cube: xr.Dataset, measure: Measure | None = None) -> np.ndarray:
+    """The gain lookup table (levels 0..H) of ``measure``; without a measure, the default
+    exponential gains 2^x - 1 up to the collection's highest level."""
     highest = max(highest_level(cube, measure), 1)
-    gain = measure["gain"]
+    gain = "exp" if measure is None else measure["gain"]
     if isinstance(gain, tuple) and len(gain) < highest:
         raise MeasureError(f"{measure.name}: gain gives {len(gain)} value(s) but the "
                            f"collection has levels up to {highest}")

@@ -1,0 +1,144 @@
+"""The measure names TREC's ndeval owns, with ndeval's definitions by default (spec §3).
+
+``alpha-DCG@k``, ``alpha-nDCG@k``, ``ERR-IA@k``, ``nERR-IA@k``, ``NRBP``, ``nNRBP``,
+``MAP-IA``, ``P-IA@k`` and ``strec@k`` (= ``I-rec@k``) agree with ndeval (pyndeval) on
+every topic with relevant documents. ``ndeval=False`` on alpha-nDCG, ERR-IA, nERR-IA,
+MAP-IA and P-IA selects Sakai & Song's graded, probability-weighted definition
+(``sum_i Pr(i|q) M_i`` with graded per-intent measures; probability-weighted novelty gains
+for alpha-nDCG).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from ..kernels import graded as G
+from ..kernels import ndeval as K
+from .common import gain_table, intent_aware, levels_to, per_intent
+from .registry import Measure, Param, flag, real, register
+
+ALPHA = Param("alpha", 0.5, "novelty discount: each further document relevant to an intent "
+              "gains (1 - alpha) times less", real(0.0, 1.0))
+NRBP_BETA = Param("beta", 0.5, "patience of NRBP's user (rank-biased discount beta^(r-1))",
+                  real(0.0, 1.0))
+NDEVAL = Param("ndeval", True, "True: ndeval's definition (binary per-intent relevance, "
+               "uniform intents); False: the graded, probability-weighted definition of "
+               "Sakai & Song (seed 000)", flag)
+
+_NDEVAL = "TREC Web Track ndeval (Clarke et al., SIGIR 2008; Clarke et al., WSDM 2009)"
+_PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
+             "dask_gufunc_kwargs": {"allow_rechunk": True}}
+
+
+def greedy_ideal(cube: xr.Dataset, alpha: float, depth: int,
+                 weights: xr.DataArray | None = None) -> xr.DataArray:
+    """Novelty gains of ndeval's greedy ideal list, ``(topic, greedy_rank)``."""
+    args = [cube["qrels_level"], cube["intent_valid"]] + ([weights] if weights is not None
+                                                           else [])
+    return xr.apply_ufunc(
+        K.greedy_ideal_gains, *args,
+        input_core_dims=[["doc", "intent"], ["intent"]] + ([["intent"]] if weights is not None
+                                                          else []),
+        output_core_dims=[["greedy_rank"]], kwargs={"alpha": alpha, "depth": depth})
+
+
+def _run_only(kernel, cube, measure, **kwargs):
+    return xr.apply_ufunc(kernel, levels_to(cube, measure.cutoff), cube["intent_valid"],
+                          input_core_dims=[["rank", "intent"], ["intent"]],
+                          kwargs={"cutoff": measure.cutoff, **kwargs}, **_PARALLEL)
+
+
+def _against_ideal(kernel, cube, measure, depth, weights=None, **kwargs):
+    ideal = greedy_ideal(cube, measure["alpha"], depth, weights)
+    args = [levels_to(cube, measure.cutoff), cube["intent_valid"], ideal]
+    cores = [["rank", "intent"], ["intent"], ["greedy_rank"]]
+    if weights is not None:
+        args.append(weights)
+        cores.append(["intent"])
+    return xr.apply_ufunc(kernel, *args, input_core_dims=cores,
+                          kwargs={"cutoff": measure.cutoff, "alpha": measure["alpha"],
+                                  **kwargs}, **_PARALLEL)
+
+
+def _graded_ia(cube, measure, kernel, **kwargs):
+    return intent_aware(cube, per_intent(cube, kernel, measure.cutoff, **kwargs))
+
+
+@register("alpha-DCG", params=(ALPHA,), cutoff="required", family="ndeval", reference=_NDEVAL)
+def _alpha_dcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """alpha-DCG@k = sum_{r<=k} G(r)/log2(r+1) / sum_{r<=k} N (1-alpha)^{r-1}/log2(r+1), with
+    novelty gains G(r) = sum_s rel_s(d_r) (1-alpha)^{c_s(r)} (ndeval's normalisation)."""
+    return _run_only(K.alpha_dcg, cube, measure, alpha=measure["alpha"])
+
+
+@register("alpha-nDCG", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          reference=f"{_NDEVAL}; probability-weighted form: Sakai & Song 2011 (seed 000)")
+def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """alpha-nDCG@k = novelty DCG@k / DCG@k of the greedy ideal list (ties to the largest
+    docno, as ndeval). ndeval=False weights intent s's novelty gain by Pr(s|q)."""
+    weights = None if measure["ndeval"] else cube["intent_prob"]
+    return _against_ideal(K.alpha_ndcg, cube, measure, measure.cutoff, weights)
+
+
+@register("ERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          reference=f"{_NDEVAL}; Chapelle et al., CIKM 2009 (graded form)")
+def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """ERR-IA@k (ndeval) = sum_{r<=k} G(r)/r / sum_{r<=k} N (1-alpha)^{r-1}/r. ndeval=False:
+    sum_i Pr(i|q) ERR_i@k with graded stop probabilities (2^x-1)/2^H."""
+    if not measure["ndeval"]:
+        return _graded_ia(cube, measure, G.err_at, table=gain_table(cube))
+    return _run_only(K.err_ia, cube, measure, alpha=measure["alpha"])
+
+
+@register("nERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          reference=f"{_NDEVAL}; Sakai & Song 2011 (graded form)")
+def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """nERR-IA@k (ndeval) = sum G(r)/r of the run / of the greedy ideal list, top k.
+    ndeval=False: sum_i Pr(i|q) nERR_i@k, each intent with its own ideal list."""
+    if not measure["ndeval"]:
+        return _graded_ia(cube, measure, G.nerr, table=gain_table(cube))
+    return _against_ideal(K.nerr_ia, cube, measure, measure.cutoff)
+
+
+@register("NRBP", params=(ALPHA, NRBP_BETA), cutoff="none", family="ndeval",
+          reference=f"{_NDEVAL}; Clarke, Kolla & Vechtomova, ICTIR 2009")
+def _nrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """NRBP = (1 - (1-alpha) beta) / N sum_r beta^{r-1} G(r) over the whole list."""
+    return _run_only(K.nrbp, cube, measure, alpha=measure["alpha"], beta=measure["beta"])
+
+
+@register("nNRBP", params=(ALPHA, NRBP_BETA), cutoff="none", family="ndeval",
+          reference=_NDEVAL)
+def _nnrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """nNRBP = NRBP / NRBP of the full greedy ideal list."""
+    return _against_ideal(K.nnrbp, cube, measure, cube.sizes["doc"], beta=measure["beta"])
+
+
+def _relevant_per_intent(cube: xr.Dataset) -> xr.DataArray:
+    return xr.apply_ufunc(lambda lv: (lv > 0).sum(axis=-1), cube["qrels_level"],
+                          input_core_dims=[["doc"]])
+
+
+@register("MAP-IA", params=(NDEVAL,), cutoff="none", family="ndeval",
+          reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009")
+def _map_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """MAP-IA = (1/N) sum_s AP_s over the whole list (ndeval); ndeval=False:
+    sum_i Pr(i|q) AP_i (= AP-IA)."""
+    if not measure["ndeval"]:
+        return _graded_ia(cube, measure, G.q_measure, table=gain_table(cube), beta=0.0)
+    return xr.apply_ufunc(K.map_ia, levels_to(cube, None), cube["intent_valid"],
+                          _relevant_per_intent(cube),
+                          input_core_dims=[["rank", "intent"], ["intent"], ["intent"]],
+                          kwargs={"cutoff": None}, **_PARALLEL)
+
+
+@register("P-IA", params=(NDEVAL,), cutoff="required", family="ndeval",
+          reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009")
+def _p_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """P-IA@k = relevant (document, intent) pairs in the top k / (k N) (ndeval);
+    ndeval=False: sum_i Pr(i|q) P_i@k."""
+    if not measure["ndeval"]:
+        return _graded_ia(cube, measure, G.precision)
+    return _run_only(K.p_ia, cube, measure)
+
