@@ -74,3 +74,37 @@ def diversity(judgments: dict[str, dict[str, int]], ranking: list[str], *,
     run = pd.DataFrame({"run": "r", "topic": topic, "docno": ranking,
                         "score": np.arange(len(ranking), 0, -1, dtype=float)})
     return col, xdiv.build_runs(run)
+
+
+def random_diversity_frames(rng: np.random.Generator, n_topics: int, n_runs: int, *,
+                            max_level: int = 4, depth: int = 40, pool: int = 50):
+    """Random diversity qrels and runs: graded per-intent levels, spam (-2) lines, intents
+    without relevant documents, a topic with no relevant document, score ties (scores
+    are multiples of 0.25), runs shorter than 20, unjudged documents."""
+    q_rows, r_rows = [], []
+    for t in range(n_topics):
+        topic = str(t + 1)
+        n_int = int(rng.integers(1, 7))
+        docs = [f"d{t}-{k:03d}" for k in range(pool)]
+        for k, d in enumerate(docs):
+            if rng.random() < 0.2:
+                continue  # unjudged
+            hit = False
+            for i in range(1, n_int + 1):
+                if rng.random() < 0.25:
+                    level = int(rng.integers(1, max_level + 1))
+                    if t == n_topics - 1 or (i == n_int and n_int > 2):
+                        level = 0  # last topic: nothing relevant; last intent: dropped
+                    q_rows.append((topic, str(i), d, level))
+                    hit = True
+            if not hit:
+                q_rows.append((topic, "0", d, -2 if rng.random() < 0.1 else 0))
+        for r in range(n_runs):
+            n = int(rng.integers(1, depth + 1))
+            chosen = rng.choice(pool + 15, size=n, replace=False)
+            for c in chosen:
+                docno = docs[c] if c < pool else f"u{t}-{c}"
+                r_rows.append((f"run{r}", topic, docno, float(rng.integers(0, 16)) / 4))
+    qrels = pd.DataFrame(q_rows, columns=["topic", "intent", "docno", "level"])
+    runs = pd.DataFrame(r_rows, columns=["run", "topic", "docno", "score"])
+    return qrels, runs

@@ -109,7 +109,7 @@ _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
          doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
              "(r + beta cg*(r)); uncut Q divides by R.")
 _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
-         options=_ap, reference="average precision (Q with beta = 0)",
+         options=_ap, intent_aware_form=True, reference="average precision (Q with beta = 0)",
          doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
              "denominator=R gives trec_eval's map_cut.")
 _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
