@@ -21,10 +21,12 @@ from .errors import XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .measures.registry import registry_markdown
 from .netcdf import to_netcdf
+from .reports import ndeval_csv
 from .runs import read_runs
 
-DEMO_MEASURES = ["nDCG-IA@10", "Q-IA@10", "nGAP-IA@10", "GAP-IA"]
-DEMO_ADHOC_MEASURES = ["nDCG@10", "Q@10", "AP", "P+@10", "nERR@10", "P@10", "RBP"]
+DEMO_MEASURES = ["I-rec@10", "alpha-nDCG@10", "ERR-IA@10", "nDCG-IA@10", "D-nDCG@10",
+                 "D#-nDCG@10", "DIN#-nDCG@10", "P+Q#@10", "Ef-P@10"]
+DEMO_ADHOC_MEASURES = ["nDCG@10", "AP", "nERR@10"]
 
 EXAMPLES = """examples:
   xdiv demo
@@ -72,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--missing", choices=["zero", "nan"], default="zero",
                     help="score of a judged topic a run lacks (default: %(default)s)")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
-    ev.add_argument("--format", choices=["table", "tsv", "csv"], default="table")
+    ev.add_argument("--format", choices=["table", "tsv", "csv", "ndeval"], default="table",
+                    help="ndeval: ndeval's per-topic CSV layout (implies --per-topic)")
     ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
     return parser
 
@@ -100,7 +103,7 @@ def _demo(args) -> int:
                         evaluate(runs, collection, DEMO_ADHOC_MEASURES, adhoc="max")],
                        dim="metric", combine_attrs="override")
     scores.attrs["adhoc"] = "per metric, see params"
-    print("\nmean over topics (adhoc measures on max-level adhoc relevance):")
+    print("\nmean over topics (nDCG@10, AP, nERR@10 on max-level adhoc relevance):")
     _print_frame(_summary_frame(scores), "table")
     path = to_netcdf(scores, args.output)
     print(f"\nscore cube score(metric, run, topic) written to {os.path.abspath(path)}")
@@ -116,7 +119,9 @@ def _evaluate(args) -> int:
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
     runs = read_runs(args.runs)
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
-    if args.per_topic:
+    if args.format == "ndeval":
+        print(ndeval_csv(scores), end="")
+    elif args.per_topic:
         frame = scores["score"].to_dataframe().reset_index().pivot_table(
             index=["run", "topic"], columns="metric", values="score", sort=False, dropna=False)
         frame.columns.name = None

@@ -1,0 +1,66 @@
+"""The xdiv command line: demo, evaluate (formats), measures, errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import xdiv
+from xdiv.cli import main
+
+
+def test_demo_writes_a_score_cube(tmp_path, capsys):
+    out = tmp_path / "demo.nc"
+    assert main(["demo", "-o", str(out), "--topics", "8", "--runs", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "alpha-nDCG@10" in text and str(out) in text
+    cube = xdiv.open_dataset(out)
+    assert cube.score.dims == ("metric", "run", "topic")
+    assert cube.sizes["run"] == 4 and cube.sizes["topic"] == 8
+    assert np.isfinite(cube.score.values).all()
+
+
+def test_evaluate_ndeval_layout(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 1 a 1\n1 2 b 1\n2 1 x 1\n3 1 z 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 s\n1 Q0 b 2 2 s\n3 Q0 z 1 1 s\n4 Q0 x 1 1 s\n")
+    assert main(["-q", "evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m",
+                 "alpha-nDCG@5", "MAP-IA", "--format", "ndeval"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "runid,topic,alpha-nDCG@5,MAP-IA"
+    rows = {line.split(",")[1]: line.split(",")[2:] for line in lines[1:]}
+    assert set(rows) == {"1", "3", "4", "amean"}  # topic 2 not retrieved: no row
+    assert rows["1"] == ["1.000000", "0.750000"]  # AP 1 for intent 1, 1/2 for intent 2
+    assert rows["3"] == ["0.000000", "0.000000"]  # no relevant document: 0 as ndeval
+    # amean over the retrieved topics in the qrels (1 and 3), as ndeval without -c
+    assert rows["amean"] == ["0.500000", "0.375000"]
+
+
+def test_evaluate_tsv_per_topic_and_netcdf(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 s\n1 Q0 a 2 2 s\n")
+    out = tmp_path / "s.nc"
+    assert main(["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "nDCG@2",
+                 "P@1", "--per-topic", "--format", "tsv", "-o", str(out)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].split("\t") == ["run", "topic", "nDCG@2", "P@1"]
+    assert text[1].split("\t")[:2] == ["s", "1"]
+    assert float(text[1].split("\t")[2]) == pytest.approx(1 / np.log2(3))
+    assert xdiv.open_dataset(out).score.shape == (2, 1, 1)
+
+
+def test_unknown_measure_is_a_one_line_error(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 s\n")
+    proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "evaluate", str(tmp_path / "q"),
+                           str(tmp_path / "r"), "-m", "nDGC@10"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert proc.stderr.startswith("xdiv: error: unknown measure 'nDGC'; did you mean nDCG")
+
+
+def test_measures_page(capsys):
+    assert main(["measures"]) == 0
+    assert "| `alpha-nDCG` |" in capsys.readouterr().out
