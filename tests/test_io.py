@@ -325,7 +325,8 @@ def test_dataset_accessor_is_not_stale():
 def test_dask_chunked_runs_give_the_same_scores():
     pytest.importorskip("dask")
     col, runs = xdiv.datasets.synthetic(n_topics=6, n_runs=4, depth=30, seed=4)
-    metrics = ["nDCG-IA@10", "Q-IA@10", "GAP-IA"]
+    metrics = ["nDCG-IA@10", "Q-IA@10", "GAP-IA", "alpha-nDCG@10", "ERR-IA@5", "nNRBP",
+               "MAP-IA", "D#-nDCG@10", "DIN-Q@10", "P+Q#@5", "Ef-P@10", "I-rec@10"]
     eager = xdiv.evaluate(runs, col, metrics)
     for chunks in ({"run": 1}, {"topic": 2}):
         lazy = xdiv.evaluate(runs.chunk(chunks), col, metrics)
