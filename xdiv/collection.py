@@ -137,7 +137,7 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
     pairs = pd.DataFrame({"t": t_code, "d": docno}).drop_duplicates().sort_values(
         ["t", "d"], kind="stable")
     pair_t = pairs["t"].to_numpy()
-    slot = _cumcount(pair_t)
+    slot = group_positions(pair_t)
     n_docs = np.bincount(pair_t, minlength=len(topic_labels))
     width = max(int(n_docs.max()), 1)
     docno_grid = np.full((len(topic_labels), width), "", dtype=object)
@@ -288,8 +288,8 @@ def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:
     return np.where(exists, weight / np.where(total > 0, total, 1.0), 0.0)
 
 
-def _cumcount(sorted_codes: np.ndarray) -> np.ndarray:
-    """Position of each element within its run of equal values (input grouped)."""
+def group_positions(sorted_codes: np.ndarray) -> np.ndarray:
+    """0-based position of each element within its run of equal values (input grouped)."""
     n = len(sorted_codes)
     if n == 0:
         return np.zeros(0, dtype=np.int64)

@@ -35,7 +35,7 @@ import pandas as pd
 import xarray as xr
 
 from . import io as _io
-from .collection import ABSENT
+from .collection import ABSENT, group_positions
 from .kernels.common import ideal_levels
 from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, to_json
@@ -164,7 +164,7 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         group, score, docno = group[keep], score[keep], docno[keep]
         r_code, t_code = r_code[keep], t_code[keep]
 
-    position = _positions(group)
+    position = group_positions(group)
     n_runs, n_topics = len(run_labels), len(topic_labels)
     length = np.bincount(group, minlength=n_runs * n_topics).reshape(n_runs, n_topics)
     depth = max(int(length.max()), 1)
@@ -251,13 +251,6 @@ def _break_ties_by_docno(sort, r_code, t_code, keys, d_code, d_uniques, *, desce
     out = sort.copy()
     out[rows] = sort[rows][order]
     return out
-
-
-def _positions(group: np.ndarray) -> np.ndarray:
-    """0-based position of each row within its (contiguous) group."""
-    n = len(group)
-    starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
-    return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
 
 
 def runs_frame(runs: xr.Dataset) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from ..kernels import graded as G
+from ..kernels.common import count_relevant
 from ..kernels import ndeval as K
 from .common import gain_table, intent_aware, levels_to, per_intent
 from .registry import Measure, Param, flag, real, register
@@ -116,8 +117,7 @@ def _nnrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 def _relevant_per_intent(cube: xr.Dataset) -> xr.DataArray:
-    return xr.apply_ufunc(lambda lv: (lv > 0).sum(axis=-1), cube["qrels_level"],
-                          input_core_dims=[["doc"]])
+    return xr.apply_ufunc(count_relevant, cube["qrels_level"], input_core_dims=[["doc"]])
 
 
 @register("MAP-IA", params=(NDEVAL,), cutoff="none", family="ndeval",
