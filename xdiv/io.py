@@ -115,7 +115,7 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     frame, ok = None, False
     # single spaces (what most tools write) parse fastest; any other layout falls back to
     # general whitespace splitting, and anything malformed to the line-by-line check
-    for sep in (" ", r"\s+"):
+    for sep in ((" ", r"\s+") if _looks_single_spaced(path) else (r"\s+",)):
         try:
             frame = pd.read_csv(path, sep=sep, header=None, names=names, dtype=dtypes,
                                 na_filter=False, engine="c", skip_blank_lines=True,
@@ -142,6 +142,16 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
         _slow_validate(path, columns, optional_last, consistent_width=True)
         raise ParseError(path, None, "could not be parsed (no single offending line found)")
     return frame.drop(columns=[n for n in names if n.startswith("_")])
+
+
+def _looks_single_spaced(path: PathLike) -> bool:
+    """Whether the first data line separates its fields by single spaces only."""
+    with _open_text(path) as fh:
+        for line in fh:
+            if line.strip():
+                body = line.rstrip("\n").rstrip("\r")
+                return "\t" not in body and "" not in body.split(" ")
+    return False
 
 
 def _single_spaced(frame: pd.DataFrame, columns, optional_last: bool) -> bool:
