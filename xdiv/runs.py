@@ -131,7 +131,6 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         k = int(np.argmax(bad))
         raise InputError(f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno "
                          f"{docno[k]}: score {score[k]} is not finite")
-    d_code, d_uniques = pd.factorize(docno)
 
     if order == "rank":
         primary = frame["rank"].to_numpy(dtype=np.float64)
@@ -140,17 +139,14 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         primary = None
         ties = (score,)
     sort = _ranking_order(r_code, t_code, primary, score)
-    sort = _break_ties_by_docno(sort, r_code, t_code, ties, d_code, d_uniques,
+    sort = _break_ties_by_docno(sort, r_code, t_code, ties, docno,
                                 descending=order != "score-docno-asc")
-    r_code, t_code, d_code = r_code[sort], t_code[sort], d_code[sort]
+    r_code, t_code = r_code[sort], t_code[sort]
     score, docno = score[sort], docno[sort]
 
     group = r_code.astype(np.int64) * len(topic_labels) + t_code
-    key = group * len(d_uniques) + d_code
-    ordered = np.sort(key)
-    has_dup = bool((ordered[1:] == ordered[:-1]).any())
-    dup = pd.Series(key).duplicated(keep="first").to_numpy() if has_dup else None
-    if has_dup:
+    dup = _duplicates(group, docno)
+    if dup.any():
         listed = [f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno {docno[k]}"
                   for k in np.flatnonzero(dup)[:5]]
         more = f" (and {int(dup.sum()) - 5} more)" if dup.sum() > 5 else ""
@@ -225,12 +221,29 @@ def _ranking_order(r_code, t_code, primary, score) -> np.ndarray:
     return np.lexsort(keys)
 
 
-def _break_ties_by_docno(sort, r_code, t_code, keys, d_code, d_uniques, *, descending):
-    """Reorder, by docno, the rows of ``sort`` that tie on run, topic and every key.
+_MIX = np.uint64(0x9E3779B97F4A7C15)
 
-    ``d_code`` indexes the distinct docnos ``d_uniques``; only the docnos of tied rows are
-    compared as strings.
-    """
+
+def hashed_keys(group: np.ndarray, strings: np.ndarray) -> np.ndarray:
+    """64-bit keys of (group, string) pairs: equal pairs give equal keys; unequal pairs
+    almost never do, and every use below confirms a key match on the strings."""
+    hashes = np.fromiter(map(hash, strings), dtype=np.int64, count=len(strings))
+    with np.errstate(over="ignore"):
+        return hashes.view(np.uint64) ^ (group.astype(np.uint64) * _MIX)
+
+
+def _duplicates(group: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """Rows repeating an earlier row's (group, docno); a sort of 64-bit keys proves the
+    common case of no duplicate, an exact pass runs only when keys coincide."""
+    ordered = np.sort(hashed_keys(group, docno))
+    if not (ordered[1:] == ordered[:-1]).any():
+        return np.zeros(len(group), dtype=bool)
+    return pd.DataFrame({"g": group, "d": docno}).duplicated(keep="first").to_numpy()
+
+
+def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):
+    """Reorder, by docno, the rows of ``sort`` that tie on run, topic and every key; only
+    the docnos of tied rows are compared as strings."""
     fields = [r_code[sort], t_code[sort]] + [k[sort] for k in keys]
     same = np.ones(len(sort) - 1, dtype=bool) if len(sort) > 1 else np.zeros(0, dtype=bool)
     for f in fields:
@@ -242,11 +255,7 @@ def _break_ties_by_docno(sort, r_code, t_code, keys, d_code, d_uniques, *, desce
     in_tie[:-1] |= same
     tie_group = np.cumsum(np.r_[True, ~same])  # one id per run of tied rows
     rows = np.flatnonzero(in_tie)
-    tied_codes = d_code[sort[rows]]
-    used = np.unique(tied_codes)
-    rank = np.empty(len(d_uniques), dtype=np.int64)
-    rank[used] = np.argsort(np.argsort(np.asarray(d_uniques, dtype=object)[used], kind="stable"))
-    by_docno = rank[tied_codes]
+    _, by_docno = np.unique(docno[sort[rows]], return_inverse=True)
     order = np.lexsort((-by_docno if descending else by_docno, tie_group[rows]))
     out = sort.copy()
     out[rows] = sort[rows][order]
@@ -275,30 +284,52 @@ def write_run(path, runs: xr.Dataset | pd.DataFrame) -> None:
 
 # ---------------------------------------------------------------------------- judging
 
-def vocabulary_codes(vocabulary: pd.Index, values: np.ndarray) -> np.ndarray:
-    """Position of each of ``values`` in the (unique) ``vocabulary``, -1 if absent.
+class DocnoTable:
+    """The judged (topic, docno) pairs of a collection, for vectorised lookups.
 
-    Factorising the concatenation is about twice as fast as ``Index.get_indexer`` on
-    millions of strings; the vocabulary's own codes come first, in order.
+    Lookups hash each run docno once (Python's cached string hash), find the key among
+    the sorted collection keys and confirm the match on the strings, so the result is
+    exact. Should two judged documents of a topic share a key, lookups go through pandas'
+    exact factorisation instead.
     """
-    codes, _ = pd.factorize(np.concatenate([vocabulary.to_numpy(dtype=object),
-                                            np.asarray(values, dtype=object)]))
-    codes = codes[len(vocabulary):]
-    return np.where(codes < len(vocabulary), codes, -1)
+
+    def __init__(self, docno_grid: np.ndarray):
+        topic, slot = np.nonzero(docno_grid != "")
+        keys = hashed_keys(topic, docno_grid[topic, slot])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.topic, self.slot = keys[order], topic[order], slot[order]
+        self.grid = docno_grid
+        self.exact_keys = not (self.keys[1:] == self.keys[:-1]).any()
+
+    def slots(self, docno: np.ndarray, topic_index: np.ndarray) -> np.ndarray:
+        """Collection slot of each (topic index, docno), -1 where not judged."""
+        if len(self.keys) == 0:
+            return np.full(len(docno), -1, dtype=np.int32)
+        if not self.exact_keys:
+            return self._slots_by_factorising(docno, topic_index)
+        keys = hashed_keys(topic_index, docno)
+        pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        found = (self.keys[pos] == keys) & (topic_index >= 0)
+        hit = np.flatnonzero(found)
+        same = self.grid[self.topic[pos[hit]], self.slot[pos[hit]]] == docno[hit]
+        found[hit[~same]] = False
+        return np.where(found, self.slot[pos], -1).astype(np.int32)
+
+    def _slots_by_factorising(self, docno, topic_index):
+        judged = self.grid[self.topic, self.slot]
+        codes, _ = pd.factorize(np.concatenate([judged, docno]))
+        table = pd.Series(self.slot, index=pd.MultiIndex.from_arrays(
+            [self.topic, codes[:len(judged)]]))
+        wanted = pd.MultiIndex.from_arrays([topic_index, codes[len(judged):]])
+        return table.reindex(wanted).fillna(-1).to_numpy().astype(np.int32)
 
 
-def _lookup_slots(docno, topic_index, vocabulary, table_keys, table_slots):
+def _lookup_slots(docno, topic_index, table: DocnoTable):
     """Kernel: collection doc slot of each (topic, docno); -1 when not judged."""
     shape = np.broadcast_shapes(np.shape(docno), np.shape(topic_index))
     docno = np.broadcast_to(docno, shape).ravel()
     topic_index = np.broadcast_to(topic_index, shape).ravel()
-    code = vocabulary_codes(vocabulary, docno)
-    key = topic_index.astype(np.int64) * len(vocabulary) + code
-    pos = np.searchsorted(table_keys, key)
-    pos = np.minimum(pos, max(len(table_keys) - 1, 0))
-    found = (code >= 0) & (topic_index >= 0) & (len(table_keys) > 0)
-    found &= table_keys[pos] == key if len(table_keys) else False
-    return np.where(found, table_slots[pos] if len(table_slots) else -1, -1).reshape(shape)
+    return table.slots(docno, topic_index).reshape(shape)
 
 
 def _gather_levels(slot, level_tdi):
@@ -343,20 +374,13 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
     runs = _on_topics(runs, topics, {"docno": "", "score": np.nan, "length": 0})
     coll = _align_collection(collection, topics)
 
-    valid_docno = coll["docno"].values != ""
-    tt, dd = np.nonzero(valid_docno)
-    vocabulary = pd.Index(pd.unique(coll["docno"].values[tt, dd]))
-    keys = tt.astype(np.int64) * len(vocabulary) + vocabulary.get_indexer(
-        coll["docno"].values[tt, dd])
-    order = np.argsort(keys, kind="stable")
-    table_keys, table_slots = keys[order], dd[order].astype(np.int32)
+    table = DocnoTable(coll["docno"].values)
     topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
 
     slot = xr.apply_ufunc(
         _lookup_slots, runs["docno"], topic_index,
-        kwargs={"vocabulary": vocabulary, "table_keys": table_keys, "table_slots": table_slots},
-        dask="parallelized", output_dtypes=[np.int32],
-    ).astype(np.int32)  # padding "" is in no vocabulary: slot -1
+        kwargs={"table": table}, dask="parallelized", output_dtypes=[np.int32],
+    )
     level_tdi = np.ascontiguousarray(np.moveaxis(coll["qrels_level"].values, 1, 2))
     level = xr.apply_ufunc(
         _gather_levels, slot.transpose("run", "rank", "topic"),

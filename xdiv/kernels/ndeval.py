@@ -150,28 +150,54 @@ def nerr_ia(levels, valid, ideal, *, cutoff, alpha):
     return _normalised(levels, valid, ideal, 1.0 / ranks(cutoff), cutoff, alpha)
 
 
-def _rbp_sum(gains, beta):
-    return (gains * running_powers(beta, gains.shape[-1])).sum(axis=-1)
+def compact_relevant(levels, valid, cutoff=None):
+    """The relevant ranks only: ``rel`` ``(..., M, I)`` of the documents relevant to some
+    valid intent, in rank order, and their 1-based ranks ``(..., M)`` (0 in padding).
+
+    Whole-list measures (NRBP, MAP-IA) only gain at relevant ranks, so they run on this
+    compact form, exactly and about K/M times faster on deep runs.
+    """
+    rel = relevant(cut_ranks(levels, cutoff), valid)
+    hit = rel.any(axis=-1)
+    width = max(int(hit.sum(axis=-1).max(initial=0)), 1)
+    order = np.argsort(~hit, axis=-1, kind="stable")[..., :width]
+    rel = np.take_along_axis(rel, order[..., None], axis=-2)
+    rank = np.where(np.take_along_axis(hit, order, axis=-1), order + 1, 0)
+    return rel, rank
+
+
+def _rbp_sum(gains, beta, rank=None):
+    """``sum beta^{r-1} G(r)``; ``rank`` gives the 1-based ranks of compact gains."""
+    if rank is None:
+        return (gains * running_powers(beta, gains.shape[-1])).sum(axis=-1)
+    powers = running_powers(beta, int(rank.max(initial=1)) + 1)
+    return (gains * powers[np.maximum(rank - 1, 0)]).sum(axis=-1)
+
+
+def _compact_nrbp_sum(levels, valid, cutoff, alpha, beta):
+    rel, rank = compact_relevant(levels, valid, cutoff)
+    return _rbp_sum(novelty_gains(rel, alpha), beta, rank), valid.sum(axis=-1)
 
 
 def nrbp(levels, valid, *, cutoff, alpha, beta):
     """NRBP = (1 - (1-alpha) beta) / N sum_r beta^{r-1} G(r), over the whole list."""
-    _, gains, n = _prepare(levels, valid, cutoff, alpha)
+    total, n = _compact_nrbp_sum(levels, valid, cutoff, alpha, beta)
     scale = (1.0 - (1.0 - alpha) * beta) / np.where(n > 0, n, 1)
-    return _undefined(scale * _rbp_sum(gains, beta), n)
+    return _undefined(scale * total, n)
 
 
 def nnrbp(levels, valid, ideal, *, cutoff, alpha, beta):
     """nNRBP = NRBP of the run / NRBP of the full greedy ideal list."""
-    _, gains, n = _prepare(levels, valid, cutoff, alpha)
-    return _undefined(divide(_rbp_sum(gains, beta), _rbp_sum(ideal, beta)), n)
+    total, n = _compact_nrbp_sum(levels, valid, cutoff, alpha, beta)
+    return _undefined(divide(total, _rbp_sum(ideal, beta)), n)
 
 
 def map_ia(levels, valid, n_relevant, *, cutoff):
     """MAP-IA = (1/N) sum_s AP_s over the whole list, AP_s divided by the intent's number
     of relevant documents ``n_relevant`` ``(..., I)``."""
-    rel = relevant(cut_ranks(levels, cutoff), valid)
-    precision = np.cumsum(rel, axis=-2) / ranks(rel.shape[-2])[:, None]
+    rel, rank = compact_relevant(levels, valid, cutoff)
+    precision = divide(np.cumsum(rel, axis=-2), rank[..., None])
+    precision = np.where(rel, precision, 0.0)
     ap = divide((rel * precision).sum(axis=-2), n_relevant)
     ap = np.where(valid, ap, 0.0)
     n = valid.sum(axis=-1)
