@@ -370,3 +370,21 @@ def test_docno_lookup_fallback_matches_hashed_path():
     fast = table.slots(docno, topic)
     table.exact_keys = False  # as if two judged docnos of a topic shared a hash key
     assert fast.tolist() == table.slots(docno, topic).tolist() == [1, 2, -1, -1, 0, 1, -1]
+
+
+def test_trec_web_loader(trec2009):
+    from .conftest import TREC_WEB
+
+    col, runs = xdiv.datasets.trec_web(TREC_WEB, 2009)
+    xr.testing.assert_identical(col.drop_attrs(), trec2009[0].drop_attrs())
+    assert runs.sizes["run"] == 18
+    with pytest.raises(InputError, match="no such file"):
+        xdiv.datasets.trec_web(TREC_WEB, 1999)
+
+
+def test_read_runs_glob_and_progress(trec2009_run_paths):
+    from pathlib import Path
+
+    folder = Path(trec2009_run_paths[0]).parent
+    runs = xdiv.read_runs(str(folder / "udel*.gz"), progress=True)
+    assert runs.run.values.tolist() == ["udelFMRM", "udelSimPrune"]

@@ -117,7 +117,7 @@ def _measures(args) -> int:
 
 def _evaluate(args) -> int:
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
-    runs = read_runs(args.runs)
+    runs = read_runs(args.runs, progress=not args.quiet and sys.stderr.isatty())
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")

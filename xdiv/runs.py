@@ -33,6 +33,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 import xarray as xr
+from tqdm.auto import tqdm
 
 from . import io as _io
 from .collection import ABSENT, group_positions
@@ -64,12 +65,13 @@ def read_run(path, *, order: Order = "score-docno-desc",
 
 
 def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
-              order: Order = "score-docno-desc", duplicates: Duplicates = "error") -> xr.Dataset:
+              order: Order = "score-docno-desc", duplicates: Duplicates = "error",
+              progress: bool = False) -> xr.Dataset:
     """Read several TREC run files into one Runs dataset.
 
     ``paths`` is a list of files or a glob pattern (``"runs/*.gz"``). Runs are labelled
     by their tag (or file name, see :func:`xdiv.io.read_run_frame`); two files giving the
-    same run name are an error.
+    same run name are an error. ``progress`` shows a progress bar (on standard error).
     """
     if isinstance(paths, (str, os.PathLike)):
         text = os.fspath(paths)
@@ -81,7 +83,8 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     if not files:
         raise InputError("read_runs: no run files given")
     frames, origin = [], {}
-    for path in files:
+    for path in tqdm(files, desc="reading runs", unit="run", disable=not progress,
+                     leave=False):
         frame = _io.read_run_frame(path)
         name = frame["run"].iat[0]
         if name in origin:
