@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -104,14 +103,15 @@ def best_time(fn, *args, repeat: int) -> float:
 
 
 def peak_memory(tool: str, qrels: str, runs: list[str]) -> float:
-    """Peak RSS (MiB) of a fresh interpreter running only ``tool``."""
-    code = ("import sys, resource; sys.path.insert(0, %r); import bench_adhoc as b; "
+    """Peak RSS (MiB, VmHWM) of a fresh interpreter running only ``tool`` (imports
+    included). ru_maxrss is not used: Linux carries it over from the parent process."""
+    code = ("import sys; sys.path.insert(0, %r); import bench_adhoc as b; "
             "b.TOOLS[%r](%r, %r); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+            "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
             % (str(Path(__file__).parent), tool, qrels, runs))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
-    return int(out.stdout.strip().splitlines()[-1]) / 1024
+    return int(out.stdout.strip().splitlines()[-1].split()[1]) / 1024
 
 
 def main() -> None:
