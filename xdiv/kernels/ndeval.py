@@ -25,6 +25,9 @@ leaves rank 1 undivided, so its values there can exceed 1).
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
+
 import numpy as np
 
 from .common import discount, divide, ranks
@@ -58,9 +61,50 @@ def novelty_gains(rel: np.ndarray, alpha: float, weights: np.ndarray | None = No
     return sum_intents(np.where(rel, powers, 0.0))
 
 
+_GREEDY_CACHE: OrderedDict = OrderedDict()
+_GREEDY_CACHE_SIZE = 8
+
+
 def greedy_ideal_gains(qrels_levels: np.ndarray, valid: np.ndarray,
                        weights: np.ndarray | None = None, *, alpha: float,
                        depth: int) -> np.ndarray:
+    """Novelty gains of ndeval's greedy ideal list, ``(..., depth)`` (see
+    :func:`greedy_search`).
+
+    The greedy list does not depend on the depth asked for (a shorter one is a prefix),
+    so results are memoised by the content of the inputs: the several cutoffs and
+    measures of one evaluation build the list once.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (qrels_levels, valid, weights):
+        if part is not None:
+            part = np.ascontiguousarray(part)
+            digest.update(repr((part.shape, part.dtype.str)).encode())
+            digest.update(part.tobytes())
+    key = (digest.hexdigest(), float(alpha))
+    cached = _GREEDY_CACHE.get(key)
+    if cached is None or cached.shape[-1] < depth:
+        cached = greedy_search(qrels_levels, valid, weights, alpha=alpha, depth=depth)
+        _GREEDY_CACHE[key] = cached
+        while len(_GREEDY_CACHE) > _GREEDY_CACHE_SIZE:
+            _GREEDY_CACHE.popitem(last=False)
+    _GREEDY_CACHE.move_to_end(key)
+    return cached[..., :depth].copy()
+
+
+def nrbp_ideal_depth(beta: float, n_intents: int, n_docs: int) -> int:
+    """How deep the ideal list must go for nNRBP: all of it when beta = 1, else until the
+    remaining terms ``sum_{r>d} beta^{r-1} G(r) <= N beta^d / (1 - beta)`` are below
+    1e-17 of the first term (G(1) >= 1), i.e. below double precision."""
+    if beta >= 1.0 or beta <= 0.0:
+        return max(n_docs, 1) if beta >= 1.0 else 1
+    bound = np.log(1e-17 * (1.0 - beta) / max(n_intents, 1)) / np.log(beta)
+    return int(min(max(n_docs, 1), max(1, np.ceil(bound) + 1)))
+
+
+def greedy_search(qrels_levels: np.ndarray, valid: np.ndarray,
+                  weights: np.ndarray | None = None, *, alpha: float,
+                  depth: int) -> np.ndarray:
     """Novelty gains of ndeval's greedy ideal list, ``(..., depth)``.
 
     ``qrels_levels`` is ``(..., D, I)`` with the documents in ascending docno order. At

@@ -113,7 +113,8 @@ def _nrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
           reference=_NDEVAL)
 def _nnrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """nNRBP = NRBP / NRBP of the full greedy ideal list."""
-    return _against_ideal(K.nnrbp, cube, measure, cube.sizes["doc"], beta=measure["beta"])
+    depth = K.nrbp_ideal_depth(measure["beta"], cube.sizes["intent"], cube.sizes["doc"])
+    return _against_ideal(K.nnrbp, cube, measure, depth, beta=measure["beta"])
 
 
 def _relevant_per_intent(cube: xr.Dataset) -> xr.DataArray:
