@@ -119,6 +119,7 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
         try:
             frame = pd.read_csv(path, sep=sep, header=None, names=names, dtype=dtypes,
                                 na_filter=False, engine="c", skip_blank_lines=True,
+                                low_memory=False,
                                 compression=compression, encoding="utf-8")
         except (ValueError, pd.errors.ParserError, OverflowError):
             continue
