@@ -11,6 +11,7 @@ import xarray as xr
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
 from .collection import to_adhoc
+from .hierarchy import flat_hierarchy
 from .errors import InputError, XdivWarning
 from .labels import from_json, object_strings, to_json
 from .measures.registry import Measure, parse_all
@@ -56,6 +57,9 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     measures = parse_all(metrics)
     if adhoc is not None:
         collection = to_adhoc(collection, adhoc)
+    if "node_covers" not in collection and any(m.definition.family == "hierarchy"
+                                               for m in measures):
+        collection = flat_hierarchy(collection)
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
     cube = judge(runs, collection, depth=depth)
     scores = [m.definition.compute(cube, m).transpose("run", "topic") for m in measures]
@@ -78,6 +82,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
             "collection": collection.attrs.get("source", ""),
             "runs": runs.attrs.get("source", ""),
             "order": runs.attrs.get("order", ""),
+            "hierarchy": collection.attrs.get("hierarchy", ""),
+            "hierarchy_weights": collection.attrs.get("hierarchy_weights", ""),
             "topics_without_relevant": to_json(no_relevant),
             "topics_not_in_qrels": cube.attrs["topics_not_in_qrels"],
             "topics_not_in_runs": cube.attrs["topics_not_in_runs"],

@@ -438,12 +438,19 @@ def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset
     return dataset.reindex(topic=object_strings(topics), fill_value=fill)
 
 
+HIERARCHY_FILL = {"node_exists": False, "node_layer": 0, "node_leaf": False, "node_intent": "",
+                  "node_weight": 0.0, "node_covers": False, "node_level": 0,
+                  "layer_weight": 0.0}
+"""Hierarchy variables a judged cube carries when the collection has them (and fills)."""
+
+
 def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
     """The per-topic collection variables a measure needs, reindexed on ``topics``."""
     fill = {"level": 0, "judgment": ABSENT, "judged": False, "intent_valid": False,
-            "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": ""}
-    sub = collection[["level", "judged", "intent_valid", "intent_prob", "intent_type",
-                      "intent_order"]]
+            "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": "",
+            **HIERARCHY_FILL}
+    names = ["level", "judged", "intent_valid", "intent_prob", "intent_type", "intent_order"]
+    sub = collection[names + [n for n in HIERARCHY_FILL if n in collection]]
     sub = _on_topics(sub, topics, fill)
     if sub["docno"].dtype.kind == "O":
         sub = sub.assign_coords(docno=sub["docno"].fillna(""))

@@ -1,0 +1,348 @@
+"""Intent hierarchies (spec §5; Wang et al., seed 004) as extra variables of a collection.
+
+A hierarchy is a tree per topic whose root is the query, whose leaves are the topic's
+(atomic) intents and whose inner nodes are broader intents. :func:`attach_hierarchy`
+adds, on a ``node`` dimension (node labels, unioned over topics like intents):
+
+===================================  ===================================================
+``node_exists(topic, node)``         the node is in the topic's tree
+``node_parent(topic, node)``         parent label (``""`` for children of the root)
+``node_layer(topic, node)``          1 for children of the root, 2 below, ... (0: absent)
+``node_leaf(topic, node)``           the node is a leaf (an atomic intent)
+``node_intent(topic, node)``         the intent a leaf stands for (``""`` otherwise)
+``node_weight(topic, node)``         W(n) under the chosen weighting scheme
+``node_covers(topic, node, intent)`` the node is the leaf of the intent or an ancestor
+``node_level(topic, node, doc)``     relevance propagated upwards: max over children
+``layer_weight(topic, layer)``       w_h of the layer-aware measures (uniform default)
+===================================  ===================================================
+
+A flat collection is the height-1 hierarchy (:func:`flat_hierarchy`), with the intent
+probabilities as node weights, so every hierarchical measure reduces to its flat
+counterpart there.
+
+Weights satisfy Property 6 in the form that every scheme of the paper fulfils: the root
+weighs 1 and a parent weighs the *sum* of its children (so each layer of an extended
+hierarchy sums to 1). The seed (and the spec) print the parent as the *mean* of its
+children, which neither UT nor NT can satisfy (UT gives each child W(p)/|C(p)|, whose
+mean is W(p)/|C(p)|, not W(p)); UB and NB therefore aggregate by sum here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .errors import InputError
+from .labels import natural_sorted, object_strings, to_json
+
+Kind = Literal["OIH", "EIH"]
+Scheme = Literal["UT", "UB", "NT", "NB"]
+
+__all__ = ["attach_hierarchy", "flat_hierarchy", "read_hierarchy", "hierarchy_frame"]
+
+_ROOTS = {"", "0", "root", "None", "-"}
+
+
+def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a hierarchy file: whitespace-separated ``topic node parent [weight] [intent]``
+    lines (``parent`` ``-`` or ``root`` for children of the query; ``#`` comments)."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            fields = line.split("#", 1)[0].split()
+            if not fields:
+                continue
+            if not 3 <= len(fields) <= 5:
+                raise InputError(f"{os.fspath(path)}:{number}: expected 'topic node parent "
+                                 f"[weight] [intent]', found {len(fields)} fields")
+            topic, node, parent = fields[:3]
+            weight, intent = np.nan, ""
+            if len(fields) >= 4:
+                try:
+                    weight = float(fields[3]) if fields[3] != "-" else np.nan
+                except ValueError:
+                    raise InputError(f"{os.fspath(path)}:{number}: weight {fields[3]!r} is not "
+                                     "a number") from None
+            if len(fields) == 5:
+                intent = fields[4]
+            rows.append((topic, node, parent, weight, intent))
+    return pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
+
+
+def hierarchy_frame(tree: Mapping) -> pd.DataFrame:
+    """A tidy hierarchy frame from nested plain dicts.
+
+    ``{topic: {node: children}}`` where ``children`` is a dict of the same form, a leaf is
+    ``None`` or an intent label (str), and a node may be a ``(label, weight)`` tuple.
+    """
+    rows = []
+
+    def walk(topic, parent, children):
+        for key, sub in children.items():
+            label, weight = key if isinstance(key, tuple) else (key, np.nan)
+            intent = sub if isinstance(sub, str) else ""
+            rows.append((str(topic), str(label), parent, float(weight), intent))
+            if isinstance(sub, Mapping):
+                walk(topic, str(label), sub)
+
+    for topic, children in tree.items():
+        walk(topic, "", children)
+    return pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
+
+
+class _Tree:
+    """One topic's tree, validated: parent of every node, children, leaves, layers."""
+
+    def __init__(self, topic: str, frame: pd.DataFrame):
+        self.topic = topic
+        self.parent: dict[str, str] = {}
+        self.weight: dict[str, float] = {}
+        self.intent: dict[str, str] = {}
+        for node, parent, weight, intent in frame[["node", "parent", "weight",
+                                                   "intent"]].itertuples(index=False):
+            node, parent = str(node), "" if str(parent) in _ROOTS else str(parent)
+            if node in self.parent:
+                raise InputError(f"hierarchy of topic {topic}: node {node} is listed twice "
+                                 f"(parents {self.parent[node] or 'root'} and {parent or 'root'})")
+            self.parent[node], self.weight[node] = parent, float(weight)
+            self.intent[node] = str(intent) if isinstance(intent, str) and intent else ""
+        for node, parent in self.parent.items():
+            if parent and parent not in self.parent:
+                raise InputError(f"hierarchy of topic {topic}: node {node} has unknown parent "
+                                 f"{parent}")
+        for node in self.parent:
+            seen, cur = set(), node
+            while cur:
+                if cur in seen:
+                    raise InputError(f"hierarchy of topic {topic}: cycle through node {node}")
+                seen.add(cur)
+                cur = self.parent[cur]
+        self._index()
+        self.original_leaves = set(self.leaves)
+
+    def _index(self):
+        self.children: dict[str, list[str]] = {n: [] for n in [""] + list(self.parent)}
+        for node, parent in self.parent.items():
+            self.children[parent].append(node)
+        self.layer = {}
+        for node in self.parent:
+            depth, cur = 0, node
+            while cur:
+                depth, cur = depth + 1, self.parent[cur]
+            self.layer[node] = depth
+        self.leaves = [n for n in self.parent if not self.children[n]]
+
+    def leaf_intent(self, leaf: str) -> str:
+        return self.intent[leaf] or leaf
+
+    def extend(self) -> None:
+        """OIH -> EIH: chains of single children bring every leaf to the deepest layer."""
+        deepest = max(self.layer[n] for n in self.leaves)
+        for leaf in list(self.leaves):
+            cur = leaf
+            for step in range(1, deepest - self.layer[leaf] + 1):
+                child = f"{leaf}+{step}"
+                self.parent[child], self.weight[child] = cur, self.weight[leaf]
+                self.intent[child] = ""
+                cur = child
+            if cur != leaf:
+                self.intent[cur], self.intent[leaf] = self.leaf_intent(leaf), ""
+        self._index()
+
+    def weights(self, scheme: Scheme) -> dict[str, float]:
+        top_down = scheme in ("UT", "NT")
+        out: dict[str, float] = {"": 1.0}
+        if top_down:
+            order = sorted(self.parent, key=lambda n: self.layer[n])
+            for node in order:
+                parent = self.parent[node]
+                siblings = self.children[parent]
+                if scheme == "UT":
+                    out[node] = out[parent] / len(siblings)
+                else:
+                    given = np.array([self.weight[s] for s in siblings])
+                    if np.isnan(given).any() or (given < 0).any() or given.sum() <= 0:
+                        raise InputError(f"hierarchy of topic {self.topic}: NT needs non-negative "
+                                         f"weights for every node (children of "
+                                         f"{parent or 'root'})")
+                    out[node] = self.weight[node] * out[parent] / given.sum()
+        else:
+            if scheme == "UB":
+                leaf = {n: 1.0 / len(self.leaves) for n in self.leaves}
+            else:
+                given = np.array([self.weight[n] for n in self.leaves])
+                if np.isnan(given).any() or (given < 0).any() or given.sum() <= 0:
+                    raise InputError(f"hierarchy of topic {self.topic}: NB needs non-negative "
+                                     "weights for every leaf")
+                leaf = {n: self.weight[n] / given.sum() for n in self.leaves}
+            for node in sorted(self.parent, key=lambda n: -self.layer[n]):
+                out[node] = leaf[node] if node in leaf else sum(out[c] for c in
+                                                                 self.children[node])
+        out.pop("")
+        return out
+
+
+def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping | str |
+                     os.PathLike, *, kind: Kind = "EIH", weights: Scheme = "UB",
+                     layer_weights: Sequence[float] | None = None) -> xr.Dataset:
+    """Add intent hierarchies to a collection.
+
+    Parameters
+    ----------
+    collection : xarray.Dataset
+    hierarchy : DataFrame, dict or path
+        Tidy ``topic node parent [weight] [intent]`` rows (:func:`read_hierarchy`), or
+        nested dicts (:func:`hierarchy_frame`). Leaves stand for the intents of the
+        collection (their ``intent``, else their own label). Topics without a tree get the
+        flat (height-1) hierarchy.
+    kind : {"OIH", "EIH"}
+        Keep the hierarchy as given, or extend it so every leaf is in the deepest layer.
+    weights : {"UT", "UB", "NT", "NB"}
+        Uniform/non-uniform, top-down/bottom-up node weights (NT needs every node's
+        weight, NB every leaf's).
+    layer_weights : sequence of float, optional
+        w_1, w_2, ... of the layer-aware measures (default uniform); renormalised over each
+        topic's layers.
+
+    Raises
+    ------
+    InputError
+        Cycles, a node listed twice (two parents), unknown parents, leaves that are not
+        intents of the topic, intents with relevant documents missing from the tree.
+    """
+    if kind not in ("OIH", "EIH"):
+        raise InputError(f"kind must be 'OIH' or 'EIH', not {kind!r}")
+    if weights not in ("UT", "UB", "NT", "NB"):
+        raise InputError(f"weights must be one of UT, UB, NT, NB, not {weights!r}")
+    if isinstance(hierarchy, (str, os.PathLike)):
+        frame = read_hierarchy(hierarchy)
+    elif isinstance(hierarchy, Mapping):
+        frame = hierarchy_frame(hierarchy)
+    else:
+        frame = hierarchy.copy()
+    for column, default in (("weight", np.nan), ("intent", "")):
+        if column not in frame.columns:
+            frame[column] = default
+    frame["topic"] = frame["topic"].astype(str)
+    trees, removed = {}, {}
+    topics = [str(t) for t in collection["topic"].values]
+    unknown = sorted(set(frame["topic"]) - set(topics))
+    if unknown:
+        raise InputError(f"hierarchy topics {unknown} are not in the collection")
+    for topic in topics:
+        valid = {str(i) for i, ok in zip(collection["intent"].values,
+                                          collection["intent_valid"].sel(topic=topic).values)
+                 if ok}
+        exists = {str(i) for i, ok in zip(collection["intent"].values,
+                                           collection["intent_exists"].sel(topic=topic).values)
+                  if ok}
+        rows = frame[frame["topic"] == topic]
+        if rows.empty:
+            tree = _Tree(topic, pd.DataFrame({"node": sorted(valid), "parent": "",
+                                              "weight": np.nan, "intent": ""}))
+        else:
+            tree = _Tree(topic, rows)
+        leaf_intents = {tree.leaf_intent(n) for n in tree.leaves}
+        strange = sorted(leaf_intents - exists)
+        if strange:
+            raise InputError(f"hierarchy of topic {topic}: leaves {strange} are not intents of "
+                             "the topic")
+        missing = sorted(valid - leaf_intents)
+        if missing:
+            raise InputError(f"hierarchy of topic {topic}: intents {missing} (with relevant "
+                             "documents) are missing from the tree")
+        inner_intents = [n for n in tree.parent if tree.intent[n] and tree.children[n]]
+        if inner_intents:
+            raise InputError(f"hierarchy of topic {topic}: inner nodes {inner_intents} are "
+                             "given intents; only leaves stand for intents")
+        removed[topic] = _prune(tree, valid)
+        if kind == "EIH" and tree.leaves:
+            tree.extend()
+        trees[topic] = tree
+    return _as_variables(collection, trees, kind, weights, layer_weights, removed)
+
+
+def _prune(tree: _Tree, valid: set[str]) -> list[str]:
+    """Drop leaves whose intent has no relevant document, then inner nodes left without
+    children (they stand for no intent); returns the removed node labels."""
+    removed = []
+    while True:
+        gone = [n for n in tree.leaves
+                if n not in tree.original_leaves or tree.leaf_intent(n) not in valid]
+        if not gone:
+            return removed
+        for n in gone:
+            removed.append(n)
+            del tree.parent[n]
+        tree._index()
+
+
+def flat_hierarchy(collection: xr.Dataset) -> xr.Dataset:
+    """The height-1 hierarchy of a flat collection: one leaf per valid intent, weighted by
+    the intent probabilities (NT with W° = Pr(i|q))."""
+    rows = [(str(t), str(i), "", float(p), str(i))
+            for t, per_t, per_p in zip(collection["topic"].values,
+                                       collection["intent_valid"].values,
+                                       collection["intent_prob"].values)
+            for i, ok, p in zip(collection["intent"].values, per_t, per_p) if ok]
+    frame = pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
+    return attach_hierarchy(collection, frame, kind="OIH", weights="NT")
+
+
+def _as_variables(collection, trees, kind, scheme, layer_weights, removed) -> xr.Dataset:
+    topics = [str(t) for t in collection["topic"].values]
+    nodes = natural_sorted({n for tree in trees.values() for n in tree.parent}) or ["-"]
+    intents = [str(i) for i in collection["intent"].values]
+    n_index, i_index = {n: k for k, n in enumerate(nodes)}, {i: k for k, i in
+                                                            enumerate(intents)}
+    shape = (len(topics), len(nodes))
+    exists = np.zeros(shape, dtype=bool)
+    leaf = np.zeros(shape, dtype=bool)
+    layer = np.zeros(shape, dtype=np.int64)
+    weight = np.zeros(shape)
+    parent = np.full(shape, "", dtype=object)
+    intent = np.full(shape, "", dtype=object)
+    covers = np.zeros(shape + (len(intents),), dtype=bool)
+    height = max([max(t.layer.values(), default=0) for t in trees.values()] + [1])
+    lw = np.zeros((len(topics), height))
+    for t, topic in enumerate(topics):
+        tree = trees[topic]
+        w = tree.weights(scheme) if tree.parent else {}
+        for node, par in tree.parent.items():
+            k = n_index[node]
+            exists[t, k], parent[t, k], layer[t, k] = True, par, tree.layer[node]
+            weight[t, k] = w[node]
+            if node in tree.leaves:
+                leaf[t, k] = True
+                intent[t, k] = tree.leaf_intent(node)
+                cur = node
+                while cur:
+                    covers[t, n_index[cur], i_index[intent[t, k]]] = True
+                    cur = tree.parent[cur]
+        h = max(tree.layer.values(), default=0)
+        if h:
+            given = np.ones(h) if layer_weights is None else np.asarray(layer_weights[:h], float)
+            if len(given) < h or (given < 0).any() or given.sum() <= 0:
+                raise InputError(f"layer_weights need {h} non-negative values for topic {topic}")
+            lw[t, :h] = given / given.sum()
+    level = collection["level"].values  # (topic, intent, doc)
+    node_level = (covers[..., None] * level[:, None, :, :]).max(axis=2).astype(np.int8)
+    return collection.assign_coords(node=object_strings(nodes),
+                                    layer=np.arange(1, height + 1)).assign(
+        node_exists=(("topic", "node"), exists),
+        node_parent=(("topic", "node"), parent),
+        node_layer=(("topic", "node"), layer),
+        node_leaf=(("topic", "node"), leaf),
+        node_intent=(("topic", "node"), intent),
+        node_weight=(("topic", "node"), weight),
+        node_covers=(("topic", "node", "intent"), covers),
+        node_level=(("topic", "node", "doc"), node_level),
+        layer_weight=(("topic", "layer"), lw),
+    ).assign_attrs(hierarchy=kind, hierarchy_weights=scheme,
+                   removed_nodes=to_json({t: v for t, v in removed.items() if v}))
+
