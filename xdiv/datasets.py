@@ -26,7 +26,7 @@ from .io import read_topics, write_qrels, write_run
 from .runs import build_runs, read_runs
 
 __all__ = ["synthetic", "synthetic_frames", "write_synthetic", "example", "examples",
-           "trec_web", "data_dir"]
+           "trec_web", "data_dir", "hierarchy_path"]
 
 
 def synthetic_frames(n_topics: int = 30, n_runs: int = 10, depth: int = 100, *,
@@ -161,6 +161,11 @@ def data_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise InputError("the xdiv data folder is missing from this installation")
+
+
+def hierarchy_path() -> Path:
+    """Path of the shipped hand-made hierarchies (``datasets/hierarchies/trec-web.txt``)."""
+    return data_dir() / "hierarchies" / "trec-web.txt"
 
 
 def examples() -> list[str]:

@@ -68,7 +68,7 @@ def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
                 except ValueError:
                     raise InputError(f"{os.fspath(path)}:{number}: weight {fields[3]!r} is not "
                                      "a number") from None
-            if len(fields) == 5:
+            if len(fields) == 5 and fields[4] != "-":
                 intent = fields[4]
             rows.append((topic, node, parent, weight, intent))
     return pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
