@@ -26,7 +26,7 @@ from .io import read_topics, write_qrels, write_run
 from .runs import build_runs, read_runs
 
 __all__ = ["synthetic", "synthetic_frames", "write_synthetic", "example", "examples",
-           "trec_web", "data_dir", "hierarchy_path"]
+           "trec_web", "data_dir", "hierarchy_path", "synthetic_hierarchy"]
 
 
 def synthetic_frames(n_topics: int = 30, n_runs: int = 10, depth: int = 100, *,
@@ -161,6 +161,28 @@ def data_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise InputError("the xdiv data folder is missing from this installation")
+
+
+def synthetic_hierarchy(collection: xr.Dataset, *, layers: int = 3,
+                        seed: int = 0) -> pd.DataFrame:
+    """A seeded random hierarchy frame over each topic's valid intents: the intents are
+    grouped under ``layers - 1`` levels of broader nodes (about two children each), so
+    that the extended hierarchy (EIH) has ``layers`` layers."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for topic, valid in zip(collection["topic"].values, collection["intent_valid"].values):
+        level = [(f"i{i}", str(i)) for i in collection["intent"].values[valid]]
+        for depth in range(layers - 1, 0, -1):
+            order = rng.permutation(len(level))
+            groups = np.array_split(order, max(1, len(level) // 2))
+            parents = []
+            for g, members in enumerate(groups):
+                name = f"L{depth}g{g}"
+                rows += [(str(topic), level[m][0], name, level[m][1]) for m in members]
+                parents.append((name, ""))
+            level = parents
+        rows += [(str(topic), node, "", intent) for node, intent in level]
+    return pd.DataFrame(rows, columns=["topic", "node", "parent", "intent"])
 
 
 def hierarchy_path() -> Path:

@@ -389,17 +389,13 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         _lookup_slots, runs["docno"], topic_index,
         kwargs={"table": table}, dask="parallelized", output_dtypes=[np.int32],
     )
-    level_tdi = np.ascontiguousarray(np.moveaxis(coll["qrels_level"].values, 1, 2))
-    level = xr.apply_ufunc(
-        _gather_levels, slot.transpose("run", "rank", "topic"),
-        kwargs={"level_tdi": level_tdi},
-        input_core_dims=[["topic"]], output_core_dims=[["topic", "intent"]],
-        dask="parallelized", output_dtypes=[np.int8],
-        dask_gufunc_kwargs={"output_sizes": {"intent": coll.sizes["intent"]},
-                            "allow_rechunk": True},
-    ).transpose("run", "topic", "rank", "intent")
+    level = _judged_levels(slot, coll["qrels_level"], "intent")
+    extra = {}
+    if "node_level" in coll:  # hierarchy: node relevance of every ranked document
+        extra["node_run_level"] = _judged_levels(slot, coll["node_level"], "node")
     cube = xr.Dataset(
         {
+            **extra,
             "level": level,
             "judged": slot >= 0,
             "slot": slot,
@@ -412,6 +408,19 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         output_core_dims=[["ideal_rank"]])
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
+
+
+def _judged_levels(slot: xr.DataArray, qrels: xr.DataArray, dim: str) -> xr.DataArray:
+    """Levels ``(run, topic, rank, dim)`` of the ranked documents, gathered by ``slot`` from
+    the collection's ``qrels(topic, dim, doc)``."""
+    level_tdi = np.ascontiguousarray(np.moveaxis(qrels.values, 1, 2))
+    return xr.apply_ufunc(
+        _gather_levels, slot.transpose("run", "rank", "topic"),
+        kwargs={"level_tdi": level_tdi},
+        input_core_dims=[["topic"]], output_core_dims=[["topic", dim]],
+        dask="parallelized", output_dtypes=[np.int8],
+        dask_gufunc_kwargs={"output_sizes": {dim: qrels.sizes[dim]}, "allow_rechunk": True},
+    ).transpose("run", "topic", "rank", dim)
 
 
 def _alignment_report(runs: xr.Dataset, coll: xr.Dataset, collection: xr.Dataset) -> dict:

@@ -1,16 +1,9 @@
-"""Kernels for intent hierarchies (spec §5): node relevance of ranked documents, node
-selections and weights. ``covers`` is ``(..., N, I)``: node n is intent i's leaf or one of
-its ancestors; node relevance is the maximum level over the intents a node covers, i.e.
-relevance propagated upwards by max over children."""
+"""Kernels for intent hierarchies (spec §5): node selections, weights and types.
+``covers`` is ``(..., N, I)``: node n is intent i's leaf or one of its ancestors."""
 
 from __future__ import annotations
 
 import numpy as np
-
-
-def node_levels(levels: np.ndarray, covers: np.ndarray) -> np.ndarray:
-    """``(..., N)`` node levels of documents from their intent levels ``(..., I)``."""
-    return np.where(covers, levels[..., None, :], 0).max(axis=-1, initial=0).astype(levels.dtype)
 
 
 def has_relevant(node_qrels: np.ndarray) -> np.ndarray:

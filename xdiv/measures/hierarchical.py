@@ -36,16 +36,12 @@ _CUBE_VARIABLES = ("retrieved", "length", "slot", "judged")
 def node_cube(cube: xr.Dataset, selected: xr.DataArray, weight: xr.DataArray) -> xr.Dataset:
     """The judged cube re-read with the ``selected`` nodes as intents.
 
-    ``level``, ``qrels_level`` and ``ideal_level`` hold node relevance (propagated by max),
+    ``level`` (the judged cube's ``node_run_level``), ``qrels_level`` and ``ideal_level``
+    hold node relevance (propagated by max),
     ``intent_prob`` the node ``weight`` renormalised over the selected nodes with relevant
     documents, ``intent_type`` "nav" for leaves of navigational intents.
     """
-    level = xr.apply_ufunc(K.node_levels, cube["level"], cube["node_covers"],
-                           input_core_dims=[["intent"], ["node", "intent"]],
-                           output_core_dims=[["node"]], output_dtypes=[np.int8],
-                           dask_gufunc_kwargs={"allow_rechunk": True,
-                                               "output_sizes": {"node": cube.sizes["node"]}},
-                           dask="parallelized")
+    level = cube["node_run_level"]
     qrels = cube["node_level"]
     valid = selected & xr.apply_ufunc(K.has_relevant, qrels, input_core_dims=[["doc"]])
     prob = xr.apply_ufunc(K.normalise, weight, valid, input_core_dims=[["node"], ["node"]],
@@ -60,7 +56,8 @@ def node_cube(cube: xr.Dataset, selected: xr.DataArray, weight: xr.DataArray) ->
                       "intent_prob": prob, "intent_type": types, "ideal_level": ideal,
                       **{v: cube[v] for v in _CUBE_VARIABLES}})
     out = out.drop_vars([c for c in ("intent", "docno") if c in out.coords])
-    return out.rename({"node": "intent"}).transpose("run", "topic", "rank", "intent", ...)
+    out = out.rename({"node": "intent"})
+    return out.transpose("run", "topic", "rank", "intent", ...)
 
 
 def all_nodes(cube: xr.Dataset) -> xr.Dataset:
