@@ -184,7 +184,20 @@ class _Tree:
                 out[node] = leaf[node] if node in leaf else sum(out[c] for c in
                                                                  self.children[node])
         out.pop("")
+        self._check_property_6(out, scheme)
         return out
+
+    def _check_property_6(self, weight: dict[str, float], scheme: str) -> None:
+        """Root weight 1 and every parent the sum of its children, else an error."""
+        for parent, children in self.children.items():
+            if not children:
+                continue
+            total = sum(weight[c] for c in children)
+            expected = 1.0 if parent == "" else weight[parent]
+            if not np.isclose(total, expected, rtol=1e-9, atol=1e-12):
+                raise InputError(f"hierarchy of topic {self.topic}: {scheme} weights violate "
+                                 f"Property 6 below {parent or 'the root'} (children sum to "
+                                 f"{total:.6g}, expected {expected:.6g})")
 
 
 def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping | str |
