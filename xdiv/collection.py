@@ -58,7 +58,8 @@ __all__ = [
 ]
 
 
-def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform") -> xr.Dataset:
+def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
+               doc_lengths=None, default_length: float | None = None) -> xr.Dataset:
     """Read TREC diversity or adhoc qrels into a collection dataset.
 
     Parameters
@@ -73,6 +74,11 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform") -
         Intent probabilities: uniform over the valid intents, the non-uniform scheme of
         Sakai & Song (``Pr(j) ∝ 2^(n-j+1)`` in topic-file order), or a
         ``topic intent probability`` file/frame. Renormalised over valid intents.
+    doc_lengths : path-like or DataFrame, optional
+        Document lengths in characters for the U-measures: a ``docno length`` file or a
+        frame with columns ``doc_id`` and ``length`` (see :func:`set_doc_lengths`).
+    default_length : float, optional
+        Length of relevant documents missing from ``doc_lengths`` (otherwise an error).
 
     Returns
     -------
@@ -81,8 +87,54 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform") -
     """
     frame = _io.read_qrels_frame(path)
     topic_frame = _io.read_topics(topics) if isinstance(topics, (str, os.PathLike)) else topics
-    return build_collection(frame, topics=topic_frame, probabilities=probabilities,
-                            source=os.fspath(path))
+    collection = build_collection(frame, topics=topic_frame, probabilities=probabilities,
+                                  source=os.fspath(path))
+    if doc_lengths is not None:
+        collection = set_doc_lengths(collection, doc_lengths, default=default_length)
+    return collection
+
+
+def set_doc_lengths(collection: xr.Dataset, lengths, *,
+                    default: float | None = None) -> xr.Dataset:
+    """Add ``doc_length(topic, doc)`` (characters) for the U-measures.
+
+    ``lengths`` is a ``docno length`` file or a frame with ``doc_id`` (or ``docno``) and
+    ``length``; lengths are topic-independent. Every document relevant to some intent
+    needs a length (the simulated user reads part of its full text): a missing one is an
+    error naming the document unless ``default`` is given. Judged non-relevant documents
+    without a length get ``default`` or 0 (their full text is never read).
+    """
+    if isinstance(lengths, pd.DataFrame):
+        frame = lengths.rename(columns={"doc_id": "docno"})
+        if not {"docno", "length"} <= set(frame.columns):
+            raise InputError("doc lengths need the columns doc_id (or docno) and length")
+        source = "<DataFrame>"
+    else:
+        frame = _io.read_doc_lengths(lengths)
+        source = os.fspath(lengths)
+    values = pd.to_numeric(frame["length"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"{source}: docno {frame['docno'].iloc[k]}: length "
+                         f"{frame['length'].iloc[k]!r} is not a non-negative number")
+    dup = frame["docno"].duplicated()
+    if dup.any():
+        raise InputError(f"{source}: docno {frame['docno'][dup].iloc[0]} has two lengths")
+    table = pd.Series(values, index=frame["docno"].astype(str).to_numpy())
+    docnos = collection["docno"].values
+    found = table.reindex(docnos.ravel()).to_numpy().reshape(docnos.shape)
+    relevant = (collection["level"].values > 0).any(axis=1)
+    lacking = np.isnan(found) & relevant
+    if lacking.any() and default is None:
+        t, d = np.argwhere(lacking)[0]
+        raise InputError(f"{source}: no length for relevant document {docnos[t, d]} (topic "
+                         f"{collection['topic'].values[t]}); pass a default length to use one")
+    filled = np.where(np.isnan(found), 0.0 if default is None else float(default), found)
+    filled[docnos == ""] = 0.0
+    out = collection.assign(doc_length=(("topic", "doc"), filled))
+    out.attrs["doc_lengths"] = source
+    return out
 
 
 def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,

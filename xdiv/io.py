@@ -299,6 +299,11 @@ def read_probabilities(path: PathLike) -> pd.DataFrame:
     return frame
 
 
+def read_doc_lengths(path: PathLike) -> pd.DataFrame:
+    """Read document lengths (``docno length``, characters) into ``docno``/``length``."""
+    return _read_table(path, [("docno", "str"), ("length", "float")])
+
+
 def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
     cols = [np.asarray(c).astype(str) for c in columns]
     body = "\n".join(" ".join(fields) for fields in zip(*cols))

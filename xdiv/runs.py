@@ -393,6 +393,12 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
     extra = {}
     if "node_level" in coll:  # hierarchy: node relevance of every ranked document
         extra["node_run_level"] = _judged_levels(slot, coll["node_level"], "node")
+    if "doc_length" in coll:  # U-measures: length of every ranked (judged) document
+        extra["run_doc_length"] = xr.apply_ufunc(
+            _gather_values, slot.transpose("run", "rank", "topic"),
+            kwargs={"values_td": coll["doc_length"].values}, input_core_dims=[["topic"]],
+            output_core_dims=[["topic"]], dask="parallelized", output_dtypes=[np.float64],
+            dask_gufunc_kwargs={"allow_rechunk": True}).transpose("run", "topic", "rank")
     cube = xr.Dataset(
         {
             **extra,
@@ -408,6 +414,14 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         output_core_dims=[["ideal_rank"]])
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
+
+
+def _gather_values(slot, values_td):
+    """Kernel: per-document values ``(topic, doc)`` at ``slot`` (topic last axis); 0 where
+    unjudged."""
+    topic = np.broadcast_to(np.arange(slot.shape[-1]), slot.shape)
+    out = values_td[topic, np.where(slot >= 0, slot, 0)]
+    return np.where(slot >= 0, out, 0.0)
 
 
 def _judged_levels(slot: xr.DataArray, qrels: xr.DataArray, dim: str) -> xr.DataArray:
@@ -447,19 +461,20 @@ def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset
     return dataset.reindex(topic=object_strings(topics), fill_value=fill)
 
 
-HIERARCHY_FILL = {"node_exists": False, "node_layer": 0, "node_leaf": False, "node_intent": "",
-                  "node_weight": 0.0, "node_covers": False, "node_level": 0,
-                  "layer_weight": 0.0}
-"""Hierarchy variables a judged cube carries when the collection has them (and fills)."""
+OPTIONAL_FILL = {"doc_length": 0.0, "node_exists": False, "node_layer": 0, "node_leaf": False,
+                 "node_intent": "", "node_weight": 0.0, "node_covers": False, "node_level": 0,
+                 "layer_weight": 0.0}
+"""Optional collection variables (document lengths, hierarchies) a judged cube carries when
+the collection has them, with their fill values for topics the collection lacks."""
 
 
 def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
     """The per-topic collection variables a measure needs, reindexed on ``topics``."""
     fill = {"level": 0, "judgment": ABSENT, "judged": False, "intent_valid": False,
             "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": "",
-            **HIERARCHY_FILL}
+            **OPTIONAL_FILL}
     names = ["level", "judged", "intent_valid", "intent_prob", "intent_type", "intent_order"]
-    sub = collection[names + [n for n in HIERARCHY_FILL if n in collection]]
+    sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]]
     sub = _on_topics(sub, topics, fill)
     if sub["docno"].dtype.kind == "O":
         sub = sub.assign_coords(docno=sub["docno"].fillna(""))

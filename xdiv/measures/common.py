@@ -83,10 +83,15 @@ def single_intent(cube: xr.Dataset, values: xr.DataArray, measure: Measure) -> x
         When a topic has several valid intents: an adhoc measure needs an adhoc
         collection (:func:`xdiv.to_adhoc`) or its intent-aware form.
     """
+    single_intent_check(cube, measure)
+    return intent_aware(cube, values)
+
+
+def single_intent_check(cube: xr.Dataset, measure: Measure) -> None:
+    """Raise :class:`MeasureError` unless every topic has at most one valid intent."""
     most = int(cube["intent_valid"].sum("intent").max())
     if most > 1:
         raise MeasureError(
             f"{measure.name} is a single-intent measure but topics have up to {most} intents; "
             "convert the collection with xdiv.to_adhoc(collection, method='max'|'count') "
             "(or evaluate(..., adhoc='max'|'count')), or use an intent-aware measure")
-    return intent_aware(cube, values)

@@ -30,7 +30,7 @@ from .registry import Measure, MeasureDef, _REGISTRY, register
 
 _SEED004 = "Wang, Dou, Sakai, Wen et al., intent hierarchies (seed 004)"
 _PARALLEL = {"dask": "parallelized", "dask_gufunc_kwargs": {"allow_rechunk": True}}
-_CUBE_VARIABLES = ("retrieved", "length", "slot", "judged")
+_CUBE_VARIABLES = ("retrieved", "length", "slot", "judged", "run_doc_length")
 
 
 def node_cube(cube: xr.Dataset, selected: xr.DataArray, weight: xr.DataArray) -> xr.Dataset:
@@ -54,7 +54,7 @@ def node_cube(cube: xr.Dataset, selected: xr.DataArray, weight: xr.DataArray) ->
                            output_core_dims=[["ideal_rank"]])
     out = xr.Dataset({"level": level, "qrels_level": qrels, "intent_valid": valid,
                       "intent_prob": prob, "intent_type": types, "ideal_level": ideal,
-                      **{v: cube[v] for v in _CUBE_VARIABLES}})
+                      **{v: cube[v] for v in _CUBE_VARIABLES if v in cube}})
     out = out.drop_vars([c for c in ("intent", "docno") if c in out.coords])
     out = out.rename({"node": "intent"})
     return out.transpose("run", "topic", "rank", "intent", ...)
