@@ -6,9 +6,10 @@ writers handle the TREC/NTCIR text formats and NetCDF.
 """
 
 from . import accessors as _accessors  # noqa: F401  (registers the .xdiv accessors)
-from . import datasets
-from .collection import (build_collection, qrels_frame, read_qrels, set_probabilities, to_adhoc,
-                         write_qrels)
+from . import datasets, hierarchy, udm
+from .collection import (build_collection, qrels_frame, read_qrels, set_doc_lengths,
+                         set_probabilities, to_adhoc, write_qrels)
+from .hierarchy import attach_hierarchy
 from .errors import InputError, MeasureError, ParseError, XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .io import read_probabilities, read_topics
@@ -19,7 +20,8 @@ from .runs import build_runs, judge, read_run, read_runs, runs_frame, write_run
 __version__ = "0.1.0"
 
 __all__ = [
-    "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning",
+    "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
+    "hierarchy", "set_doc_lengths", "udm",
     "build_collection", "build_runs", "datasets", "evaluate", "judge", "open_dataset",
     "parse_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
     "read_runs", "read_topics", "registry", "runs_frame", "set_probabilities", "summarize",
