@@ -26,7 +26,7 @@ from .io import read_topics, write_qrels, write_run
 from .runs import build_runs, read_runs
 
 __all__ = ["synthetic", "synthetic_frames", "write_synthetic", "example", "examples",
-           "trec_web", "data_dir", "hierarchy_path", "synthetic_hierarchy"]
+           "trec_web", "data_dir", "hierarchy_path", "synthetic_hierarchy", "synthetic_assessments"]
 
 
 def synthetic_frames(n_topics: int = 30, n_runs: int = 10, depth: int = 100, *,
@@ -183,6 +183,15 @@ def synthetic_hierarchy(collection: xr.Dataset, *, layers: int = 3,
             level = parents
         rows += [(str(topic), node, "", intent) for node, intent in level]
     return pd.DataFrame(rows, columns=["topic", "node", "parent", "intent"])
+
+
+def synthetic_assessments(n_topics: int = 20, n_docs: int = 60, n_assessors: int = 3, *,
+                          levels: int = 3, agreement: float = 0.6,
+                          seed: int = 0) -> pd.DataFrame:
+    """Seeded multi-assessor labels for the UDM (see :func:`xdiv.udm.synthetic_assessments`)."""
+    from .udm import synthetic_assessments as make
+
+    return make(n_topics, n_docs, n_assessors, levels=levels, agreement=agreement, seed=seed)
 
 
 def hierarchy_path() -> Path:
