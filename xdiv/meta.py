@@ -1,0 +1,274 @@
+"""Meta-evaluation of measures (spec §7): discriminative power with the paired bootstrap
+and the randomised Tukey HSD, the concordance test, rank correlations, agreement of
+significance sets, run and topic sampling.
+
+Input is the ``score(metric, run, topic)`` cube of :func:`xdiv.evaluate` (a Dataset or
+its ``score`` DataArray). Results are labelled datasets whose run-pair variables are full
+``run_a × run_b`` matrices over the same run labels (NaN on the diagonal), whose
+parameters and seeds are attributes, and which round-trip through NetCDF. Topics with a
+NaN score for some run (undefined) are left out of a metric's tests, and counted in
+``n_topics``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+from scipy.stats import binomtest, kendalltau
+from tqdm.auto import tqdm
+
+from .errors import InputError
+from .kernels import meta as K
+from .labels import object_strings, to_json
+
+__all__ = ["bootstrap_test", "tukey_hsd", "discriminative_power", "concordance",
+           "concordance_table", "rank_correlation", "significance_agreement", "sample_runs",
+           "sample_topics"]
+
+
+def _scores(scores) -> xr.DataArray:
+    da = scores["score"] if isinstance(scores, xr.Dataset) else scores
+    if not isinstance(da, xr.DataArray) or set(da.dims) != {"metric", "run", "topic"}:
+        raise InputError("expected a score(metric, run, topic) cube from xdiv.evaluate")
+    if da.sizes["run"] < 2:
+        raise InputError("meta-evaluation needs at least two runs")
+    return da.transpose("metric", "run", "topic")
+
+
+def _metric_groups(da: xr.DataArray):
+    """Metrics grouped by the topics on which every run has a score: yields (metric
+    positions, scores ``(metric, run, topic)`` on those topics). Usually one group, so
+    each test runs vectorised over all metrics at once."""
+    values = da.values
+    keep = ~np.isnan(values).any(axis=1)  # (metric, topic)
+    for k, metric in enumerate(da["metric"].values):
+        if keep[k].sum() < 2:
+            raise InputError(f"{metric}: fewer than two topics have scores for every run")
+    patterns = {}
+    for k in range(len(keep)):
+        patterns.setdefault(keep[k].tobytes(), []).append(k)
+    for members in patterns.values():
+        yield np.array(members), values[members][:, :, keep[members[0]]]
+
+
+def _square(pairs: np.ndarray, n_runs: int, *, antisymmetric: bool = False) -> np.ndarray:
+    """Fill ``(..., pair)`` values into ``(..., run_a, run_b)`` matrices (NaN diagonal)."""
+    i, j = K.pair_index(n_runs)
+    out = np.full(pairs.shape[:-1] + (n_runs, n_runs), np.nan)
+    out[..., i, j] = pairs
+    out[..., j, i] = -pairs if antisymmetric else pairs
+    return out
+
+
+def _pair_dataset(da, variables: dict, attrs: dict) -> xr.Dataset:
+    runs = object_strings(da["run"].values)
+    coords = {"metric": da["metric"].values, "run_a": runs, "run_b": runs}
+    data = {k: (v[0], v[1]) for k, v in variables.items()}
+    return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
+                   progress: bool = False) -> xr.Dataset:
+    """Paired bootstrap test of every run pair for every metric (Sakai; seed 002 Fig. 2).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``asl``, ``diff`` (mean of run_a - run_b), ``t`` and ``delta`` (the pair's required
+        difference at ``alpha``, seed 000 Fig. 3) over (metric, run_a, run_b);
+        ``required_delta(metric)`` = max over pairs; ``n_topics(metric)``. Attributes:
+        test, B, seed, alpha.
+    """
+    da = _scores(scores)
+    n_runs = da.sizes["run"]
+    i, j = K.pair_index(n_runs)
+    rng = np.random.default_rng(seed)
+    n_metrics = da.sizes["metric"]
+    out = {k: np.full((n_metrics, n_runs, n_runs), np.nan) for k in ("asl", "diff", "t", "delta")}
+    n_topics = np.zeros(n_metrics, dtype=np.int64)
+    for members, values in tqdm(list(_metric_groups(da)), disable=not progress,
+                                desc="bootstrap"):
+        mean, t, asl, delta = K.paired_bootstrap(values[:, i] - values[:, j], replicates=B,
+                                                 rng=rng, alpha=alpha)
+        for key, v in zip(("asl", "diff", "t", "delta"), (asl, mean, t, delta)):
+            out[key][members] = _square(v, n_runs, antisymmetric=key in ("diff", "t"))
+        n_topics[members] = values.shape[-1]
+    dims = ("metric", "run_a", "run_b")
+    result = _pair_dataset(da, {k: (dims, v) for k, v in out.items()},
+                           {"test": "paired bootstrap", "B": B, "seed": seed, "alpha": alpha})
+    result["required_delta"] = result["delta"].max(("run_a", "run_b"))
+    result["n_topics"] = ("metric", n_topics)
+    return result
+
+
+def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
+              progress: bool = False) -> xr.Dataset:
+    """Randomised Tukey HSD test of every run pair for every metric (seed 002 Fig. 4).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``asl`` and ``diff`` over (metric, run_a, run_b); ``required_delta(metric)`` = the
+        smallest |diff| among pairs with ASL < alpha (seed 002 Fig. 5); ``n_topics``.
+    """
+    da = _scores(scores)
+    n_runs = da.sizes["run"]
+    rng = np.random.default_rng(seed)
+    n_metrics = da.sizes["metric"]
+    asl = np.full((n_metrics, n_runs, n_runs), np.nan)
+    diff = np.full((n_metrics, n_runs, n_runs), np.nan)
+    n_topics = np.zeros(n_metrics, dtype=np.int64)
+    for members, values in tqdm(list(_metric_groups(da)), disable=not progress,
+                                desc="Tukey HSD"):
+        d, a = K.randomised_tukey(values, replicates=B, rng=rng)
+        asl[members] = _square(a, n_runs)
+        diff[members] = _square(d, n_runs, antisymmetric=True)
+        n_topics[members] = values.shape[-1]
+    dims = ("metric", "run_a", "run_b")
+    result = _pair_dataset(da, {"asl": (dims, asl), "diff": (dims, diff)},
+                           {"test": "randomised Tukey HSD", "B": B, "seed": seed,
+                            "alpha": alpha})
+    significant = np.abs(result["diff"]).where(result["asl"] < alpha)
+    result["required_delta"] = significant.min(("run_a", "run_b"))
+    result["n_topics"] = ("metric", n_topics)
+    return result
+
+
+def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
+                         B: int | None = None, seed: int = 0,
+                         progress: bool = False) -> xr.Dataset:
+    """Discriminative power: the share of run pairs significantly different at ``alpha``.
+
+    Returns the test's dataset plus ``power(metric)``, ``n_significant(metric)``,
+    ``n_pairs`` and ``asl_curve(metric, pair_rank)`` (ASLs sorted ascending, for plots).
+    """
+    if method == "bootstrap":
+        result = bootstrap_test(scores, B=B or 1000, seed=seed, alpha=alpha, progress=progress)
+    elif method == "tukey":
+        result = tukey_hsd(scores, B=B or 5000, seed=seed, alpha=alpha, progress=progress)
+    else:
+        raise InputError(f"method must be 'bootstrap' or 'tukey', not {method!r}")
+    n_runs = result.sizes["run_a"]
+    i, j = K.pair_index(n_runs)
+    pairs = result["asl"].values[:, i, j]
+    result["n_significant"] = ("metric", (pairs < alpha).sum(axis=1))
+    result["power"] = result["n_significant"] / len(i)
+    result["asl_curve"] = (("metric", "pair_rank"), np.sort(pairs, axis=1))
+    result.attrs["n_pairs"] = len(i)
+    return result
+
+
+def _differences(da: xr.DataArray, metric) -> np.ndarray:
+    values = da.sel(metric=metric).values
+    i, j = K.pair_index(values.shape[0])
+    return values[i] - values[j]  # (pair, topic)
+
+
+def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Dataset:
+    """The concordance test of two metrics against one or more gold standards (seed 002
+    Fig. 6), over all run pairs × topics with scores for both runs.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``disagreements``, ``concordance_1`` (= Correct_1 / Disagreements),
+        ``concordance_2``, ``only_1``, ``only_2`` and ``pvalue`` (two-sided sign test over
+        the disagreements where exactly one metric is correct).
+    """
+    da = _scores(scores)
+    gold = [gold] if isinstance(gold, str) else list(gold)
+    d1, d2 = _differences(da, m1), _differences(da, m2)
+    gs = np.stack([_differences(da, g) for g in gold])
+    defined = ~(np.isnan(d1) | np.isnan(d2) | np.isnan(gs).any(axis=0))
+    n, c1, c2, o1, o2 = K.concordance_counts(np.where(defined, d1, 0), np.where(defined, d2, 0),
+                                             np.where(defined, gs, 0))
+    pvalue = binomtest(int(o1), int(o1 + o2), 0.5).pvalue if o1 + o2 else 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return xr.Dataset({"disagreements": n, "concordance_1": c1 / n if n else np.nan,
+                           "concordance_2": c2 / n if n else np.nan, "only_1": o1,
+                           "only_2": o2, "pvalue": pvalue},
+                          attrs={"metric_1": m1, "metric_2": m2, "gold": to_json(gold)})
+
+
+def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str) -> xr.Dataset:
+    """:func:`concordance` for every ordered pair of ``metrics``: dims (metric_1, metric_2)."""
+    names = object_strings(metrics)
+    fields = ("disagreements", "concordance_1", "concordance_2", "only_1", "only_2", "pvalue")
+    table = {f: np.full((len(names), len(names)), np.nan) for f in fields}
+    for a, m1 in enumerate(names):
+        for b, m2 in enumerate(names):
+            if a != b:
+                res = concordance(scores, m1, m2, gold)
+                for f in fields:
+                    table[f][a, b] = float(res[f])
+    gold = [gold] if isinstance(gold, str) else list(gold)
+    return xr.Dataset({f: (("metric_1", "metric_2"), v) for f, v in table.items()},
+                      coords={"metric_1": names, "metric_2": names},
+                      attrs={"gold": to_json(gold), "test": "concordance"})
+
+
+def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
+    """Correlation of the run rankings (by mean score over topics) of every metric pair.
+
+    ``method``: ``"kendall"`` (tau-b), ``"tau_ap"`` (metric_1's ranking evaluated
+    against metric_2's as reference; top-weighted) or ``"tau_ap_sym"`` (mean of both
+    directions).
+    """
+    da = _scores(scores)
+    means = da.mean("topic", skipna=True).values  # (metric, run)
+    names = object_strings(da["metric"].values)
+    out = np.ones((len(names), len(names)))
+    for a in range(len(names)):
+        for b in range(len(names)):
+            if method == "kendall":
+                out[a, b] = kendalltau(means[a], means[b]).statistic
+            elif method == "tau_ap":
+                out[a, b] = K.tau_ap(means[a], means[b])
+            elif method == "tau_ap_sym":
+                out[a, b] = (K.tau_ap(means[a], means[b]) + K.tau_ap(means[b], means[a])) / 2
+            else:
+                raise InputError(f"method must be kendall, tau_ap or tau_ap_sym, not {method!r}")
+    return xr.DataArray(out, dims=("metric_1", "metric_2"),
+                        coords={"metric_1": names, "metric_2": names}, name=method)
+
+
+def significance_agreement(test: xr.Dataset, alpha: float | None = None) -> xr.Dataset:
+    """Agreement of metrics' sets of significantly different run pairs (seed 000 Table 5):
+    ``jaccard = |A ∩ B| / |A ∪ B|``, ``only_1 = |A - B|``, ``only_2 = |B - A|``."""
+    alpha = test.attrs.get("alpha", 0.05) if alpha is None else alpha
+    i, j = K.pair_index(test.sizes["run_a"])
+    sig = test["asl"].values[:, i, j] < alpha  # (metric, pair)
+    both = (sig[:, None, :] & sig[None, :, :]).sum(axis=-1)
+    either = (sig[:, None, :] | sig[None, :, :]).sum(axis=-1)
+    only = (sig[:, None, :] & ~sig[None, :, :]).sum(axis=-1)
+    names = object_strings(test["metric"].values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        jaccard = np.where(either > 0, both / np.where(either > 0, either, 1), np.nan)
+    coords = {"metric_1": names, "metric_2": names}
+    dims = ("metric_1", "metric_2")
+    return xr.Dataset({"jaccard": (dims, jaccard), "both": (dims, both),
+                       "only_1": (dims, only), "only_2": (dims, only.T)}, coords=coords,
+                      attrs={"alpha": alpha, "test": test.attrs.get("test", "")})
+
+
+def sample_runs(scores: xr.Dataset, k: int, seed: int = 0) -> xr.Dataset:
+    """``k`` runs drawn at random without replacement (seeded; seed and runs recorded)."""
+    return _sample(scores, "run", k, seed)
+
+
+def sample_topics(scores: xr.Dataset, k: int, seed: int = 0) -> xr.Dataset:
+    """``k`` topics drawn at random without replacement (seeded)."""
+    return _sample(scores, "topic", k, seed)
+
+
+def _sample(scores: xr.Dataset, dim: str, k: int, seed: int) -> xr.Dataset:
+    n = scores.sizes[dim]
+    if not 1 <= k <= n:
+        raise InputError(f"cannot sample {k} of {n} {dim}s")
+    picked = np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))
+    out = scores.isel({dim: picked})
+    out.attrs = {**scores.attrs, f"sampled_{dim}s": to_json(out[dim].values.tolist()),
+                 f"sample_{dim}_seed": seed}
+    return out
