@@ -19,7 +19,7 @@ def _t_statistic(mean, sumsq, n):
     sd = np.sqrt(var)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / np.sqrt(n))
-    return np.where(sd > 0, t, np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
+        return np.where(sd > 0, t, np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
 
 
 def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,

@@ -1,0 +1,195 @@
+"""Meta-evaluation (spec §7) against naive implementations and hand-computed cases."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy.stats import binomtest, kendalltau
+
+import xdiv
+from xdiv import meta
+from xdiv.kernels.meta import tau_ap
+
+
+def cube(values: np.ndarray, metrics=None) -> xr.Dataset:
+    """A score cube from an array (metric, run, topic)."""
+    m, r, t = values.shape
+    return xr.Dataset({"score": (("metric", "run", "topic"), values)},
+                      coords={"metric": metrics or [f"m{k}" for k in range(m)],
+                              "run": [f"r{k}" for k in range(r)],
+                              "topic": [str(k) for k in range(t)]})
+
+
+def naive_bootstrap(x, y, B, rng):
+    z = x - y
+    n = len(z)
+
+    def t_of(v):
+        sd = v.std(ddof=1)
+        return 0.0 if sd == 0 and v.mean() == 0 else v.mean() / (sd / math.sqrt(n))
+
+    t_obs, w = t_of(z), z - z.mean()
+    hits = 0
+    for _ in range(B):
+        sample = w[rng.integers(0, n, size=n)]
+        hits += abs(t_of(sample)) >= abs(t_obs)
+    return hits / B
+
+
+def naive_tukey(scores, B, rng):
+    runs, topics = scores.shape
+    observed = np.abs(scores.mean(1)[:, None] - scores.mean(1)[None, :])
+    count = np.zeros_like(observed)
+    for _ in range(B):
+        perm = np.array([rng.permutation(runs) for _ in range(topics)]).T
+        shuffled = np.take_along_axis(scores, perm, axis=0)
+        means = shuffled.mean(1)
+        count += (means.max() - means.min()) >= observed - 1e-12
+    return count / B
+
+
+def test_bootstrap_matches_a_naive_loop_within_monte_carlo_error():
+    rng = np.random.default_rng(0)
+    values = rng.random((2, 4, 30)) + np.array([0, 0.05, 0.1, 0.3])[None, :, None]
+    res = meta.bootstrap_test(cube(values), B=2000, seed=1)
+    for m in range(2):
+        for a, b in itertools.combinations(range(4), 2):
+            want = naive_bootstrap(values[m, a], values[m, b], 2000, np.random.default_rng(99))
+            got = float(res.asl.isel(metric=m, run_a=a, run_b=b))
+            assert abs(got - want) <= 4 * math.sqrt(max(want * (1 - want), 1e-4) / 2000) + 0.01
+            assert got == float(res.asl.isel(metric=m, run_a=b, run_b=a))
+    assert np.isnan(res.asl.values[:, range(4), range(4)]).all()
+    again = meta.bootstrap_test(cube(values), B=2000, seed=1)
+    xr.testing.assert_identical(res, again)  # same seed, same replicates
+
+
+def test_bootstrap_same_draws_as_naive_loop():
+    # with the same generator the test draws B x n topic indices in chunks of 250 rows;
+    # a loop over exactly those index rows gives the identical ASL
+    rng = np.random.default_rng(5)
+    values = rng.random((1, 2, 12))
+    res = meta.bootstrap_test(cube(values), B=500, seed=7)
+    draws = np.random.default_rng(7)
+    idx = np.concatenate([draws.integers(0, 12, size=(250, 12)) for _ in range(2)])
+    z = values[0, 0] - values[0, 1]
+    w = z - z.mean()
+    t = lambda v: v.mean() / (v.std(ddof=1) / math.sqrt(12))  # noqa: E731
+    want = np.mean([abs(t(w[row])) >= abs(t(z)) for row in idx])
+    assert float(res.asl.isel(metric=0, run_a=0, run_b=1)) == want
+
+
+def test_tukey_matches_a_naive_loop_within_monte_carlo_error():
+    rng = np.random.default_rng(1)
+    values = rng.random((1, 4, 20)) + np.array([0, 0.05, 0.15, 0.3])[None, :, None]
+    res = meta.tukey_hsd(cube(values), B=3000, seed=2)
+    want = naive_tukey(values[0], 3000, np.random.default_rng(8))
+    got = res.asl.values[0]
+    mask = ~np.eye(4, dtype=bool)
+    assert np.all(np.abs(got[mask] - want[mask]) <= 4 * np.sqrt(
+        np.maximum(want[mask] * (1 - want[mask]), 1e-4) / 3000) + 0.01)
+
+
+def test_tukey_is_more_conservative_than_bootstrap_on_trec2009(trec2009):
+    col, runs = trec2009
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        scores = xdiv.evaluate(runs, col, ["alpha-nDCG@10", "D#-nDCG@10", "I-rec@10"])
+    boot = meta.discriminative_power(scores, "bootstrap", B=1000, seed=1)
+    tukey = meta.discriminative_power(scores, "tukey", B=2000, seed=1)
+    i, j = np.triu_indices(18, 1)
+    b, t = boot.asl.values[:, i, j], tukey.asl.values[:, i, j]
+    assert (t >= b - 0.01).mean() > 0.99  # Monte Carlo noise allowed
+    assert (tukey.power <= boot.power).all()
+
+
+def test_discriminative_power_and_deltas():
+    values = np.zeros((1, 3, 10))
+    values[0, 1] += 0.5  # r1 far above r0 and r2
+    values[0, :, ::2] += 0.01
+    values += np.random.default_rng(3).normal(0, 0.01, values.shape)
+    res = meta.discriminative_power(cube(values), "bootstrap", B=500, seed=0)
+    assert res.n_significant.item() == 2 and res.power.item() == pytest.approx(2 / 3)
+    tk = meta.discriminative_power(cube(values), "tukey", B=500, seed=0)
+    assert tk.required_delta.item() == pytest.approx(
+        np.abs(values[0].mean(1)[1] - values[0].mean(1)[[0, 2]]).min())
+    assert res.asl_curve.sizes["pair_rank"] == 3
+
+
+def test_concordance_hand_example():
+    # 2 runs, 4 topics: differences r0 - r1 per topic
+    m1 = [0.2, -0.1, 0.3, 0.0]
+    m2 = [-0.1, 0.2, -0.2, 0.1]
+    gs = [0.5, 0.0, -0.4, 0.3]  # topic 2 gold tie: both "correct"
+    values = np.zeros((3, 2, 4))
+    values[:, 0] = [m1, m2, gs]
+    res = meta.concordance(cube(values, ["M1", "M2", "GS"]), "M1", "M2", gold="GS")
+    # disagreements at topics 0, 1, 2; M1 correct at 0, 1 (tie); M2 correct at 1, 2
+    assert int(res.disagreements) == 3
+    assert float(res.concordance_1) == pytest.approx(2 / 3)
+    assert float(res.concordance_2) == pytest.approx(2 / 3)
+    assert int(res.only_1) == 1 and int(res.only_2) == 1
+    assert float(res.pvalue) == pytest.approx(binomtest(1, 2, 0.5).pvalue)
+    table = meta.concordance_table(cube(values, ["M1", "M2", "GS"]), ["M1", "M2"], gold="GS")
+    assert float(table.disagreements.sel(metric_1="M1", metric_2="M2")) == 3
+
+
+def brute_tau_ap(evaluated, reference):
+    order = np.argsort(-evaluated, kind="stable")
+    n = len(order)
+    total = 0.0
+    for pos in range(1, n):
+        item = order[pos]
+        correct = sum(reference[order[k]] > reference[item] for k in range(pos))
+        total += correct / pos
+    return 2 / (n - 1) * total - 1
+
+
+def test_tau_ap_brute_force_and_kendall_relation():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        a, b = rng.random(9), rng.random(9)
+        assert tau_ap(a, b) == pytest.approx(brute_tau_ap(a, b), abs=1e-12)
+    truth = np.arange(10.0)[::-1]
+    # a swap at the bottom and one at the top cost Kendall the same; tau_ap punishes the top
+    top, bottom = truth.copy(), truth.copy()
+    top[[0, 1]] = top[[1, 0]]
+    bottom[[8, 9]] = bottom[[9, 8]]
+    assert kendalltau(top, truth).statistic == kendalltau(bottom, truth).statistic
+    assert tau_ap(top, truth) < tau_ap(bottom, truth)
+    # uniform errors: one swap in each of the 5 adjacent blocks ... equal to Kendall when the
+    # errors are spread evenly: the reversed ranking gives -1 for both
+    assert tau_ap(truth[::-1].copy(), truth) == pytest.approx(kendalltau(truth[::-1], truth).statistic)
+
+
+def test_rank_correlation_and_significance_agreement(tmp_path):
+    rng = np.random.default_rng(2)
+    values = rng.random((3, 6, 25)) + np.linspace(0, 0.5, 6)[None, :, None]
+    scores = cube(values)
+    for method in ("kendall", "tau_ap", "tau_ap_sym"):
+        corr = meta.rank_correlation(scores, method)
+        assert corr.dims == ("metric_1", "metric_2")
+        np.testing.assert_allclose(np.diag(corr.values), 1.0)
+    sym = meta.rank_correlation(scores, "tau_ap_sym").values
+    np.testing.assert_allclose(sym, sym.T)
+    test = meta.bootstrap_test(scores, B=300, seed=3)
+    agree = meta.significance_agreement(test)
+    np.testing.assert_allclose(np.diag(agree.jaccard.values), 1.0)
+    assert (agree.only_1.values == agree.only_2.values.T).all()
+    for ds in (test, agree, meta.tukey_hsd(scores, B=200, seed=1)):
+        back = xdiv.open_dataset(xdiv.to_netcdf(ds, tmp_path / "m.nc"))
+        xr.testing.assert_identical(ds, back)
+
+
+def test_sampling_is_seeded():
+    scores = cube(np.random.default_rng(0).random((1, 8, 12)))
+    a, b = meta.sample_runs(scores, 4, seed=3), meta.sample_runs(scores, 4, seed=3)
+    assert a.run.values.tolist() == b.run.values.tolist()
+    assert a.attrs["sample_run_seed"] == 3 and a.sizes["run"] == 4
+    assert meta.sample_topics(scores, 5, seed=1).sizes["topic"] == 5
+    with pytest.raises(xdiv.InputError):
+        meta.sample_runs(scores, 9)
