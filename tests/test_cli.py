@@ -64,3 +64,16 @@ def test_unknown_measure_is_a_one_line_error(tmp_path):
 def test_measures_page(capsys):
     assert main(["measures"]) == 0
     assert "| `alpha-nDCG` |" in capsys.readouterr().out
+
+
+def test_meta_command(tmp_path, capsys):
+    scores = tmp_path / "s.nc"
+    assert main(["demo", "-o", str(scores), "--topics", "10", "--runs", "5"]) == 0
+    out = tmp_path / "m.nc"
+    assert main(["meta", str(scores), "-B", "200", "--seed", "3", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "bootstrap power" in text and "tukey power" in text
+    result = xdiv.open_dataset(out)
+    assert result.asl.dims == ("test", "metric", "run_a", "run_b")
+    assert list(result.test.values) == ["bootstrap", "tukey"]
+    assert result.attrs["seed"] == 3

@@ -61,6 +61,14 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("measures", help="print the measure reference (Markdown) from the registry")
 
+    mt = sub.add_parser("meta", help="discriminative power of the measures of a score cube")
+    mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
+    mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both")
+    mt.add_argument("-B", type=int, help="replicates (default 1000 bootstrap, 5000 Tukey)")
+    mt.add_argument("--alpha", type=float, default=0.05)
+    mt.add_argument("--seed", type=int, default=0)
+    mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
+
     ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels")
     ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
     ev.add_argument("runs", nargs="+", help="run files (gzip allowed)")
@@ -110,6 +118,30 @@ def _demo(args) -> int:
     return 0
 
 
+def _meta(args) -> int:
+    from .meta import discriminative_power
+    from .netcdf import open_dataset
+
+    scores = open_dataset(args.scores)
+    tests = ["bootstrap", "tukey"] if args.test == "both" else [args.test]
+    progress = sys.stderr.isatty()
+    results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
+                                    seed=args.seed, progress=progress) for t in tests]
+    table = pd.DataFrame({f"{t} {col}": r[var].to_pandas()
+                          for t, r in zip(tests, results)
+                          for col, var in (("power", "power"), ("delta", "required_delta"))})
+    print(f"discriminative power at alpha = {args.alpha} over {results[0].attrs['n_pairs']} "
+          f"run pairs (seed {args.seed})")
+    _print_frame(table, "table")
+    if args.output:
+        merged = xr.concat(results, dim="test", combine_attrs="drop_conflicts",
+                           coords="minimal", compat="override")
+        merged = merged.assign_coords(test=tests)
+        merged.attrs.update(alpha=args.alpha, seed=args.seed, scores=os.fspath(args.scores))
+        print(f"meta-evaluation written to {to_netcdf(merged, args.output)}", file=sys.stderr)
+    return 0
+
+
 def _measures(args) -> int:
     print(measures_page(), end="")
     return 0
@@ -143,8 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", XdivWarning)
             warnings.showwarning = _show_warning
         try:
-            return {"demo": _demo, "evaluate": _evaluate,
-                    "measures": _measures}[args.command](args)
+            return {"demo": _demo, "evaluate": _evaluate, "measures": _measures,
+                    "meta": _meta}[args.command](args)
         except XdivError as exc:
             print(f"xdiv: error: {exc}", file=sys.stderr)
             return 2
