@@ -388,3 +388,17 @@ def test_read_runs_glob_and_progress(trec2009_run_paths):
     folder = Path(trec2009_run_paths[0]).parent
     runs = xdiv.read_runs(str(folder / "udel*.gz"), progress=True)
     assert runs.run.values.tolist() == ["udelFMRM", "udelSimPrune"]
+
+
+def test_tab_inside_a_single_spaced_file_is_not_swallowed(tmp_path):
+    p = write(tmp_path / "r", "1 Q0 a 1 2.0 s\n1 Q0 b\tx 2 1.0 s\n")
+    with pytest.raises(ParseError, match="found 7 fields|expected 5 or 6"):
+        xdiv.read_run(p)
+
+
+def test_crlf_line_endings(tmp_path):
+    p = tmp_path / "r"
+    p.write_bytes(b"1 Q0 a 1 2.0 s\r\n1 Q0 b 2 1.0 s\r\n")
+    runs = xdiv.read_run(p)
+    assert runs.run.values.tolist() == ["s"]
+    assert runs.docno.sel(run="s", topic="1").values.tolist() == ["a", "b"]

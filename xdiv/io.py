@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import warnings
 import xml.etree.ElementTree as ET
@@ -146,12 +147,18 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
 
 
 def _looks_single_spaced(path: PathLike) -> bool:
-    """Whether the first data line separates its fields by single spaces only."""
+    """Whether a plain-text file has no tab anywhere and its first data line separates
+    fields by single spaces (then a single-space parse equals whitespace splitting, given
+    the empty-field check of :func:`_single_spaced`)."""
+    if _is_gzip(path):
+        return False
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data.find(b"\t") >= 0:
+            return False
     with _open_text(path) as fh:
         for line in fh:
             if line.strip():
-                body = line.rstrip("\n").rstrip("\r")
-                return "\t" not in body and "" not in body.split(" ")
+                return "" not in line.rstrip("\r\n").split(" ")
     return False
 
 
