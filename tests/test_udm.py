@@ -99,5 +99,6 @@ def test_robustness_protocol_runs_on_synthetic_data():
     assert set(res.metric.values) == {"AP", "nDCG", "nDCG^(1/2)", "GAP^(1/2)"}
     assert np.isfinite(res["mean"].values).all() and np.isfinite(res["sd"].values).all()
     assert res.sizes["topic"] == 8
+    assert list(res.direction.values) == ["a1->a2", "a2->a1"]
     again = udm.synthetic_assessments(n_topics=8, n_docs=30, n_assessors=2, seed=4)
     pd.testing.assert_frame_equal(frame, again)

@@ -230,7 +230,24 @@ def synthetic_assessments(n_topics: int = 20, n_docs: int = 60, n_assessors: int
 
 def robustness(data: xr.Dataset, *, first: str, second: str, M: int = 1, N: int = 2,
                cutoff: int = 10, ignore_non: bool = True) -> xr.Dataset:
-    """Seed 003's robustness protocol (§6.1, Table 2) for two assessors.
+    """Seed 003's robustness protocol (§6.1, Table 2): mutual evaluation of two assessors.
+
+    Both directions are scored (``direction`` = "first->second", "second->first") and the
+    mean and sd run over topics and directions. See :func:`_one_way` for one direction.
+    """
+    parts = [_one_way(data, first=a, second=b, M=M, N=N, cutoff=cutoff, ignore_non=ignore_non)
+             for a, b in ((first, second), (second, first))]
+    score = xr.concat(parts, dim="direction", join="outer").assign_coords(
+        direction=object_strings([f"{first}->{second}", f"{second}->{first}"]))
+    return xr.Dataset({"score": score, "mean": score.mean(("direction", "topic")),
+                       "sd": score.std(("direction", "topic"), ddof=1)},
+                      attrs={"xdiv_kind": "udm_robustness", "first": first, "second": second,
+                             "M": M, "N": N, "cutoff": cutoff, "ignore_non": int(ignore_non)})
+
+
+def _one_way(data: xr.Dataset, *, first: str, second: str, M: int, N: int, cutoff: int,
+             ignore_non: bool) -> xr.DataArray:
+    """One direction of :func:`robustness`.
 
     For each topic judged by both, ``first``'s labels are the qrels and ``second``'s
     labels, ranked by descending level (ties by docno descending), the "run". UDM
@@ -238,10 +255,7 @@ def robustness(data: xr.Dataset, *, first: str, second: str, M: int = 1, N: int 
     nDCG@cutoff with exponential gains, nDCG@cutoff with UDM gains ``P^(M/N)`` and
     ``GAP^(M/N)``.
 
-    Returns
-    -------
-    xarray.Dataset
-        ``score(metric, topic)``, ``mean(metric)``, ``sd(metric)``.
+    Returns ``score(metric, topic)``.
     """
     from .collection import build_collection
     from .evaluate import evaluate
@@ -272,10 +286,6 @@ def robustness(data: xr.Dataset, *, first: str, second: str, M: int = 1, N: int 
     if not rows:
         raise InputError(f"no topic is judged by both {first} and {second}")
     labels = ["AP", "nDCG", f"nDCG^({M}/{N})", f"GAP^({M}/{N})"]
-    score = xr.DataArray(np.array(list(rows.values())).T, dims=("metric", "topic"),
-                         coords={"metric": object_strings(labels),
-                                 "topic": object_strings(list(rows))})
-    return xr.Dataset({"score": score, "mean": score.mean("topic"),
-                       "sd": score.std("topic", ddof=1)},
-                      attrs={"xdiv_kind": "udm_robustness", "first": first, "second": second,
-                             "M": M, "N": N, "cutoff": cutoff})
+    return xr.DataArray(np.array(list(rows.values())).T, dims=("metric", "topic"),
+                        coords={"metric": object_strings(labels),
+                                "topic": object_strings(list(rows))})
