@@ -77,3 +77,15 @@ def test_meta_command(tmp_path, capsys):
     assert result.asl.dims == ("test", "metric", "run_a", "run_b")
     assert list(result.test.values) == ["bootstrap", "tukey"]
     assert result.attrs["seed"] == 3
+
+
+def test_plot_command(tmp_path):
+    scores = tmp_path / "s.nc"
+    assert main(["-q", "demo", "-o", str(scores), "--topics", "8", "--runs", "4"]) == 0
+    metas = tmp_path / "m.nc"
+    assert main(["meta", str(scores), "-B", "100", "-o", str(metas)]) == 0
+    for kind, source in [("asl", metas), ("scatter", scores), ("topics", scores),
+                         ("correlation", scores)]:
+        out = tmp_path / f"{kind}.png"
+        assert main(["plot", kind, str(source), "-o", str(out)]) == 0
+        assert out.stat().st_size > 1000

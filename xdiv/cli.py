@@ -69,6 +69,17 @@ def _parser() -> argparse.ArgumentParser:
     mt.add_argument("--seed", type=int, default=0)
     mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
 
+    pl = sub.add_parser("plot", help="draw a plot from a score cube or meta-evaluation file")
+    pl.add_argument("kind", choices=["asl", "scatter", "topics", "correlation"],
+                    help="asl: ASL curves (meta file); scatter: I-rec vs D-nDCG with D#-nDCG "
+                         "contours; topics: per-topic scores; correlation: rank correlations")
+    pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
+    pl.add_argument("-o", "--output", required=True, help="image file (.png, .svg, .pdf)")
+    pl.add_argument("--test", default="bootstrap", help="asl: which test of a meta file")
+    pl.add_argument("--metric", help="topics: the metric to plot")
+    pl.add_argument("--cutoff", type=int, default=10, help="scatter: the cutoff l")
+    pl.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"])
+
     ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels")
     ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
     ev.add_argument("runs", nargs="+", help="run files (gzip allowed)")
@@ -142,6 +153,32 @@ def _meta(args) -> int:
     return 0
 
 
+def _plot(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from . import meta, plots
+    from .netcdf import open_dataset
+
+    data = open_dataset(args.input)
+    if args.kind == "asl":
+        if "test" in data.dims:
+            if args.test not in data["test"].values:
+                raise XdivError(f"{args.input} holds tests {list(data['test'].values)}")
+            data = data.sel(test=args.test).assign_attrs(test=args.test)
+        fig = plots.asl_curves(data)
+    elif args.kind == "scatter":
+        fig = plots.irec_dndcg(data, cutoff=args.cutoff)
+    elif args.kind == "topics":
+        metric = args.metric or str(data["metric"].values[0])
+        fig = plots.topic_distributions(data, metric)
+    else:
+        fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
+    fig.savefig(args.output, bbox_inches="tight")
+    print(f"plot written to {args.output}", file=sys.stderr)
+    return 0
+
+
 def _measures(args) -> int:
     print(measures_page(), end="")
     return 0
@@ -176,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
         try:
             return {"demo": _demo, "evaluate": _evaluate, "measures": _measures,
-                    "meta": _meta}[args.command](args)
+                    "meta": _meta, "plot": _plot}[args.command](args)
         except XdivError as exc:
             print(f"xdiv: error: {exc}", file=sys.stderr)
             return 2
