@@ -21,6 +21,10 @@ def test_demo_writes_a_score_cube(tmp_path, capsys):
     assert cube.score.dims == ("metric", "run", "topic")
     assert cube.sizes["run"] == 4 and cube.sizes["topic"] == 8
     assert np.isfinite(cube.score.values).all()
+    meta = xdiv.open_dataset(tmp_path / "demo-meta.nc")
+    assert meta.power.dims == ("metric",) and meta.attrs["seed"] == 0
+    assert (tmp_path / "demo-asl.png").stat().st_size > 1000
+    assert (tmp_path / "demo-irec-dndcg.png").stat().st_size > 1000
 
 
 def test_evaluate_ndeval_layout(tmp_path, capsys):

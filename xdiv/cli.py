@@ -51,13 +51,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-q", "--quiet", action="store_true", help="print no warnings")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="evaluate the embedded synthetic data and write the "
-                                       "score cube to NetCDF")
+    demo = sub.add_parser("demo", help="evaluate the embedded synthetic data, meta-evaluate "
+                                       "the measures, write NetCDF files and plots")
     demo.add_argument("-o", "--output", default="xdiv-demo-scores.nc",
                       help="NetCDF file for the score cube (default: %(default)s)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
     demo.add_argument("--topics", type=int, default=30, help="number of topics")
     demo.add_argument("--runs", type=int, default=10, help="number of runs")
+    demo.add_argument("--no-meta", action="store_true",
+                      help="skip the meta-evaluation and plots (scores only)")
 
     sub.add_parser("measures", help="print the measure reference (Markdown) from the registry")
 
@@ -126,6 +128,26 @@ def _demo(args) -> int:
     _print_frame(_summary_frame(scores), "table")
     path = to_netcdf(scores, args.output)
     print(f"\nscore cube score(metric, run, topic) written to {os.path.abspath(path)}")
+    if args.no_meta:
+        return 0
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .meta import discriminative_power
+    from .plots import asl_curves, irec_dndcg
+
+    power = discriminative_power(scores, "bootstrap", B=1000, seed=args.seed)
+    print(f"\ndiscriminative power (paired bootstrap, B = 1000, seed {args.seed}, alpha = 0.05, "
+          f"{power.attrs['n_pairs']} run pairs):")
+    _print_frame(pd.DataFrame({"power": power["power"].to_pandas(),
+                               "required delta": power["required_delta"].to_pandas()}),
+                 "table")
+    stem = os.path.splitext(os.path.abspath(path))[0]
+    outputs = [to_netcdf(power, f"{stem}-meta.nc")]
+    for name, fig in (("asl", asl_curves(power)), ("irec-dndcg", irec_dndcg(scores))):
+        fig.savefig(f"{stem}-{name}.png", bbox_inches="tight")
+        outputs.append(f"{stem}-{name}.png")
+    print("\nmeta-evaluation and plots written to " + ", ".join(outputs))
     return 0
 
 
