@@ -93,3 +93,27 @@ def test_plot_command(tmp_path):
         out = tmp_path / f"{kind}.png"
         assert main(["plot", kind, str(source), "-o", str(out)]) == 0
         assert out.stat().st_size > 1000
+
+
+def test_concordance_correlate_convert_and_trec_eval_format(tmp_path, capsys):
+    scores = tmp_path / "s.nc"
+    assert main(["-q", "demo", "--no-meta", "-o", str(scores), "--topics", "8",
+                 "--runs", "4"]) == 0
+    capsys.readouterr()
+    assert main(["concordance", str(scores), "alpha-nDCG@10", "D#-nDCG@10",
+                 "--gold", "I-rec@10", "--gold", "Ef-P@10"]) == 0
+    text = capsys.readouterr().out
+    assert "disagreements:" in text and "sign test p =" in text
+    assert main(["correlate", str(scores), "--method", "tau_ap"]) == 0
+    assert "D#-nDCG@10" in capsys.readouterr().out
+    (tmp_path / "q").write_text("1 1 a 2\n1 2 a 1\n1 2 b 1\n1 0 c 0\n")
+    assert main(["convert", str(tmp_path / "q"), "--adhoc", "count", "-o",
+                 str(tmp_path / "adhoc")]) == 0
+    assert sorted((tmp_path / "adhoc").read_text().split("\n")[:-1]) == [
+        "1 0 a 2", "1 0 b 1", "1 0 c 0"]
+    (tmp_path / "r").write_text("1 Q0 a 1 2 s\n1 Q0 b 2 1 s\n")
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "adhoc"), str(tmp_path / "r"), "-m", "P@1",
+                 "--format", "trec_eval"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["runid\tall\ts", "P@1\t1\t1.0000",
+                                                    "P@1\tall\t1.0000"]

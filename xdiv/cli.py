@@ -21,7 +21,7 @@ from .errors import XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .measures.registry import registry_markdown
 from .netcdf import to_netcdf
-from .reports import ndeval_csv
+from .reports import ndeval_csv, trec_eval_lines
 from .runs import read_runs
 
 DEMO_MEASURES = ["I-rec@10", "alpha-nDCG@10", "ERR-IA@10", "nDCG-IA@10", "D-nDCG@10",
@@ -71,6 +71,22 @@ def _parser() -> argparse.ArgumentParser:
     mt.add_argument("--seed", type=int, default=0)
     mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
 
+    cc = sub.add_parser("concordance", help="concordance test of two measures of a score cube")
+    cc.add_argument("scores", help="score cube NetCDF")
+    cc.add_argument("m1")
+    cc.add_argument("m2")
+    cc.add_argument("--gold", action="append", required=True,
+                    help="gold-standard measure (repeat for several)")
+
+    co = sub.add_parser("correlate", help="rank correlations between the measures of a cube")
+    co.add_argument("scores", help="score cube NetCDF")
+    co.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"])
+
+    cv = sub.add_parser("convert", help="diversity qrels to adhoc qrels")
+    cv.add_argument("qrels")
+    cv.add_argument("--adhoc", choices=["max", "count"], default="max")
+    cv.add_argument("-o", "--output", required=True, help="adhoc qrels file to write")
+
     pl = sub.add_parser("plot", help="draw a plot from a score cube or meta-evaluation file")
     pl.add_argument("kind", choices=["asl", "scatter", "topics", "correlation"],
                     help="asl: ASL curves (meta file); scatter: I-rec vs D-nDCG with D#-nDCG "
@@ -95,8 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--missing", choices=["zero", "nan"], default="zero",
                     help="score of a judged topic a run lacks (default: %(default)s)")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
-    ev.add_argument("--format", choices=["table", "tsv", "csv", "ndeval"], default="table",
-                    help="ndeval: ndeval's per-topic CSV layout (implies --per-topic)")
+    ev.add_argument("--format", choices=["table", "tsv", "csv", "ndeval", "trec_eval"],
+                    default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
+                                          "'measure topic value' lines (both per topic)")
     ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
     return parser
 
@@ -175,6 +192,37 @@ def _meta(args) -> int:
     return 0
 
 
+def _concordance(args) -> int:
+    from .meta import concordance
+    from .netcdf import open_dataset
+
+    res = concordance(open_dataset(args.scores), args.m1, args.m2, args.gold)
+    print(f"gold standard(s): {', '.join(args.gold)}")
+    print(f"disagreements: {int(res['disagreements'])}")
+    print(f"{args.m1}: {float(res['concordance_1']):.4f}  (correct only it: {int(res['only_1'])})")
+    print(f"{args.m2}: {float(res['concordance_2']):.4f}  (correct only it: {int(res['only_2'])})")
+    print(f"two-sided sign test p = {float(res['pvalue']):.4g}")
+    return 0
+
+
+def _correlate(args) -> int:
+    from .meta import rank_correlation
+    from .netcdf import open_dataset
+
+    corr = rank_correlation(open_dataset(args.scores), args.method).to_pandas()
+    corr.index.name, corr.columns.name = None, None
+    _print_frame(corr, "table")
+    return 0
+
+
+def _convert(args) -> int:
+    from .collection import to_adhoc, write_qrels
+
+    write_qrels(args.output, to_adhoc(read_qrels(args.qrels), args.adhoc))
+    print(f"adhoc qrels ({args.adhoc}) written to {args.output}", file=sys.stderr)
+    return 0
+
+
 def _plot(args) -> int:
     import matplotlib
 
@@ -212,6 +260,8 @@ def _evaluate(args) -> int:
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
+    elif args.format == "trec_eval":
+        print(trec_eval_lines(scores), end="")
     elif args.per_topic:
         frame = scores["score"].to_dataframe().reset_index().pivot_table(
             index=["run", "topic"], columns="metric", values="score", sort=False, dropna=False)
@@ -235,7 +285,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
         try:
             return {"demo": _demo, "evaluate": _evaluate, "measures": _measures,
-                    "meta": _meta, "plot": _plot}[args.command](args)
+                    "meta": _meta, "plot": _plot, "concordance": _concordance,
+                    "correlate": _correlate, "convert": _convert}[args.command](args)
         except XdivError as exc:
             print(f"xdiv: error: {exc}", file=sys.stderr)
             return 2

@@ -8,7 +8,7 @@ import xarray as xr
 
 from .labels import from_json
 
-__all__ = ["ndeval_csv"]
+__all__ = ["ndeval_csv", "trec_eval_lines"]
 
 
 def ndeval_csv(scores: xr.Dataset) -> str:
@@ -32,4 +32,20 @@ def ndeval_csv(scores: xr.Dataset) -> str:
             lines.append(f"{run},{topic}," + ",".join(f"{v:.6f}" for v in row.to_numpy()))
         mean = table.loc[judged].mean(axis=0) if judged else pd.Series(np.nan, index=metrics)
         lines.append(f"{run},amean," + ",".join(f"{v:.6f}" for v in mean.to_numpy()))
+    return "\n".join(lines) + "\n"
+
+
+def trec_eval_lines(scores: xr.Dataset) -> str:
+    """``trec_eval -q``-style lines ``measure<TAB>topic<TAB>value`` per run (a ``runid``
+    line first), then the ``all`` mean over the topics where the measure is defined."""
+    lines = []
+    for run in scores["run"].values:
+        lines.append(f"runid\tall\t{run}")
+        table = scores["score"].sel(run=run)
+        for metric in scores["metric"].values:
+            values = table.sel(metric=metric)
+            for topic, v in zip(values["topic"].values, values.values):
+                if np.isfinite(v):
+                    lines.append(f"{metric}\t{topic}\t{v:.4f}")
+            lines.append(f"{metric}\tall\t{float(values.mean(skipna=True)):.4f}")
     return "\n".join(lines) + "\n"
