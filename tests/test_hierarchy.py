@@ -187,6 +187,14 @@ def test_cycles_unknown_parents_and_missing_weights():
         bobcat(hierarchy=frame)
 
 
+def _walk(tree):
+    """Every node label of a nested tree (to name new groups uniquely)."""
+    for key, sub in tree.items():
+        yield key
+        if isinstance(sub, dict):
+            yield from _walk(sub)
+
+
 @st.composite
 def random_trees(draw):
     n_leaves = draw(st.integers(1, 7))
@@ -197,7 +205,7 @@ def random_trees(draw):
         size = draw(st.integers(1, len(keys)))
         group = keys[:size]
         tree = {k: v for k, v in tree.items() if k not in group} | {
-            f"g{len(keys)}{size}{draw(st.integers(0, 999))}": {k: tree[k] for k in group}}
+            f"g{sum(1 for _ in _walk(tree))}": {k: tree[k] for k in group}}
     return n_leaves, tree
 
 

@@ -313,7 +313,14 @@ def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) 
         k = int(np.argmax(unknown))
         raise InputError(f"{source}: topic {frame['topic'].iloc[k]} intent "
                          f"{frame['intent'].iloc[k]} is not in the collection")
-    grid[t, i] = frame["probability"].to_numpy(dtype=np.float64)
+    values = pd.to_numeric(frame["probability"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"{source}: topic {frame['topic'].iloc[k]} intent "
+                         f"{frame['intent'].iloc[k]}: probability {frame['probability'].iloc[k]!r} "
+                         "is not a finite non-negative number")
+    grid[t, i] = values
     given = np.zeros(grid.shape, dtype=bool)
     given[t, i] = True
     lacking = collection["intent_valid"].values & ~given
@@ -413,6 +420,8 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
         attrs={"xdiv_kind": "collection",
                "source": f"to_adhoc({collection.attrs.get('source', '')!s}, method={method})"},
     )
+    if "doc_length" in collection:
+        adhoc["doc_length"] = collection["doc_length"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", XdivWarning)  # already reported for the source
         return finalize_collection(adhoc, probabilities="uniform")

@@ -45,12 +45,12 @@ Scheme = Literal["UT", "UB", "NT", "NB"]
 
 __all__ = ["attach_hierarchy", "flat_hierarchy", "read_hierarchy", "hierarchy_frame"]
 
-_ROOTS = {"", "0", "root", "None", "-"}
+_ROOTS = {"", "-", "nan", "None"}
 
 
 def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
     """Read a hierarchy file: whitespace-separated ``topic node parent [weight] [intent]``
-    lines (``parent`` ``-`` or ``root`` for children of the query; ``#`` comments)."""
+    lines (``parent`` ``-`` for children of the query; ``#`` comments)."""
     rows = []
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
@@ -260,7 +260,12 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
                                               "weight": np.nan, "intent": ""}))
         else:
             tree = _Tree(topic, rows)
-        leaf_intents = {tree.leaf_intent(n) for n in tree.leaves}
+        leaf_list = [tree.leaf_intent(n) for n in tree.leaves]
+        twice = sorted({i for i in leaf_list if leaf_list.count(i) > 1})
+        if twice:
+            raise InputError(f"hierarchy of topic {topic}: intents {twice} have more than one "
+                             "leaf")
+        leaf_intents = set(leaf_list)
         strange = sorted(leaf_intents - exists)
         if strange:
             raise InputError(f"hierarchy of topic {topic}: leaves {strange} are not intents of "

@@ -124,7 +124,11 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         raise InputError(f"run frame lacks column(s) {sorted(lacking)}")
     if len(frame) == 0:
         raise InputError("run frame is empty")
-    docno = frame["docno"].to_numpy(dtype=object)
+    missing_docno = frame["docno"].isna().to_numpy()
+    if missing_docno.any():
+        k = int(np.argmax(missing_docno))
+        raise InputError(f"run frame row {k}: the docno is missing")
+    docno = frame["docno"].astype(str).to_numpy(dtype=object)
     try:
         score = frame["score"].to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
@@ -139,6 +143,11 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
 
     if order == "rank":
         primary = frame["rank"].to_numpy(dtype=np.float64)
+        bad_rank = ~np.isfinite(primary)
+        if bad_rank.any():
+            k = int(np.argmax(bad_rank))
+            raise InputError(f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} "
+                             f"docno {docno[k]}: rank {primary[k]} is not a number")
         ties = (primary, score)
     else:
         primary = None

@@ -19,8 +19,9 @@ def gain_table(gain: str | Sequence[float], highest: int) -> np.ndarray:
     ----------
     gain : {"exp", "linear"} or sequence of float
         ``"exp"``: ``gv(x) = 2^x - 1``; ``"linear"``: ``gv(x) = x``; a sequence gives the
-        gains of levels ``1, 2, ...`` explicitly (level 0 always has gain 0). A sequence
-        shorter than ``highest`` is an error raised by the caller's validation.
+        gains of levels ``1, 2, ...`` explicitly (level 0 always has gain 0); entries
+        beyond ``highest`` are not used, and a sequence shorter than ``highest`` is an
+        error raised by the caller's validation.
     highest : int
         H, the highest level that may occur.
     """
@@ -31,8 +32,8 @@ def gain_table(gain: str | Sequence[float], highest: int) -> np.ndarray:
         if gain == "linear":
             return levels
         raise ValueError(f"unknown gain {gain!r}")
-    values = np.asarray(gain, dtype=np.float64)
-    table = np.zeros(max(highest, len(values)) + 1)
+    values = np.asarray(gain, dtype=np.float64)[:highest]
+    table = np.zeros(highest + 1)
     table[1:len(values) + 1] = values
     return table
 

@@ -30,7 +30,11 @@ DENOMINATOR = Param("denominator", "min", "normaliser of the cut-off measure: `m
 def highest_level(cube: xr.Dataset, measure: Measure | None = None) -> int:
     """H: the measure's ``H`` parameter if given, else the collection's highest level."""
     given = None if measure is None else measure.params.get("H")
-    return int(cube["qrels_level"].max()) if given is None else given
+    present = int(cube["qrels_level"].max())
+    if given is not None and given < present:
+        raise MeasureError(f"{measure.name}: H={given} is below the collection's highest "
+                           f"level {present}")
+    return present if given is None else given
 
 
 def gain_table(cube: xr.Dataset, measure: Measure | None = None) -> np.ndarray:

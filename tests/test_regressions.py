@@ -1,0 +1,73 @@
+"""Regression tests for defects found in review."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import xdiv
+from xdiv.hierarchy import attach_hierarchy
+
+from .helpers import adhoc, diversity, score
+
+
+def test_gain_tuple_longer_than_h_uses_gv_h_as_normaliser():
+    col, runs = adhoc({"a": 2, "b": 1}, ["a"])
+    assert score(col, runs, "ERR(gain=(1,3,7))@1") == pytest.approx(0.75)
+    assert score(col, runs, "ERR(gain=(1,3))@1") == pytest.approx(0.75)
+    assert score(col, runs, "RBP(gain=(1,3,7))") == pytest.approx(score(col, runs, "RBP"))
+
+
+def test_h_below_the_highest_level_is_an_error():
+    col, runs = adhoc({"a": 3, "b": 1}, ["a", "b"])
+    with pytest.raises(xdiv.MeasureError, match="H=1 is below"):
+        score(col, runs, "nDCG(H=1)@2")
+
+
+def test_integer_docnos_in_frames_match_string_qrels():
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["9", "10"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": [9, 10], "score": [1.0, 1.0]})
+    out = run.xdiv.evaluate(qrels, ["P@1"])
+    # tie broken by docno (string) descending: "9" > "10", so the relevant 9 is first
+    assert out["score"].tolist() == [1.0]
+    with pytest.raises(xdiv.InputError, match="docno is missing"):
+        run.assign(doc_id=[None, 10]).xdiv.to_runs()
+
+
+def test_rank_order_rejects_missing_ranks():
+    frame = pd.DataFrame({"run": "r", "topic": "1", "docno": ["a", "b"],
+                          "score": [1.0, 0.5], "rank": [1, np.nan]})
+    with pytest.raises(xdiv.InputError, match="rank nan"):
+        xdiv.build_runs(frame, order="rank")
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])
+def test_probability_frames_are_validated(bad):
+    col, _ = diversity({"a": {"1": 1}, "b": {"2": 1}}, ["a"])
+    frame = pd.DataFrame({"topic": "1", "intent": ["1", "2"], "probability": [bad, 1.0]})
+    with pytest.raises(xdiv.InputError, match="finite non-negative"):
+        xdiv.set_probabilities(col, frame)
+
+
+def test_two_leaves_for_one_intent_and_root_markers():
+    col, _ = diversity({"a": {"1": 1}, "b": {"2": 1}}, ["a"])
+    with pytest.raises(xdiv.InputError, match="more than one leaf"):
+        attach_hierarchy(col, {"1": {"x": "1", "y": "1", "z": "2"}})
+    # an inner node labelled "0" is a node, not the root
+    tree = pd.DataFrame({"topic": "1", "node": ["0", "l1", "l2"], "parent": ["-", "0", "0"],
+                         "intent": ["", "1", "2"]})
+    h = attach_hierarchy(col, tree, kind="OIH", weights="UT")
+    assert int(h.node_layer.sel(topic="1", node="0")) == 1
+    assert float(h.node_weight.sel(topic="1", node="l1")) == 0.5
+
+
+def test_to_adhoc_keeps_document_lengths():
+    col, runs = diversity({"a": {"1": 1}, "b": {"2": 1}}, ["a", "b"])
+    col = xdiv.set_doc_lengths(col, pd.DataFrame({"doc_id": ["a", "b"], "length": [100, 100]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        res = xdiv.evaluate(runs, col, ["U@5"], adhoc="max")
+    assert float(res.score.squeeze()) > 0
