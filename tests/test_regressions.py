@@ -71,3 +71,14 @@ def test_to_adhoc_keeps_document_lengths():
         warnings.simplefilter("ignore", xdiv.XdivWarning)
         res = xdiv.evaluate(runs, col, ["U@5"], adhoc="max")
     assert float(res.score.squeeze()) > 0
+
+
+def test_bad_files_raise_input_errors(tmp_path):
+    with pytest.raises(xdiv.InputError, match="no such file"):
+        xdiv.hierarchy.read_hierarchy(tmp_path / "absent")
+    col, _ = diversity({"a": {"1": 1}}, ["a"])
+    with pytest.raises(xdiv.InputError, match="parent"):
+        attach_hierarchy(col, pd.DataFrame({"topic": ["1"], "node": ["x"]}))
+    (tmp_path / "x.nc").write_text("not netcdf")
+    with pytest.raises(xdiv.InputError, match="not a readable NetCDF"):
+        xdiv.open_dataset(tmp_path / "x.nc")

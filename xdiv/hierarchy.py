@@ -51,6 +51,8 @@ _ROOTS = {"", "-", "nan", "None"}
 def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
     """Read a hierarchy file: whitespace-separated ``topic node parent [weight] [intent]``
     lines (``parent`` ``-`` for children of the query; ``#`` comments)."""
+    if not os.path.exists(path):
+        raise InputError(f"{os.fspath(path)}: no such file")
     rows = []
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
@@ -238,6 +240,9 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
         frame = hierarchy_frame(hierarchy)
     else:
         frame = hierarchy.copy()
+    lacking = {"topic", "node", "parent"} - set(frame.columns)
+    if lacking:
+        raise InputError(f"a hierarchy frame needs the column(s) {sorted(lacking)}")
     for column, default in (("weight", np.nan), ("intent", "")):
         if column not in frame.columns:
             frame[column] = default

@@ -49,5 +49,8 @@ def open_dataset(path: str | os.PathLike) -> xr.Dataset:
     """Read a dataset written by :func:`to_netcdf` fully into memory (file closed after)."""
     if not os.path.exists(path):
         raise InputError(f"{os.fspath(path)}: no such file")
-    with xr.open_dataset(path, engine="netcdf4") as ds:
-        return ds.load()
+    try:
+        with xr.open_dataset(path, engine="netcdf4") as ds:
+            return ds.load()
+    except OSError as exc:
+        raise InputError(f"{os.fspath(path)}: not a readable NetCDF file ({exc})") from None
