@@ -233,12 +233,17 @@ def test_weights_satisfy_property_6(case, scheme, kind, seed):
 
 
 def test_case_a_with_real_topic_77_qrels():
-    """Seed 004 Table 6, Case A (TREC 2010 topic 77, EIH weighted uniformly bottom-up, as
-    the paper uses on TREC): cmuFuTop10D has i4, i3 at ranks 1-2 and i1 lower; THUIR10DvNov
-    i4, i1 at ranks 1-2 and i2 lower. The table's extraction leaves the lower ranks
-    ambiguous (i1 at 8-10, i2 at 6-7), so every reading is checked: the hierarchical
-    #-measures prefer THUIR10DvNov by about the paper's margins (-0.1098, -0.0977, -0.0988
-    for cmu minus THUIR), while D#-nDCG is a near tie (paper: +0.0013)."""
+    """Seed 004 Table 6, Case A (TREC 2010 topic 77, EIH weighted uniformly bottom-up,
+    uniform layer weights, gamma = 0.5, K = 10), reproduced to the paper's four decimals.
+
+    The extracted table lists cmuFuTop10D as i4, i3, ..., i1 and THUIR10DvNov as i4, i1,
+    ..., i2 but loses the empty cells, so the ranks of the later documents are not printed.
+    The only single-intent placement (with the shared i4 document at rank 1, as both rows
+    show) that rounds to all four printed deltas is cmuFuTop10D = {1: i4, 5: i3, 10: i1} and
+    THUIR10DvNov = {1: i4, 6: i1, 10: i2}; it was found by enumerating every placement, and
+    it matches only with Property 6 read as a sum (see docs/hierarchies.md). The documents
+    are real topic-77 documents relevant to exactly that one intent; every other rank holds
+    an unjudged document."""
     from .conftest import TREC_WEB
 
     if not (TREC_WEB / "2010" / "qrels.diversity.gz").exists():
@@ -250,29 +255,29 @@ def test_case_a_with_real_topic_77_qrels():
     col = attach_hierarchy(col, tree[tree.topic == "77"], kind="EIH", weights="UB")
     qrels = xdiv.qrels_frame(col)
     rel = qrels[(qrels.topic == "77") & (qrels.level > 0)].groupby("docno")["intent"].apply(set)
-    only = {i: [d for d, s in rel.items() if s == {i}] for i in "1234"}
+    only = {i: sorted(d for d, s in rel.items() if s == {i}) for i in "1234"}
 
     def run(name, positions):
-        used = {i: 0 for i in only}
-        docs = []
-        for rank in range(1, 11):
-            intent = positions.get(rank)
-            docs.append(only[intent][used[intent]] if intent else f"junk-{name}-{rank}")
-            if intent:
-                used[intent] += 1
+        docs = [only[positions[r]][0] if r in positions else f"unjudged-{name}-{r}"
+                for r in range(1, 11)]
         return pd.DataFrame({"run": name, "topic": "77", "docno": docs,
                              "score": np.arange(10, 0, -1.0)})
 
-    metrics = ["D#-nDCG@10", "LD#-nDCG@10", "HD#-nDCG@10", "LAD#-nDCG@10"]
-    paper = {"LD#-nDCG@10": -0.1098, "HD#-nDCG@10": -0.0977, "LAD#-nDCG@10": -0.0988}
-    for i1, i2 in [(8, 6), (9, 7), (10, 6)]:
-        frame = pd.concat([run("cmuFuTop10D", {1: "4", 2: "3", i1: "1"}),
-                           run("THUIR10DvNov", {1: "4", 2: "1", i2: "2"})])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", xdiv.XdivWarning)
-            s = xdiv.evaluate(xdiv.build_runs(frame), col, metrics).score.sel(topic="77")
-        delta = {m: float(s.sel(metric=m, run="cmuFuTop10D") - s.sel(metric=m, run="THUIR10DvNov"))
-                 for m in metrics}
-        assert abs(delta["D#-nDCG@10"]) < 0.005
-        for m, want in paper.items():
-            assert delta[m] < 0 and abs(delta[m] - want) < 0.01, (m, delta[m])
+    frame = pd.concat([run("cmuFuTop10D", {1: "4", 5: "3", 10: "1"}),
+                       run("THUIR10DvNov", {1: "4", 6: "1", 10: "2"})])
+    metrics = ["I-rec@10", "N-rec@10", "D#-nDCG@10", "LD#-nDCG@10", "HD#-nDCG@10",
+               "LAD#-nDCG@10"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        s = xdiv.evaluate(xdiv.build_runs(frame), col, metrics).score.sel(topic="77")
+    cmu, thuir = s.sel(run="cmuFuTop10D"), s.sel(run="THUIR10DvNov")
+    assert float(cmu.sel(metric="I-rec@10")) == float(thuir.sel(metric="I-rec@10")) == 0.75
+    # covered EIH nodes, Table 6: 6 of 9 and 8 of 9
+    assert float(cmu.sel(metric="N-rec@10")) == pytest.approx(6 / 9, abs=1e-12)
+    assert float(thuir.sel(metric="N-rec@10")) == pytest.approx(8 / 9, abs=1e-12)
+    # Table 6 deltas (cmuFuTop10D minus THUIR10DvNov), printed to four decimals
+    paper = {"D#-nDCG@10": 0.0013, "LD#-nDCG@10": -0.1098, "HD#-nDCG@10": -0.0977,
+             "LAD#-nDCG@10": -0.0988}
+    for m, want in paper.items():
+        delta = float(cmu.sel(metric=m) - thuir.sel(metric=m))
+        assert abs(delta - want) <= 0.5e-4 + 1e-12, (m, delta, want)
