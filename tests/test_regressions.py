@@ -82,3 +82,60 @@ def test_bad_files_raise_input_errors(tmp_path):
     (tmp_path / "x.nc").write_text("not netcdf")
     with pytest.raises(xdiv.InputError, match="not a readable NetCDF"):
         xdiv.open_dataset(tmp_path / "x.nc")
+
+
+def test_swapped_or_wrong_datasets_raise_input_errors():
+    col, runs = xdiv.datasets.synthetic(n_topics=2, n_runs=2, seed=3)
+    cases = [
+        (lambda: xdiv.judge(runs, runs), "judge: collection: expected a collection"),
+        (lambda: xdiv.judge(col, col), "judge: runs: expected a Runs dataset"),
+        (lambda: xdiv.evaluate(col, runs, ["I-rec@5"]), "evaluate: runs: expected a Runs"),
+        (lambda: xdiv.evaluate(runs, col.to_dataframe(), ["I-rec@5"]), "got a DataFrame"),
+        (lambda: xdiv.to_adhoc(runs), "to_adhoc: expected a collection"),
+        (lambda: attach_hierarchy(runs, {}), "attach_hierarchy: expected a collection"),
+    ]
+    for call, message in cases:
+        with pytest.raises(xdiv.InputError, match=message):
+            call()
+
+
+def test_topics_frame_needs_topic_and_intent_only():
+    qrels = pd.DataFrame({"topic": ["1", "1"], "intent": ["1", "2"], "docno": ["a", "b"],
+                          "level": [1, 1]})
+    col = xdiv.build_collection(qrels, topics=pd.DataFrame({"topic": ["1", "1"],
+                                                            "intent": ["2", "1"]}))
+    assert col.intent_type.values.tolist() == [["inf", "inf"]]
+    assert col.intent_order.sel(topic="1").values.tolist() == [1, 0]  # frame order
+    with pytest.raises(xdiv.InputError, match="lacks column"):
+        xdiv.build_collection(qrels, topics=pd.DataFrame({"topic": ["1"]}))
+    with pytest.raises(xdiv.InputError, match="intent_type 'x'"):
+        xdiv.build_collection(qrels, topics=pd.DataFrame({"topic": ["1"], "intent": ["1"],
+                                                          "intent_type": ["x"]}))
+
+
+def test_duplicate_qrels_lines_and_lengths_name_their_lines(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("1 1 a 1\n1 2 a 0\n\n1 1 b 1\n1 1 a 1\n")
+    with pytest.raises(xdiv.InputError, match=r"qrels.txt:1, .*qrels.txt:5: topic 1 intent 1 "
+                                              r"docno a is judged more than once"):
+        xdiv.read_qrels(path)
+    lengths = tmp_path / "lengths.txt"
+    lengths.write_text("a 10\nb 5\na 3\n")
+    ok = tmp_path / "ok.txt"
+    ok.write_text("1 1 a 1\n1 1 b 1\n")
+    with pytest.raises(xdiv.InputError, match=r"lengths.txt:1, .*lengths.txt:3: docno a has "
+                                              "more than one length"):
+        xdiv.read_qrels(ok, doc_lengths=lengths)
+    lengths.write_text("a 10\nb -5\n")
+    with pytest.raises(xdiv.InputError, match=r"lengths.txt:2: docno b"):
+        xdiv.read_qrels(ok, doc_lengths=lengths)
+
+
+def test_parameters_a_measure_form_ignores_are_rejected():
+    from xdiv.measures.registry import parse_measure
+
+    for name in ["ERR-IA(ndeval=False,alpha=0.3)@10", "nERR-IA(alpha=0.1,ndeval=False)@10"]:
+        with pytest.raises(xdiv.MeasureError, match="does not use alpha when ndeval=False"):
+            parse_measure(name)
+    assert parse_measure("ERR-IA(alpha=0.3)@10").name == "ERR-IA(alpha=0.3)@10"
+    assert parse_measure("alpha-nDCG(alpha=0.2,ndeval=False)@10")["alpha"] == 0.2

@@ -38,7 +38,7 @@ import pandas as pd
 import xarray as xr
 
 from . import io as _io
-from .errors import InputError, XdivWarning
+from .errors import InputError, XdivError, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, to_json
 
 ABSENT = np.int8(-128)
@@ -56,6 +56,43 @@ __all__ = [
     "highest_level",
     "write_qrels",
 ]
+
+
+COLLECTION_VARIABLES = ("judgment", "level", "judged", "intent_valid", "intent_prob")
+
+
+def check_collection(dataset, role: str = "collection",
+                     variables: tuple[str, ...] = COLLECTION_VARIABLES) -> None:
+    """Raise :class:`InputError` unless ``dataset`` is a collection dataset.
+
+    ``role`` names the argument in the message (e.g. ``"judge: collection"``);
+    ``variables`` are the ones it must hold.
+    """
+    missing = [v for v in variables
+               if not isinstance(dataset, xr.Dataset) or v not in dataset.variables]
+    if missing:
+        raise InputError(f"{role}: expected a collection dataset (from xdiv.read_qrels or "
+                         f"xdiv.build_collection), got {describe_dataset(dataset)} without "
+                         f"{', '.join(missing)}")
+
+
+def describe_dataset(obj) -> str:
+    if isinstance(obj, xr.Dataset):
+        kind = obj.attrs.get("xdiv_kind")
+        dims = ", ".join(map(str, obj.dims))
+        return f"a {kind + ' ' if kind else ''}dataset with dimensions ({dims})"
+    return f"a {type(obj).__name__}"
+
+
+def _locate(source: str, n_rows: int, rows: list[int]) -> str:
+    """``file:line`` of frame rows read from ``source``, else ``source row N``."""
+    if os.path.isfile(source):
+        try:
+            lines = _io.line_numbers(source, n_rows)
+            return ", ".join(f"{source}:{lines[r]}" for r in rows)
+        except XdivError:
+            pass
+    return ", ".join(f"{source} row {r}" for r in rows)
 
 
 def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
@@ -104,6 +141,7 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
     error naming the document unless ``default`` is given. Judged non-relevant documents
     without a length get ``default`` or 0 (their full text is never read).
     """
+    check_collection(collection, "set_doc_lengths")
     if isinstance(lengths, pd.DataFrame):
         frame = lengths.rename(columns={"doc_id": "docno"})
         if not {"docno", "length"} <= set(frame.columns):
@@ -116,11 +154,14 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         k = int(np.argmax(bad))
-        raise InputError(f"{source}: docno {frame['docno'].iloc[k]}: length "
-                         f"{frame['length'].iloc[k]!r} is not a non-negative number")
-    dup = frame["docno"].duplicated()
+        raise InputError(f"{_locate(source, len(frame), [k])}: docno {frame['docno'].iloc[k]}: "
+                         f"length {frame['length'].iloc[k]!r} is not a non-negative number")
+    dup = frame["docno"].duplicated(keep=False).to_numpy()
     if dup.any():
-        raise InputError(f"{source}: docno {frame['docno'][dup].iloc[0]} has two lengths")
+        docno = frame["docno"].iloc[int(np.argmax(dup))]
+        rows = np.flatnonzero(dup & (frame["docno"] == docno).to_numpy()).tolist()
+        raise InputError(f"{_locate(source, len(frame), rows)}: docno {docno} has more than "
+                         "one length")
     table = pd.Series(values, index=frame["docno"].astype(str).to_numpy())
     docnos = collection["docno"].values
     found = table.reindex(docnos.ravel()).to_numpy().reshape(docnos.shape)
@@ -173,9 +214,13 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
     dup = key.duplicated(keep=False).to_numpy()
     if dup.any():
         k = int(np.argmax(dup))
-        raise InputError(f"{source}: topic {topic[k]} intent {intent[k]} docno {docno[k]} "
-                         f"is judged more than once")
+        same = np.flatnonzero(dup & (topic == topic[k]) & (intent == intent[k])
+                              & (docno == docno[k]))
+        raise InputError(f"{_locate(source, len(key), same.tolist())}: topic {topic[k]} "
+                         f"intent {intent[k]} docno {docno[k]} is judged more than once")
 
+    if topics is not None:
+        topics = _topics_columns(topics)
     topic_labels = natural_sorted(topic if topics is None else np.concatenate(
         [topic, topics["topic"].astype(str).to_numpy(dtype=object)]))
     intent_labels = natural_sorted(intent if topics is None else np.concatenate(
@@ -241,6 +286,31 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
     return finalize_collection(collection, probabilities=probabilities)
 
 
+def _topics_columns(topics: pd.DataFrame) -> pd.DataFrame:
+    """Check a topics frame; fill its optional columns (``intent_type`` ``"inf"``,
+    ``order`` = position within the topic, ``topic_type`` and ``query`` empty)."""
+    if not isinstance(topics, pd.DataFrame):
+        raise InputError(f"topics must be a topic file or a DataFrame, not {describe_dataset(topics)}")
+    missing = {"topic", "intent"} - set(topics.columns)
+    if missing:
+        raise InputError(f"topics frame lacks column(s) {sorted(missing)} (it needs topic and "
+                         "intent; intent_type, order, topic_type and query are optional)")
+    topics = topics.copy()
+    if "intent_type" not in topics:
+        topics["intent_type"] = "inf"
+    bad = ~topics["intent_type"].isin(["inf", "nav"])
+    if bad.any():
+        row = topics[bad].iloc[0]
+        raise InputError(f"topics frame: topic {row['topic']} intent {row['intent']}: "
+                         f"intent_type {row['intent_type']!r} is neither 'inf' nor 'nav'")
+    if "order" not in topics:
+        topics["order"] = topics.groupby(topics["topic"].astype(str)).cumcount()
+    for column in ("topic_type", "query"):
+        if column not in topics:
+            topics[column] = ""
+    return topics
+
+
 def finalize_collection(collection: xr.Dataset, *,
                         probabilities: Probabilities = "uniform") -> xr.Dataset:
     """Derive ``level``, ``judged``, ``intent_valid`` and ``intent_prob`` from ``judgment``.
@@ -279,6 +349,7 @@ def set_probabilities(collection: xr.Dataset, probabilities: Probabilities) -> x
 
     Every scheme is renormalised over the valid intents of each topic.
     """
+    check_collection(collection, "set_probabilities", COLLECTION_VARIABLES[:-1])
     valid = collection["intent_valid"].values
     if isinstance(probabilities, str) and probabilities == "uniform":
         raw, scheme = valid.astype(np.float64), "uniform"
@@ -368,6 +439,7 @@ def qrels_frame(collection: xr.Dataset) -> pd.DataFrame:
     Lines come out sorted by topic, intent and docno; the raw levels (negative ones
     included) are those read.
     """
+    check_collection(collection, "qrels_frame")
     judgment = collection["judgment"].values
     t, i, d = np.nonzero(judgment != ABSENT)
     return pd.DataFrame({
@@ -393,6 +465,7 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
     xarray.Dataset
         A collection with one intent, labelled ``"0"`` (as in TREC adhoc qrels).
     """
+    check_collection(collection, "to_adhoc")
     if method not in ("max", "count"):
         raise InputError(f"to_adhoc: method must be 'max' or 'count', not {method!r}")
     valid = collection["intent_valid"].values[:, :, None]

@@ -10,12 +10,12 @@ import numpy as np
 import xarray as xr
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
-from .collection import to_adhoc
+from .collection import check_collection, to_adhoc
 from .hierarchy import flat_hierarchy
 from .errors import InputError, XdivWarning
 from .labels import from_json, object_strings, to_json
 from .measures.registry import Measure, parse_all
-from .runs import judge
+from .runs import check_runs, judge
 
 __all__ = ["evaluate", "summarize"]
 
@@ -54,6 +54,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     """
     if missing not in ("zero", "nan"):
         raise InputError(f"missing must be 'zero' or 'nan', not {missing!r}")
+    check_runs(runs, "evaluate: runs")
+    check_collection(collection, "evaluate: collection")
     measures = parse_all(metrics)
     if adhoc is not None:
         collection = to_adhoc(collection, adhoc)

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .collection import check_collection
 from .errors import InputError
 from .labels import natural_sorted, object_strings, to_json
 
@@ -230,6 +231,7 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
         Cycles, a node listed twice (two parents), unknown parents, leaves that are not
         intents of the topic, intents with relevant documents missing from the tree.
     """
+    check_collection(collection, "attach_hierarchy")
     if kind not in ("OIH", "EIH"):
         raise InputError(f"kind must be 'OIH' or 'EIH', not {kind!r}")
     if weights not in ("UT", "UB", "NT", "NB"):

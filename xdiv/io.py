@@ -227,7 +227,7 @@ def _name_from_path(path: PathLike) -> str:
     return name
 
 
-def _line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
+def line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
     """1-based line numbers of the ``n_rows`` data lines (blank lines are skipped)."""
     with _open_text(path) as fh:
         data = fh.read()
@@ -294,7 +294,7 @@ def read_probabilities(path: PathLike) -> pd.DataFrame:
     the intents kept in the collection (see :func:`xdiv.read_qrels`).
     """
     frame = _read_table(path, [("topic", "str"), ("intent", "str"), ("probability", "float")])
-    frame["line"] = _line_numbers(path, len(frame))
+    frame["line"] = line_numbers(path, len(frame))
     negative = frame["probability"] < 0
     if negative.any():
         raise ParseError(path, int(frame.loc[negative.idxmax(), "line"]),

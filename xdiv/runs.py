@@ -36,7 +36,7 @@ import xarray as xr
 from tqdm.auto import tqdm
 
 from . import io as _io
-from .collection import ABSENT, group_positions
+from .collection import ABSENT, describe_dataset, check_collection, group_positions
 from .kernels.common import ideal_levels
 from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, to_json
@@ -362,6 +362,17 @@ def _gather_levels(slot, level_tdi):
     return out
 
 
+def check_runs(dataset, role: str = "runs") -> None:
+    """Raise :class:`InputError` unless ``dataset`` is a Runs dataset (``docno`` and
+    ``score`` over run, topic, rank)."""
+    ok = (isinstance(dataset, xr.Dataset) and "docno" in dataset.variables
+          and "score" in dataset.variables
+          and set(dataset["docno"].dims) == {"run", "topic", "rank"})
+    if not ok:
+        raise InputError(f"{role}: expected a Runs dataset (from xdiv.read_runs or "
+                         f"xdiv.build_runs), got {describe_dataset(dataset)}")
+
+
 def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None) -> xr.Dataset:
     """Join runs with a collection into the judged cube ``level(run, topic, rank, intent)``.
 
@@ -385,6 +396,8 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         descending (its ideal ranked list), computed once and broadcast to every run. The attributes
         ``topics_not_in_qrels`` and ``topics_not_in_runs`` (JSON) report the alignment.
     """
+    check_runs(runs, "judge: runs")
+    check_collection(collection, "judge: collection")
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
     if depth is not None:
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))

@@ -83,6 +83,7 @@ def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("ERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          unused=(("alpha", "ndeval", False),),
           reference=f"{_NDEVAL}; Chapelle et al., CIKM 2009 (graded form)")
 def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """ERR-IA@k (ndeval) = sum_{r<=k} G(r)/r / sum_{r<=k} N (1-alpha)^{r-1}/r. ndeval=False:
@@ -93,6 +94,7 @@ def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("nERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          unused=(("alpha", "ndeval", False),),
           reference=f"{_NDEVAL}; Sakai & Song 2011 (graded form)")
 def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """nERR-IA@k (ndeval) = sum G(r)/r of the run / of the greedy ideal list, top k.

@@ -51,6 +51,8 @@ class MeasureDef:
     reference: str
     doc: str
     aliases: tuple[str, ...] = ()
+    unused: tuple[tuple[str, str, Any], ...] = ()
+    """``(param, switch, value)``: ``param`` is not used when ``switch`` equals ``value``."""
 
     @property
     def summary(self) -> str:
@@ -85,13 +87,18 @@ _ALIASES: dict[str, str] = {}
 
 
 def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "optional",
-             family: str, reference: str, aliases: Sequence[str] = ()):
-    """Decorator declaring ``compute(cube, measure) -> DataArray(run, topic)`` as ``name``."""
+             family: str, reference: str, aliases: Sequence[str] = (),
+             unused: Sequence[tuple[str, str, Any]] = ()):
+    """Decorator declaring ``compute(cube, measure) -> DataArray(run, topic)`` as ``name``.
+
+    ``unused`` lists ``(param, switch, value)`` triples: giving ``param`` explicitly while
+    ``switch`` equals ``value`` is an error, since that form of the measure ignores it.
+    """
     def decorate(compute):
         if name in _REGISTRY or name in _ALIASES:
             raise RuntimeError(f"measure {name} registered twice")
         _REGISTRY[name] = MeasureDef(name, compute, tuple(params), cutoff, family, reference,
-                                     compute.__doc__ or "", tuple(aliases))
+                                     compute.__doc__ or "", tuple(aliases), tuple(unused))
         for alias in aliases:
             _ALIASES[alias] = name
         return compute
@@ -139,6 +146,9 @@ def parse_measure(text: str | Measure) -> Measure:
                                f"{options})")
     values = tuple((p.name, p.parse(given[p.name], text) if p.name in given
                     else p.default) for p in definition.params)
+    for param, switch, value in definition.unused:
+        if param in given and dict(values)[switch] == value:
+            raise MeasureError(f"{text}: {base} does not use {param} when {switch}={value}")
     cutoff = _parse_cutoff(match["cutoff"], definition, text)
     return Measure(definition, values, cutoff)
 
