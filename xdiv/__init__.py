@@ -6,10 +6,11 @@ writers handle the TREC/NTCIR text formats and NetCDF.
 """
 
 from . import accessors as _accessors  # noqa: F401  (registers the .xdiv accessors)
-from . import datasets, hierarchy, udm
+from . import datasets, hierarchy, imine, udm
 from .collection import (build_collection, qrels_frame, read_qrels, set_doc_lengths,
                          set_probabilities, to_adhoc, write_qrels)
 from .hierarchy import attach_hierarchy
+from .imine import read_imine
 from .errors import InputError, MeasureError, ParseError, XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .io import read_probabilities, read_topics
@@ -21,7 +22,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
-    "hierarchy", "set_doc_lengths", "udm",
+    "hierarchy", "imine", "read_imine", "set_doc_lengths", "udm",
     "build_collection", "build_runs", "datasets", "evaluate", "judge", "open_dataset",
     "parse_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
     "read_runs", "read_topics", "registry", "runs_frame", "set_probabilities", "summarize",

@@ -42,7 +42,7 @@ def _is_gzip(path: PathLike) -> bool:
         return fh.read(2) == _GZIP_MAGIC
 
 
-def _open_text(path: PathLike):
+def open_text(path: PathLike):
     """Open ``path`` for reading text, transparently decompressing gzip."""
     if not os.path.exists(path):
         raise InputError(f"{os.fspath(path)}: no such file")
@@ -59,7 +59,7 @@ def _open_write(path: PathLike):
 
 def _numbered_fields(path: PathLike) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` for every non-blank line."""
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
             fields = line.split()
             if fields:
@@ -155,7 +155,7 @@ def _looks_single_spaced(path: PathLike) -> bool:
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
         if data.find(b"\t") >= 0:
             return False
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for line in fh:
             if line.strip():
                 return "" not in line.rstrip("\r\n").split(" ")
@@ -229,7 +229,7 @@ def _name_from_path(path: PathLike) -> str:
 
 def line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
     """1-based line numbers of the ``n_rows`` data lines (blank lines are skipped)."""
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         data = fh.read()
     lines = data.split("\n")
     if lines and lines[-1] == "":
@@ -255,7 +255,7 @@ def read_topics(path: PathLike) -> pd.DataFrame:
         intent id those years' qrels use for it.
     """
     try:
-        with _open_text(path) as fh:
+        with open_text(path) as fh:
             root = ET.parse(fh).getroot()
     except ET.ParseError as exc:
         line = exc.position[0] if exc.position else None
