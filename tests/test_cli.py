@@ -117,3 +117,28 @@ def test_concordance_correlate_convert_and_trec_eval_format(tmp_path, capsys):
                  "--format", "trec_eval"]) == 0
     assert capsys.readouterr().out.splitlines() == ["runid\tall\ts", "P@1\t1\t1.0000",
                                                     "P@1\tall\t1.0000"]
+
+
+def test_convert_eih_and_evaluate_with_a_hierarchy(tmp_path, capsys):
+    from xdiv.hierarchy import read_hierarchy
+
+    tree = tmp_path / "tree.txt"
+    tree.write_text("1 top - - -\n1 a top - 1\n1 b top - 2\n1 c - - 3\n")
+    assert main(["convert", str(tree), "--eih", "-o", str(tmp_path / "eih.txt")]) == 0
+    eih = read_hierarchy(tmp_path / "eih.txt")
+    assert eih[["node", "parent", "intent"]].values.tolist() == [
+        ["top", "-", ""], ["a", "top", "1"], ["b", "top", "2"], ["c", "-", ""],
+        ["c+1", "c", "3"]]
+    (tmp_path / "q").write_text("1 1 x 1\n1 2 y 1\n1 3 z 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 3 s\n1 Q0 y 2 2 s\n")
+    capsys.readouterr()
+    args = ["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "N-rec@2", "I-rec@2",
+            "--format", "tsv", "--hierarchy"]
+    assert main(args + [str(tree)]) == 0
+    # EIH nodes: top, a, b, c, c+1; x and y cover top, a, b -> 3/5; I-rec 2/3
+    assert capsys.readouterr().out.splitlines()[1] == "s\t0.600000\t0.666667"
+    assert main(args + [str(tree), "--hierarchy-kind", "OIH"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "s\t0.750000\t0.666667"
+    assert main(["convert", str(tmp_path / "missing.txt"), "--eih", "-o",
+                 str(tmp_path / "x")]) == 2
+    assert "missing.txt: no such file" in capsys.readouterr().err

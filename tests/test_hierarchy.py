@@ -281,3 +281,22 @@ def test_case_a_with_real_topic_77_qrels():
     for m, want in paper.items():
         delta = float(cmu.sel(metric=m) - thuir.sel(metric=m))
         assert abs(delta - want) <= 0.5e-4 + 1e-12, (m, delta, want)
+
+
+def test_extend_and_write_hierarchy_round_trip(tmp_path):
+    from xdiv.hierarchy import extend_hierarchy, write_hierarchy
+
+    eih = extend_hierarchy(BOBCAT)
+    rows = eih[["node", "parent", "intent"]].values.tolist()
+    # i2 (wild, depth 1) gets a child and a grandchild, i4 (homepage, depth 2) one child
+    assert ["wild+1", "wild", ""] in rows and ["wild+2", "wild+1", "2"] in rows
+    assert ["homepage+1", "homepage", "4"] in rows and ["homepage", "company", ""] in rows
+    assert ["dealers", "tractors", "1"] in rows
+    write_hierarchy(tmp_path / "eih.txt", eih)
+    back = read_hierarchy(tmp_path / "eih.txt").replace({"parent": {"-": ""}})
+    pd.testing.assert_frame_equal(back, eih)
+    # attaching the written EIH as an OIH gives the same collection as extending BOBCAT
+    col, _ = bobcat("EIH", "UB")
+    col2, _ = bobcat("OIH", "UB", hierarchy=tmp_path / "eih.txt")
+    xr.testing.assert_allclose(col.node_weight, col2.node_weight)
+    assert (col.node_covers == col2.node_covers).all()

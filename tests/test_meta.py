@@ -163,7 +163,8 @@ def test_tau_ap_brute_force_and_kendall_relation():
     assert tau_ap(top, truth) < tau_ap(bottom, truth)
     # uniform errors: one swap in each of the 5 adjacent blocks ... equal to Kendall when the
     # errors are spread evenly: the reversed ranking gives -1 for both
-    assert tau_ap(truth[::-1].copy(), truth) == pytest.approx(kendalltau(truth[::-1], truth).statistic)
+    assert tau_ap(truth[::-1].copy(), truth) == pytest.approx(
+        kendalltau(truth[::-1], truth).statistic)
 
 
 def test_rank_correlation_and_significance_agreement(tmp_path):

@@ -3,9 +3,7 @@ observed trailtexts."""
 
 from __future__ import annotations
 
-import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings

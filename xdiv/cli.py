@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import warnings
 from collections.abc import Sequence
 
@@ -35,6 +36,18 @@ EXAMPLES = """examples:
 """
 
 
+EVALUATE_EXAMPLES = """examples:
+  xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
+  xdiv evaluate qrels.txt run.txt -m D#-nDCG@10 --probabilities nonuniform --per-topic
+  xdiv evaluate qrels.txt runs/* -m alpha-nDCG@20 ERR-IA@20 --format ndeval
+  xdiv evaluate qrels.txt runs/* -m N-rec@10 LD#-nDCG@10 --hierarchy tree.txt
+"""
+
+
+def _about(text: str) -> str:
+    return textwrap.fill(text, 79)
+
+
 def measures_page() -> str:
     """The docs page ``docs/measures.md``, generated from the measure registry."""
     return ("# Measure reference\n\n"
@@ -45,8 +58,8 @@ def measures_page() -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="xdiv", description="Evaluate diversified search results and meta-evaluate the "
-                                 "measures.", epilog=EXAMPLES,
+        prog="xdiv", epilog=EXAMPLES,
+        description=_about("Evaluate diversified search results and meta-evaluate the measures."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-q", "--quiet", action="store_true", help="print no warnings")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -63,29 +76,59 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("measures", help="print the measure reference (Markdown) from the registry")
 
-    mt = sub.add_parser("meta", help="discriminative power of the measures of a score cube")
+    mt = sub.add_parser("meta", help="discriminative power of the measures of a score cube",
+                        description=_about("Discriminative power of every measure of a score cube: "
+                                    "the share of run pairs whose difference is significant "
+                                    "(two-sided paired bootstrap and/or randomised Tukey HSD) "
+                                    "and the difference that takes."),
+                        epilog="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
+                               "  xdiv meta scores.nc --test tukey -B 10000 --seed 7",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
-    mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both")
+    mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both",
+                    help="which test (default: %(default)s)")
     mt.add_argument("-B", type=int, help="replicates (default 1000 bootstrap, 5000 Tukey)")
-    mt.add_argument("--alpha", type=float, default=0.05)
-    mt.add_argument("--seed", type=int, default=0)
+    mt.add_argument("--alpha", type=float, default=0.05,
+                    help="significance level (default: %(default)s)")
+    mt.add_argument("--seed", type=int, default=0,
+                    help="seed of the resampling, recorded in the output (default: %(default)s)")
     mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
 
-    cc = sub.add_parser("concordance", help="concordance test of two measures of a score cube")
+    cc = sub.add_parser("concordance", help="concordance test of two measures of a score cube",
+                        description=_about("Among the (topic, run pair) cases where M1 and M2 "
+                                    "disagree, how often each agrees with the gold-standard "
+                                    "measure(s), with a two-sided sign test."),
+                        epilog="example:\n  xdiv concordance scores.nc alpha-nDCG@10 "
+                               "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     cc.add_argument("scores", help="score cube NetCDF")
-    cc.add_argument("m1")
-    cc.add_argument("m2")
+    cc.add_argument("m1", help="first measure (a metric of the cube)")
+    cc.add_argument("m2", help="second measure")
     cc.add_argument("--gold", action="append", required=True,
-                    help="gold-standard measure (repeat for several)")
+                    help="gold-standard measure (repeat for several; all must agree)")
 
-    co = sub.add_parser("correlate", help="rank correlations between the measures of a cube")
+    co = sub.add_parser("correlate", help="rank correlations between the measures of a cube",
+                        epilog="example:\n  xdiv correlate scores.nc --method tau_ap",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     co.add_argument("scores", help="score cube NetCDF")
-    co.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"])
+    co.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"],
+                    help="Kendall's tau, tau_ap (row measure scored against the column "
+                         "measure's ranking) or its symmetric mean (default: %(default)s)")
 
-    cv = sub.add_parser("convert", help="diversity qrels to adhoc qrels")
-    cv.add_argument("qrels")
-    cv.add_argument("--adhoc", choices=["max", "count"], default="max")
-    cv.add_argument("-o", "--output", required=True, help="adhoc qrels file to write")
+    cv = sub.add_parser("convert", help="diversity qrels to adhoc qrels; OIH to EIH",
+                        description=_about("Convert diversity qrels into adhoc qrels (a document's "
+                                    "highest level over the intents, or the number of intents "
+                                    "it is relevant to), or extend an intent hierarchy file "
+                                    "(topic node parent [weight] [intent]) into an EIH."),
+                        epilog="examples:\n  xdiv convert qrels.txt --adhoc max -o adhoc.txt\n"
+                               "  xdiv convert hierarchy.txt --eih -o eih.txt",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    cv.add_argument("input", help="qrels file, or a hierarchy file with --eih")
+    how = cv.add_mutually_exclusive_group()
+    how.add_argument("--adhoc", choices=["max", "count"],
+                     help="qrels to adhoc qrels (the default, with max)")
+    how.add_argument("--eih", action="store_true", help="hierarchy file to its EIH")
+    cv.add_argument("-o", "--output", required=True, help="file to write")
 
     pl = sub.add_parser("plot", help="draw a plot from a score cube or meta-evaluation file")
     pl.add_argument("kind", choices=["asl", "scatter", "topics", "correlation"],
@@ -98,7 +141,13 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--cutoff", type=int, default=10, help="scatter: the cutoff l")
     pl.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"])
 
-    ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels")
+    ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels",
+                        description=_about("Evaluate TREC runs (topic Q0 docno rank score tag) "
+                                    "against diversity or adhoc qrels; prints the mean scores "
+                                    "(or per-topic scores) and can write the score(metric, "
+                                    "run, topic) cube to NetCDF."),
+                        epilog=EVALUATE_EXAMPLES,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
     ev.add_argument("runs", nargs="+", help="run files (gzip allowed)")
     ev.add_argument("-m", "--measure", nargs="+", required=True, dest="measures",
@@ -114,6 +163,14 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=["table", "tsv", "csv", "ndeval", "trec_eval"],
                     default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
                                           "'measure topic value' lines (both per topic)")
+    ev.add_argument("--hierarchy",
+                    help="intent hierarchy for N-rec, LD#-, HD#-, LAD#- and -LA measures: a "
+                         "'topic node parent [weight] [intent]' file or an NTCIR IMine "
+                         "subtopic XML file (IMine.Qrel.SM?.xml)")
+    ev.add_argument("--hierarchy-kind", choices=["EIH", "OIH"], default="EIH",
+                    help="use the hierarchy as given (OIH) or extended (default: %(default)s)")
+    ev.add_argument("--node-weights", choices=["UB", "UT", "NB", "NT"], default="UB",
+                    help="node weighting scheme of the hierarchy (default: %(default)s)")
     ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
     return parser
 
@@ -216,10 +273,17 @@ def _correlate(args) -> int:
 
 
 def _convert(args) -> int:
+    if args.eih:
+        from .hierarchy import extend_hierarchy, write_hierarchy
+
+        write_hierarchy(args.output, extend_hierarchy(args.input))
+        print(f"EIH written to {args.output}", file=sys.stderr)
+        return 0
     from .collection import to_adhoc, write_qrels
 
-    write_qrels(args.output, to_adhoc(read_qrels(args.qrels), args.adhoc))
-    print(f"adhoc qrels ({args.adhoc}) written to {args.output}", file=sys.stderr)
+    method = args.adhoc or "max"
+    write_qrels(args.output, to_adhoc(read_qrels(args.input), method))
+    print(f"adhoc qrels ({method}) written to {args.output}", file=sys.stderr)
     return 0
 
 
@@ -256,6 +320,14 @@ def _measures(args) -> int:
 
 def _evaluate(args) -> int:
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
+    if args.hierarchy:
+        from .hierarchy import attach_hierarchy
+        from .imine import read_imine_hierarchy
+
+        tree = (read_imine_hierarchy(args.hierarchy)
+                if str(args.hierarchy).lower().endswith(".xml") else args.hierarchy)
+        collection = attach_hierarchy(collection, tree, kind=args.hierarchy_kind,
+                                      weights=args.node_weights)
     runs = read_runs(args.runs, progress=not args.quiet and sys.stderr.isatty())
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
     if args.format == "ndeval":

@@ -290,7 +290,8 @@ def _topics_columns(topics: pd.DataFrame) -> pd.DataFrame:
     """Check a topics frame; fill its optional columns (``intent_type`` ``"inf"``,
     ``order`` = position within the topic, ``topic_type`` and ``query`` empty)."""
     if not isinstance(topics, pd.DataFrame):
-        raise InputError(f"topics must be a topic file or a DataFrame, not {describe_dataset(topics)}")
+        raise InputError("topics must be a topic file or a DataFrame, not "
+                         f"{describe_dataset(topics)}")
     missing = {"topic", "intent"} - set(topics.columns)
     if missing:
         raise InputError(f"topics frame lacks column(s) {sorted(missing)} (it needs topic and "

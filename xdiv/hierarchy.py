@@ -236,19 +236,7 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
         raise InputError(f"kind must be 'OIH' or 'EIH', not {kind!r}")
     if weights not in ("UT", "UB", "NT", "NB"):
         raise InputError(f"weights must be one of UT, UB, NT, NB, not {weights!r}")
-    if isinstance(hierarchy, (str, os.PathLike)):
-        frame = read_hierarchy(hierarchy)
-    elif isinstance(hierarchy, Mapping):
-        frame = hierarchy_frame(hierarchy)
-    else:
-        frame = hierarchy.copy()
-    lacking = {"topic", "node", "parent"} - set(frame.columns)
-    if lacking:
-        raise InputError(f"a hierarchy frame needs the column(s) {sorted(lacking)}")
-    for column, default in (("weight", np.nan), ("intent", "")):
-        if column not in frame.columns:
-            frame[column] = default
-    frame["topic"] = frame["topic"].astype(str)
+    frame = _hierarchy_input(hierarchy)
     trees, removed = {}, {}
     topics = [str(t) for t in collection["topic"].values]
     unknown = sorted(set(frame["topic"]) - set(topics))
@@ -290,6 +278,57 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
             tree.extend()
         trees[topic] = tree
     return _as_variables(collection, trees, kind, weights, layer_weights, removed)
+
+
+def extend_hierarchy(hierarchy: pd.DataFrame | Mapping | str | os.PathLike) -> pd.DataFrame:
+    """OIH -> EIH without a collection: every topic's leaves are brought to its deepest
+    layer by chains of single children (``leaf+1``, ``leaf+2``, ...), each leaf's intent
+    moving to the new bottom node and its weight copied down the chain.
+
+    Returns the tidy ``topic node parent weight intent`` frame (parent ``""`` = root).
+    """
+    frame = _hierarchy_input(hierarchy)
+    rows = []
+    for topic, group in frame.groupby("topic", sort=False):
+        tree = _Tree(str(topic), group)
+        if tree.leaves:
+            tree.extend()
+        leaves = set(tree.leaves)
+        rows += [(str(topic), n, tree.parent[n], tree.weight[n],
+                  tree.leaf_intent(n) if n in leaves else "") for n in tree.parent]
+    return pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
+
+
+def write_hierarchy(path: str | os.PathLike, hierarchy: pd.DataFrame) -> None:
+    """Write a hierarchy frame as ``topic node parent weight intent`` lines (the format
+    :func:`read_hierarchy` reads; ``-`` marks the root and empty fields)."""
+    frame = _hierarchy_input(hierarchy)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("# topic node parent weight intent  (parent - = the query)\n")
+        for topic, node, parent, weight, intent in frame[
+                ["topic", "node", "parent", "weight", "intent"]].itertuples(index=False):
+            w = "-" if not np.isfinite(weight) else repr(float(weight))
+            fh.write(f"{topic} {node} {parent or '-'} {w} {intent or '-'}\n")
+
+
+def _hierarchy_input(hierarchy) -> pd.DataFrame:
+    """A tidy hierarchy frame from a file, nested dicts or a frame (missing columns filled)."""
+    if isinstance(hierarchy, (str, os.PathLike)):
+        frame = read_hierarchy(hierarchy)
+    elif isinstance(hierarchy, Mapping):
+        frame = hierarchy_frame(hierarchy)
+    else:
+        frame = hierarchy.copy()
+    lacking = {"topic", "node", "parent"} - set(frame.columns)
+    if lacking:
+        raise InputError(f"a hierarchy frame needs the column(s) {sorted(lacking)}")
+    for column, default in (("weight", np.nan), ("intent", "")):
+        if column not in frame.columns:
+            frame[column] = default
+    frame["topic"] = frame["topic"].astype(str)
+    frame["parent"] = ["" if str(p) in _ROOTS else str(p) for p in frame["parent"]]
+    frame["intent"] = [i if isinstance(i, str) else "" for i in frame["intent"]]
+    return frame
 
 
 def _prune(tree: _Tree, valid: set[str]) -> list[str]:

@@ -83,7 +83,8 @@ def assessments(frame: pd.DataFrame, *, order: Sequence, top=None) -> xr.Dataset
     label[pd.Index(topics).get_indexer(tidy["topic"]), d,
           pd.Index(assessors).get_indexer(tidy["assessor"])] = tidy["code"].to_numpy()
     return xr.Dataset({"label": (("topic", "doc", "assessor"), label)},
-                      coords={"topic": object_strings(topics), "assessor": object_strings(assessors),
+                      coords={"topic": object_strings(topics),
+                              "assessor": object_strings(assessors),
                               "label_name": ("label_level", object_strings(names)),
                               "docno": (("topic", "doc"), docno)},
                       attrs={"xdiv_kind": "assessments", "top": top})

@@ -205,7 +205,8 @@ def _format_value(value: Any) -> str:
     if isinstance(value, float):
         return repr(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, tuple):
-        return "(" + ",".join(_format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        tail = "," if len(value) == 1 else ""
+        return "(" + ",".join(_format_value(v) for v in value) + tail + ")"
     return str(value)
 
 
