@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="xdiv", epilog=EXAMPLES,
         description=_about("Evaluate diversified search results and meta-evaluate the measures."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-q", "--quiet", action="store_true", help="print no warnings")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print no warnings or progress bars")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="evaluate the embedded synthetic data, meta-evaluate "
@@ -231,7 +231,7 @@ def _meta(args) -> int:
 
     scores = open_dataset(args.scores)
     tests = ["bootstrap", "tukey"] if args.test == "both" else [args.test]
-    progress = sys.stderr.isatty()
+    progress = not args.quiet and sys.stderr.isatty()
     results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
                                     seed=args.seed, progress=progress) for t in tests]
     table = pd.DataFrame({f"{t} {col}": r[var].to_pandas()
