@@ -44,8 +44,11 @@ EVALUATE_EXAMPLES = """examples:
 """
 
 
-def _about(text: str) -> str:
-    return textwrap.fill(text, 79)
+def _command(sub, name: str, summary: str, *, about: str | None = None,
+             examples: str | None = None) -> argparse.ArgumentParser:
+    """A subcommand whose --help shows ``about`` (wrapped) and ``examples`` (verbatim)."""
+    return sub.add_parser(name, help=summary, description=textwrap.fill(about or summary, 79),
+                          epilog=examples, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def measures_page() -> str:
@@ -59,9 +62,10 @@ def measures_page() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xdiv", epilog=EXAMPLES,
-        description=_about("Evaluate diversified search results and meta-evaluate the measures."),
+        description="Evaluate diversified search results and meta-evaluate the measures.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-q", "--quiet", action="store_true", help="print no warnings or progress bars")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print no warnings or progress bars")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="evaluate the embedded synthetic data, meta-evaluate "
@@ -76,14 +80,13 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("measures", help="print the measure reference (Markdown) from the registry")
 
-    mt = sub.add_parser("meta", help="discriminative power of the measures of a score cube",
-                        description=_about("Discriminative power of every measure of a score cube: "
-                                    "the share of run pairs whose difference is significant "
-                                    "(two-sided paired bootstrap and/or randomised Tukey HSD) "
-                                    "and the difference that takes."),
-                        epilog="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
-                               "  xdiv meta scores.nc --test tukey -B 10000 --seed 7",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    mt = _command(sub, "meta", "discriminative power of the measures of a score cube",
+                  about="Discriminative power of every measure of a score cube: "
+                        "the share of run pairs whose difference is significant "
+                        "(two-sided paired bootstrap and/or randomised Tukey HSD) "
+                        "and the difference that takes.",
+                  examples="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
+                           "  xdiv meta scores.nc --test tukey -B 10000 --seed 7")
     mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both",
                     help="which test (default: %(default)s)")
@@ -94,35 +97,32 @@ def _parser() -> argparse.ArgumentParser:
                     help="seed of the resampling, recorded in the output (default: %(default)s)")
     mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
 
-    cc = sub.add_parser("concordance", help="concordance test of two measures of a score cube",
-                        description=_about("Among the (topic, run pair) cases where M1 and M2 "
-                                    "disagree, how often each agrees with the gold-standard "
-                                    "measure(s), with a two-sided sign test."),
-                        epilog="example:\n  xdiv concordance scores.nc alpha-nDCG@10 "
-                               "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    cc = _command(sub, "concordance", "concordance test of two measures of a score cube",
+                  about="Among the (topic, run pair) cases where M1 and M2 "
+                        "disagree, how often each agrees with the gold-standard "
+                        "measure(s), with a two-sided sign test.",
+                  examples="example:\n  xdiv concordance scores.nc alpha-nDCG@10 "
+                           "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10")
     cc.add_argument("scores", help="score cube NetCDF")
     cc.add_argument("m1", help="first measure (a metric of the cube)")
     cc.add_argument("m2", help="second measure")
     cc.add_argument("--gold", action="append", required=True,
                     help="gold-standard measure (repeat for several; all must agree)")
 
-    co = sub.add_parser("correlate", help="rank correlations between the measures of a cube",
-                        epilog="example:\n  xdiv correlate scores.nc --method tau_ap",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    co = _command(sub, "correlate", "rank correlations between the measures of a cube",
+                  examples="example:\n  xdiv correlate scores.nc --method tau_ap")
     co.add_argument("scores", help="score cube NetCDF")
     co.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"],
                     help="Kendall's tau, tau_ap (row measure scored against the column "
                          "measure's ranking) or its symmetric mean (default: %(default)s)")
 
-    cv = sub.add_parser("convert", help="diversity qrels to adhoc qrels; OIH to EIH",
-                        description=_about("Convert diversity qrels into adhoc qrels (a document's "
-                                    "highest level over the intents, or the number of intents "
-                                    "it is relevant to), or extend an intent hierarchy file "
-                                    "(topic node parent [weight] [intent]) into an EIH."),
-                        epilog="examples:\n  xdiv convert qrels.txt --adhoc max -o adhoc.txt\n"
-                               "  xdiv convert hierarchy.txt --eih -o eih.txt",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    cv = _command(sub, "convert", "diversity qrels to adhoc qrels; OIH to EIH",
+                  about="Convert diversity qrels into adhoc qrels (a document's "
+                        "highest level over the intents, or the number of intents "
+                        "it is relevant to), or extend an intent hierarchy file "
+                        "(topic node parent [weight] [intent]) into an EIH.",
+                  examples="examples:\n  xdiv convert qrels.txt --adhoc max -o adhoc.txt\n"
+                           "  xdiv convert hierarchy.txt --eih -o eih.txt")
     cv.add_argument("input", help="qrels file, or a hierarchy file with --eih")
     how = cv.add_mutually_exclusive_group()
     how.add_argument("--adhoc", choices=["max", "count"],
@@ -141,13 +141,12 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--cutoff", type=int, default=10, help="scatter: the cutoff l")
     pl.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"])
 
-    ev = sub.add_parser("evaluate", help="evaluate TREC runs against qrels",
-                        description=_about("Evaluate TREC runs (topic Q0 docno rank score tag) "
-                                    "against diversity or adhoc qrels; prints the mean scores "
-                                    "(or per-topic scores) and can write the score(metric, "
-                                    "run, topic) cube to NetCDF."),
-                        epilog=EVALUATE_EXAMPLES,
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ev = _command(sub, "evaluate", "evaluate TREC runs against qrels",
+                  about="Evaluate TREC runs (topic Q0 docno rank score tag) "
+                        "against diversity or adhoc qrels; prints the mean scores "
+                        "(or per-topic scores) and can write the score(metric, "
+                        "run, topic) cube to NetCDF.",
+                  examples=EVALUATE_EXAMPLES)
     ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
     ev.add_argument("runs", nargs="+", help="run files (gzip allowed)")
     ev.add_argument("-m", "--measure", nargs="+", required=True, dest="measures",
