@@ -13,7 +13,7 @@ from scipy.stats import binomtest, kendalltau
 
 import xdiv
 from xdiv import meta
-from xdiv.kernels.meta import tau_ap
+from xdiv.kernels.meta import tau_ap, tau_ap_b
 
 
 def cube(values: np.ndarray, metrics=None) -> xr.Dataset:
@@ -167,11 +167,54 @@ def test_tau_ap_brute_force_and_kendall_relation():
         kendalltau(truth[::-1], truth).statistic)
 
 
+def expected_tau_ap_over_tie_orders(evaluated, reference):
+    """Yilmaz's tau_ap averaged over every order of the evaluated ranking's tie groups,
+    with a pair tied in the reference counted as correct (brute force)."""
+    groups = [np.flatnonzero(evaluated == v) for v in np.unique(evaluated)[::-1]]
+    values = []
+    for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
+        ranking = [item for order in orders for item in order]
+        total = sum(sum(reference[ranking[k]] >= reference[ranking[pos]] for k in range(pos))
+                    / pos for pos in range(1, len(ranking)))
+        values.append(2 / (len(ranking) - 1) * total - 1)
+    return np.mean(values)
+
+
+def test_tau_ap_with_ties_is_the_expectation_over_tie_orders():
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        evaluated = rng.integers(0, 4, size=7).astype(float)
+        reference = rng.integers(0, 4, size=7).astype(float)
+        assert tau_ap(evaluated, reference) == pytest.approx(
+            expected_tau_ap_over_tie_orders(evaluated, reference), abs=1e-12)
+    tied = np.array([0.3, 0.3, 0.1, 0.1, 0.0])
+    assert tau_ap(tied, tied) == 1.0  # identical rankings agree fully, ties or not
+    # the result does not depend on the order in which tied runs are listed
+    perm = np.array([1, 0, 3, 2, 4])
+    reference = np.array([0.5, 0.4, 0.3, 0.2, 0.1])
+    assert tau_ap(tied[perm], reference[perm]) == pytest.approx(tau_ap(tied, reference))
+    # a fully tied evaluated ranking is a random order: expected tau_ap 0
+    assert tau_ap(np.zeros(3), np.array([3.0, 2.0, 1.0])) == pytest.approx(0.0)
+
+
+def test_tau_ap_b_by_hand_and_without_ties():
+    # x = [3, 2, 2, 1], y = [4, 3, 2, 1]. Walking y (p = 0, 1, 2, 3): items 1 and 3 have
+    # every item above them above in x too; item 2 has 1 of 2 (x ties items 1 and 2):
+    # 2/3 (1 + 1/2 + 1) - 1 = 2/3. Walking x (p = 0, 1, 1, 3): all agree with y: 1.
+    x, y = np.array([3.0, 2.0, 2.0, 1.0]), np.array([4.0, 3.0, 2.0, 1.0])
+    assert tau_ap_b(x, y) == pytest.approx((2 / 3 + 1) / 2)
+    assert tau_ap_b(x, x) == 1.0
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        a, b = rng.random(8), rng.random(8)
+        assert tau_ap_b(a, b) == pytest.approx((tau_ap(a, b) + tau_ap(b, a)) / 2)
+
+
 def test_rank_correlation_and_significance_agreement(tmp_path):
     rng = np.random.default_rng(2)
     values = rng.random((3, 6, 25)) + np.linspace(0, 0.5, 6)[None, :, None]
     scores = cube(values)
-    for method in ("kendall", "tau_ap", "tau_ap_sym"):
+    for method in ("kendall", "tau_ap", "tau_ap_sym", "tau_ap_b"):
         corr = meta.rank_correlation(scores, method)
         assert corr.dims == ("metric_1", "metric_2")
         np.testing.assert_allclose(np.diag(corr.values), 1.0)

@@ -21,6 +21,7 @@ from .collection import read_qrels
 from .errors import XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .measures.registry import registry_markdown
+from .meta import CORRELATIONS
 from .netcdf import to_netcdf
 from .reports import ndeval_csv, trec_eval_lines
 from .runs import read_runs
@@ -112,9 +113,10 @@ def _parser() -> argparse.ArgumentParser:
     co = _command(sub, "correlate", "rank correlations between the measures of a cube",
                   examples="example:\n  xdiv correlate scores.nc --method tau_ap")
     co.add_argument("scores", help="score cube NetCDF")
-    co.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"],
-                    help="Kendall's tau, tau_ap (row measure scored against the column "
-                         "measure's ranking) or its symmetric mean (default: %(default)s)")
+    co.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
+                    help="Kendall's tau-b, tau_ap (row measure scored against the column "
+                         "measure's ranking), its symmetric mean tau_ap_sym, or Urbano & "
+                         "Marrero's tau_ap_b for rankings with ties (default: %(default)s)")
 
     cv = _command(sub, "convert", "diversity qrels to adhoc qrels; OIH to EIH",
                   about="Convert diversity qrels into adhoc qrels (a document's "
@@ -139,7 +141,8 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--test", default="bootstrap", help="asl: which test of a meta file")
     pl.add_argument("--metric", help="topics: the metric to plot")
     pl.add_argument("--cutoff", type=int, default=10, help="scatter: the cutoff l")
-    pl.add_argument("--method", default="kendall", choices=["kendall", "tau_ap", "tau_ap_sym"])
+    pl.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
+                    help="correlation: the coefficient (default: %(default)s)")
 
     ev = _command(sub, "evaluate", "evaluate TREC runs against qrels",
                   about="Evaluate TREC runs (topic Q0 docno rank score tag) "

@@ -209,27 +209,32 @@ def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str)
                       attrs={"gold": to_json(gold), "test": "concordance"})
 
 
+CORRELATIONS = {
+    "kendall": lambda a, b: kendalltau(a, b).statistic,
+    "tau_ap": K.tau_ap,
+    "tau_ap_sym": lambda a, b: (K.tau_ap(a, b) + K.tau_ap(b, a)) / 2,
+    "tau_ap_b": K.tau_ap_b,
+}
+"""Rank correlation coefficients by name: ``f(metric_1 means, metric_2 means)``."""
+
+
 def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
     """Correlation of the run rankings (by mean score over topics) of every metric pair.
 
-    ``method``: ``"kendall"`` (tau-b), ``"tau_ap"`` (metric_1's ranking evaluated
-    against metric_2's as reference; top-weighted) or ``"tau_ap_sym"`` (mean of both
-    directions).
+    ``method``: ``"kendall"`` (tau-b, scipy), ``"tau_ap"`` (metric_1's ranking evaluated
+    against metric_2's as the reference; top-weighted; ties as in
+    :func:`xdiv.kernels.meta.tau_ap`), ``"tau_ap_sym"`` (mean of both directions of
+    tau_ap, seed 002's symmetric tau_ap) or ``"tau_ap_b"`` (Urbano & Marrero's
+    tau_AP-b, symmetric, for rankings with ties).
     """
+    if method not in CORRELATIONS:
+        raise InputError(f"method must be one of {', '.join(CORRELATIONS)}, not {method!r}")
     da = _scores(scores)
     means = da.mean("topic", skipna=True).values  # (metric, run)
     names = object_strings(da["metric"].values)
-    out = np.ones((len(names), len(names)))
-    for a in range(len(names)):
-        for b in range(len(names)):
-            if method == "kendall":
-                out[a, b] = kendalltau(means[a], means[b]).statistic
-            elif method == "tau_ap":
-                out[a, b] = K.tau_ap(means[a], means[b])
-            elif method == "tau_ap_sym":
-                out[a, b] = (K.tau_ap(means[a], means[b]) + K.tau_ap(means[b], means[a])) / 2
-            else:
-                raise InputError(f"method must be kendall, tau_ap or tau_ap_sym, not {method!r}")
+    coefficient = CORRELATIONS[method]
+    out = np.array([[coefficient(means[a], means[b]) for b in range(len(names))]
+                    for a in range(len(names))], dtype=float)
     return xr.DataArray(out, dims=("metric_1", "metric_2"),
                         coords={"metric_1": names, "metric_2": names}, name=method)
 

@@ -97,13 +97,57 @@ def concordance_counts(d1: np.ndarray, d2: np.ndarray, gold: np.ndarray):
 
 
 def tau_ap(evaluated: np.ndarray, reference: np.ndarray) -> float:
-    """AP correlation (Yilmaz et al.): ``2/(n-1) sum_{i=2..n} C(i)/(i-1) - 1`` where, going
-    down the ``evaluated`` ranking (scores, higher first; ties by position), C(i) counts
-    the items above item i that ``reference`` also ranks above it."""
-    order = np.argsort(-evaluated, kind="stable")
-    ref = reference[order]
-    n = len(order)
-    above = ref[None, :] > ref[:, None]  # above[i, k]: reference puts k above i
-    lower = np.tril(np.ones((n, n), dtype=bool), k=-1)
-    correct = (above & lower).sum(axis=1)[1:]
-    return float(2.0 / (n - 1) * (correct / np.arange(1, n)).sum() - 1.0)
+    """AP correlation of the ``evaluated`` ranking against the ``reference`` (scores, higher
+    first): ``2/(n-1) sum_{i=2..n} C(i)/(i-1) - 1`` (Yilmaz, Aslam & Robertson, SIGIR 2008),
+    where, going down the evaluated ranking, C(i) counts the items above item i that the
+    reference also ranks above it.
+
+    Ties. A pair tied in the reference cannot be ordered wrongly, so it counts as correct
+    (identical rankings give 1, with or without ties). Items tied in the evaluated ranking
+    have no order of their own: the result is the expected value over all orders of each
+    tie group, which is Urbano & Marrero's tau_AP-a (ICTIR 2017) when the reference has no
+    ties, and Yilmaz et al.'s tau_AP when neither ranking has ties. Each item i of a tie
+    group of size t with p items strictly above it stands at position p + u, u = 1..t, with
+    probability 1/t; the items above it are those p plus u - 1 of its group, so
+    ``E[C/(pos-1)] = (1/t) sum_u (A_i + (u-1) w_i) / (p+u-1)``, A_i the correct items of the
+    groups above and w_i the share of correct items in its own group.
+    """
+    e, r = np.asarray(evaluated, dtype=float), np.asarray(reference, dtype=float)
+    n = len(e)
+    if n < 2:
+        return float("nan")
+    other = ~np.eye(n, dtype=bool)
+    higher = e[None, :] > e[:, None]  # higher[i, j]: evaluated ranks j above i
+    tied = (e[None, :] == e[:, None]) & other
+    correct = r[None, :] >= r[:, None]  # the reference does not rank j below i
+    p, t = higher.sum(axis=1), tied.sum(axis=1) + 1
+    above = (higher & correct).sum(axis=1)
+    share = (tied & correct).sum(axis=1) / np.maximum(t - 1, 1)
+    u = np.arange(1, t.max() + 1)[None, :]
+    position = p[:, None] + u
+    valid = (u <= t[:, None]) & (position >= 2)
+    terms = (above[:, None] + (u - 1) * share[:, None]) / np.where(valid, position - 1, 1)
+    expected = np.where(valid, terms, 0.0).sum(axis=1) / t
+    return float(2.0 / (n - 1) * expected.sum() - 1.0)
+
+
+def tau_ap_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Urbano & Marrero's tau_AP-b (ICTIR 2017), the symmetric AP correlation for two
+    rankings that may both have ties (the agreement scenario): the mean of both directions
+    of ``2/|{i: p_i > 0}| sum_{i: p_i > 0} C_i / p_i - 1``, where p_i counts the items
+    strictly above item i in one ranking and C_i those of them that the other ranking also
+    ranks strictly above i (a pair tied in only one ranking is a disagreement). It equals
+    the mean of both directions of :func:`tau_ap` when neither ranking has ties."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return (_tau_ap_b_half(x, y) + _tau_ap_b_half(y, x)) / 2
+
+
+def _tau_ap_b_half(reference: np.ndarray, walked: np.ndarray) -> float:
+    higher = walked[None, :] > walked[:, None]
+    agree = higher & (reference[None, :] > reference[:, None])
+    p = higher.sum(axis=1)
+    below_top = p > 0
+    if not below_top.any():
+        return float("nan")
+    return float(2.0 / below_top.sum() * (agree.sum(axis=1)[below_top] / p[below_top]).sum()
+                 - 1.0)
