@@ -90,6 +90,27 @@ def test_udm_gains_in_ndcg_and_gap():
     assert score(col, runs, name) == pytest.approx(want, abs=1e-9)
     gap = udm.measure_name("GAP", est, M=1, N=3)
     assert gap.startswith("GAP(q=(") and math.isfinite(score(col, runs, gap))
+    # the names are the registry's canonical labels, so a score cube can be indexed by them
+    cube = xdiv.evaluate(runs, col, [name, gap])
+    assert list(cube.metric.values) == [name, gap]
+    assert cube.score.sel(metric=name).shape == (1, 1)
+
+
+def test_estimate_subset_is_aligned_by_dimension_and_topic_label():
+    frame = udm.synthetic_assessments(n_topics=6, n_docs=20, n_assessors=3, seed=2)
+    data = udm.assessments(frame, order=[0, 1, 2])
+    subset = (data["label"] >= 0).all("assessor") & data["topic"].isin(["1", "2", "3"])
+    want = udm.estimate(data, subset=subset, bootstrap=0)
+    shuffled = subset.transpose("doc", "topic").isel(topic=[5, 2, 0, 4, 1, 3])
+    got = udm.estimate(data, subset=shuffled, bootstrap=0)
+    np.testing.assert_array_equal(got.pairs.values, want.pairs.values)
+    assert want.pairs.sum() < udm.estimate(data, bootstrap=0).pairs.sum()
+    by_topic = data["topic"].isin(["1", "2", "3"])  # (topic,) broadcasts over the docs
+    assert udm.estimate(data, subset=by_topic, bootstrap=0).pairs.sum() >= want.pairs.sum()
+    with pytest.raises(xdiv.InputError, match="lacks topics"):
+        udm.estimate(data, subset=subset.isel(topic=[0, 1]))
+    with pytest.raises(xdiv.InputError, match="boolean"):
+        udm.estimate(data, subset=subset.astype(int))
 
 
 def test_robustness_protocol_runs_on_synthetic_data():

@@ -21,6 +21,7 @@ import xarray as xr
 
 from .errors import InputError
 from .labels import natural_sorted, object_strings
+from .measures.registry import parse_measure
 
 __all__ = ["assessments", "estimate", "relevance_weights", "weights_table", "measure_name",
            "synthetic_assessments", "robustness"]
@@ -101,6 +102,29 @@ def _pair_counts(label: np.ndarray, n_labels: int, top: int):
     return pairs, to_top
 
 
+def _document_mask(data: xr.Dataset, subset: xr.DataArray | None) -> np.ndarray:
+    """``subset`` as a ``(topic, doc)`` bool array in ``data``'s order, aligned by
+    dimension name and topic label."""
+    docs = data["docno"]
+    if subset is None:
+        return np.ones(docs.shape, dtype=bool)
+    if not isinstance(subset, xr.DataArray) or not set(subset.dims) <= {"topic", "doc"}:
+        raise InputError("subset must be a DataArray over (topic, doc)")
+    if subset.dtype != bool:
+        raise InputError(f"subset must be boolean, not {subset.dtype}")
+    if "topic" in subset.indexes:
+        missing = sorted(set(data["topic"].values) - set(subset["topic"].values))
+        if missing:
+            raise InputError(f"subset lacks topics {missing[:5]}")
+        subset = subset.sel(topic=data["topic"].values)
+    for dim in subset.dims:
+        if subset.sizes[dim] != docs.sizes[dim]:
+            raise InputError(f"subset has {subset.sizes[dim]} {dim}s, the assessments "
+                             f"{docs.sizes[dim]}")
+    return subset.drop_vars("docno", errors="ignore").broadcast_like(
+        docs.drop_vars("docno")).transpose("topic", "doc").values
+
+
 def estimate(data: xr.Dataset, *, subset: xr.DataArray | None = None, min_count: int = 50,
              bootstrap: int = 1000, seed: int = 0, ignore_non: bool = False) -> xr.Dataset:
     """Estimate ``p_{T|i}`` from all ordered pairs of distinct assessors of a document.
@@ -127,7 +151,7 @@ def estimate(data: xr.Dataset, *, subset: xr.DataArray | None = None, min_count:
     names = list(data["label_name"].values)
     top = names.index(data.attrs["top"])
     label = data["label"].values
-    keep = np.ones(label.shape[:2], dtype=bool) if subset is None else subset.values
+    keep = _document_mask(data, subset)
     pairs, to_top = _pair_counts(label, len(names), top)
     pairs, to_top = pairs[keep], to_top[keep]  # (docs, labels)
     n, t = pairs.sum(axis=0).astype(np.float64), to_top.sum(axis=0).astype(np.float64)
@@ -198,15 +222,13 @@ def measure_name(base: str, estimate_: xr.Dataset, M: int = 1, N: int = 2,
                  cutoff: int | None = None) -> str:
     """The name of a UDM-weighted measure: ``nDCG`` with the weights as gains of levels
     1..H, or ``GAP`` with them as ``q_1..q_H`` (labels ordered, the lowest = level 0)."""
+    parameter = {"nDCG": "gain", "GAP": "q"}.get(base)
+    if parameter is None:
+        raise InputError(f"UDM weights apply to nDCG and GAP, not {base!r}")
     table = weights_table(estimate_, [M], [N]).values[1:, 0, 0]
     values = ",".join(f"{v:.12g}" for v in table)
-    if base == "nDCG":
-        text = f"nDCG(gain=({values},),H={len(table)})"
-    elif base == "GAP":
-        text = f"GAP(q=({values},),H={len(table)})"
-    else:
-        raise InputError(f"UDM weights apply to nDCG and GAP, not {base!r}")
-    return text + (f"@{cutoff}" if cutoff else "")
+    text = f"{base}({parameter}=({values},),H={len(table)})" + (f"@{cutoff}" if cutoff else "")
+    return parse_measure(text).name
 
 
 def synthetic_assessments(n_topics: int = 20, n_docs: int = 60, n_assessors: int = 3, *,
@@ -273,7 +295,7 @@ def _one_way(data: xr.Dataset, *, first: str, second: str, M: int, N: int, cutof
         if not keep.any() or not (label[t, keep, a] > 0).any():
             continue
         others = xr.DataArray((np.arange(len(topics))[:, None] != t) & both,
-                              dims=("topic", "doc"))
+                              dims=("topic", "doc"), coords={"topic": data["topic"].values})
         est = estimate(data, subset=others, bootstrap=0, ignore_non=ignore_non)
         docs = data["docno"].values[t, keep]
         qrels = pd.DataFrame({"topic": topic, "intent": "0", "docno": docs,
