@@ -30,6 +30,7 @@ mean is W(p)/|C(p)|, not W(p)); UB and NB therefore aggregate by sum here.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -38,7 +39,7 @@ import pandas as pd
 import xarray as xr
 
 from .collection import check_collection
-from .errors import InputError
+from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, to_json
 
 Kind = Literal["OIH", "EIH"]
@@ -215,7 +216,8 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
         Tidy ``topic node parent [weight] [intent]`` rows (:func:`read_hierarchy`), or
         nested dicts (:func:`hierarchy_frame`). Leaves stand for the intents of the
         collection (their ``intent``, else their own label). Topics without a tree get the
-        flat (height-1) hierarchy.
+        flat (height-1) hierarchy; trees of topics the collection lacks (a file covering
+        several years) are left out with an :class:`~xdiv.XdivWarning` naming them.
     kind : {"OIH", "EIH"}
         Keep the hierarchy as given, or extend it so every leaf is in the deepest layer.
     weights : {"UT", "UB", "NT", "NB"}
@@ -239,9 +241,11 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
     frame = _hierarchy_input(hierarchy)
     trees, removed = {}, {}
     topics = [str(t) for t in collection["topic"].values]
-    unknown = sorted(set(frame["topic"]) - set(topics))
+    unknown = natural_sorted(set(frame["topic"]) - set(topics))
     if unknown:
-        raise InputError(f"hierarchy topics {unknown} are not in the collection")
+        warnings.warn(f"hierarchies of {len(unknown)} topic(s) not in the collection are not "
+                      f"used: {', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}",
+                      XdivWarning, stacklevel=2)
     for topic in topics:
         valid = {str(i) for i, ok in zip(collection["intent"].values,
                                           collection["intent_valid"].sel(topic=topic).values)
