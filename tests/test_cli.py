@@ -142,3 +142,79 @@ def test_convert_eih_and_evaluate_with_a_hierarchy(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "missing.txt"), "--eih", "-o",
                  str(tmp_path / "x")]) == 2
     assert "missing.txt: no such file" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def demo_cube(tmp_path_factory):
+    """A demo score cube and its meta-evaluation file, made once for this module."""
+    folder = tmp_path_factory.mktemp("demo")
+    scores, metas = folder / "s.nc", folder / "m.nc"
+    assert main(["-q", "demo", "--no-meta", "-o", str(scores), "--topics", "8",
+                 "--runs", "4"]) == 0
+    assert main(["-q", "meta", str(scores), "-B", "100", "-o", str(metas)]) == 0
+    return scores, metas
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["concordance", "{s}", "alpha-nDCG@10", "foo@10", "--gold", "I-rec@10"],
+     "metric 'foo@10' is not in the score cube; it holds I-rec@10, alpha-nDCG@10"),
+    (["concordance", "{s}", "alpha-nDCG@10", "D#-nDCG@10", "--gold", "Ef-P@5"],
+     "metric 'Ef-P@5' is not in the score cube"),
+    (["plot", "topics", "{s}", "--metric", "foo", "-o", "{o}"],
+     "metric 'foo' is not in the score cube"),
+    (["plot", "diff", "{s}", "--runs", "run01", "nope", "-o", "{o}"],
+     "run 'nope' is not in the score cube; it holds run01, run02"),
+    (["plot", "diff", "{s}", "-o", "{o}"], "plot diff needs --runs RUN_A RUN_B"),
+    (["plot", "scatter", "{s}", "--cutoff", "5", "-o", "{o}"],
+     "metric 'I-rec@5' is not in the score cube"),
+])
+def test_names_the_cube_lacks_are_one_line_errors(demo_cube, tmp_path, capsys, argv, message):
+    scores, _ = demo_cube
+    argv = [a.format(s=scores, o=tmp_path / "x.png") for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"xdiv: error: {message}") and err.count("\n") == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_concordance_accepts_any_spelling_of_a_metric(demo_cube, capsys):
+    scores, _ = demo_cube
+    assert main(["concordance", str(scores), "alpha-nDCG(alpha=0.5)@10", "D#-nDCG@10",
+                 "--gold", "I-rec@10"]) == 0
+    spelled = capsys.readouterr().out.splitlines()[1:]
+    assert main(["concordance", str(scores), "alpha-nDCG@10", "D#-nDCG@10",
+                 "--gold", "I-rec@10"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == spelled
+
+
+def test_plot_diff(demo_cube, tmp_path):
+    scores, _ = demo_cube
+    out = tmp_path / "diff.svg"
+    assert main(["plot", "diff", str(scores), "--metric", "D#-nDCG@10", "--runs", "run02",
+                 "run01", "-o", str(out)]) == 0
+    assert out.read_text().lstrip().startswith("<?xml") and out.stat().st_size > 1000
+
+
+def test_measures_may_come_before_the_files(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 s\n1 Q0 a 2 2 s\n")
+    q, r = str(tmp_path / "q"), str(tmp_path / "r")
+    outputs = []
+    for argv in (["evaluate", q, r, "-m", "P@1", "RR"], ["evaluate", "-m", "P@1", "RR", q, r],
+                 ["evaluate", q, "-m", "P@1", "RR", r]):
+        assert main(["-q"] + argv + ["--format", "tsv"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] == outputs[2] == "run\tP@1\tRR\ns\t0.000000\t0.500000\n"
+    assert main(["evaluate", "-m", "P@1", q]) == 2
+    assert "needs a qrels file and at least one run file" in capsys.readouterr().err
+    assert main(["evaluate", "-m", q, r]) == 2
+    assert "no measure given" in capsys.readouterr().err
+
+
+def test_run_with_too_many_fields_names_the_trec_layout(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 s extra\n")
+    assert main(["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P@1"]) == 2
+    assert capsys.readouterr().err == (
+        f"xdiv: error: {tmp_path / 'r'}:1: expected 5 or 6 whitespace-separated fields "
+        "(topic Q0 docno rank score run), found 7\n")

@@ -20,6 +20,7 @@ from . import datasets
 from .collection import read_qrels
 from .errors import XdivError, XdivWarning
 from .evaluate import evaluate, summarize
+from .labels import from_json
 from .measures.registry import registry_markdown
 from .meta import CORRELATIONS
 from .netcdf import to_netcdf
@@ -132,15 +133,34 @@ def _parser() -> argparse.ArgumentParser:
     how.add_argument("--eih", action="store_true", help="hierarchy file to its EIH")
     cv.add_argument("-o", "--output", required=True, help="file to write")
 
-    pl = sub.add_parser("plot", help="draw a plot from a score cube or meta-evaluation file")
-    pl.add_argument("kind", choices=["asl", "scatter", "topics", "correlation"],
-                    help="asl: ASL curves (meta file); scatter: I-rec vs D-nDCG with D#-nDCG "
-                         "contours; topics: per-topic scores; correlation: rank correlations")
+    pl = _command(sub, "plot", "draw a plot from a score cube or meta-evaluation file",
+                  about="Draw a plot to a PNG, SVG or PDF file (the format follows the "
+                        "extension). asl: the ASL curves of every measure (seed 000 "
+                        "Fig. 1-2), from 'xdiv meta -o'; scatter: mean I-rec@l against "
+                        "mean D-nDCG@l per run with D#-nDCG contour lines (seed 000 Fig. 3); "
+                        "topics: per-topic score distributions of one measure, one box per "
+                        "run; diff: per-topic differences of two runs under one measure; "
+                        "correlation: the rank-correlation matrix of the measures. All but "
+                        "asl read a score cube from 'xdiv evaluate -o'.",
+                  examples="examples:\n"
+                           "  xdiv plot asl meta.nc --test tukey -o asl.pdf\n"
+                           "  xdiv plot scatter scores.nc --cutoff 10 -o irec-dndcg.png\n"
+                           "  xdiv plot topics scores.nc --metric D#-nDCG@10 -o topics.svg\n"
+                           "  xdiv plot diff scores.nc --metric D#-nDCG@10 --runs runA runB "
+                           "-o diff.png\n"
+                           "  xdiv plot correlation scores.nc --method tau_ap -o tau.png")
+    pl.add_argument("kind", choices=["asl", "scatter", "topics", "diff", "correlation"],
+                    help="which plot")
     pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
-    pl.add_argument("-o", "--output", required=True, help="image file (.png, .svg, .pdf)")
-    pl.add_argument("--test", default="bootstrap", help="asl: which test of a meta file")
-    pl.add_argument("--metric", help="topics: the metric to plot")
-    pl.add_argument("--cutoff", type=int, default=10, help="scatter: the cutoff l")
+    pl.add_argument("-o", "--output", required=True,
+                    help="image file (.png, .svg or .pdf)")
+    pl.add_argument("--test", default="bootstrap", choices=["bootstrap", "tukey"],
+                    help="asl: which test of a meta file holding both (default: %(default)s)")
+    pl.add_argument("--metric", help="topics, diff: the measure (default: the cube's first)")
+    pl.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"),
+                    help="diff: the two runs (RUN_A - RUN_B)")
+    pl.add_argument("--cutoff", type=int, default=10,
+                    help="scatter: the cutoff l of I-rec@l and D-nDCG@l (default: %(default)s)")
     pl.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
                     help="correlation: the coefficient (default: %(default)s)")
 
@@ -150,10 +170,13 @@ def _parser() -> argparse.ArgumentParser:
                         "(or per-topic scores) and can write the score(metric, "
                         "run, topic) cube to NetCDF.",
                   examples=EVALUATE_EXAMPLES)
-    ev.add_argument("qrels", help="qrels file (diversity or adhoc, gzip allowed)")
-    ev.add_argument("runs", nargs="+", help="run files (gzip allowed)")
+    ev.usage = "xdiv evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [options]"
+    ev.add_argument("qrels", nargs="?", help="qrels file (diversity or adhoc, gzip allowed)")
+    ev.add_argument("runs", nargs="*", help="run files (gzip allowed)")
     ev.add_argument("-m", "--measure", nargs="+", required=True, dest="measures",
-                    help="measure names, e.g. nDCG-IA@10 'Q(beta=0)@10'")
+                    metavar="MEASURE",
+                    help="measure names, e.g. nDCG-IA@10 'Q(beta=0)@10' (files named "
+                         "after -m are taken as the qrels and runs)")
     ev.add_argument("--topics", help="TREC topic XML (intent types)")
     ev.add_argument("--probabilities", default="uniform",
                     help="uniform, nonuniform or a 'topic intent probability' file")
@@ -256,10 +279,11 @@ def _concordance(args) -> int:
     from .netcdf import open_dataset
 
     res = concordance(open_dataset(args.scores), args.m1, args.m2, args.gold)
-    print(f"gold standard(s): {', '.join(args.gold)}")
+    print(f"gold standard(s): {', '.join(from_json(res.attrs['gold']))}")
     print(f"disagreements: {int(res['disagreements'])}")
-    print(f"{args.m1}: {float(res['concordance_1']):.4f}  (correct only it: {int(res['only_1'])})")
-    print(f"{args.m2}: {float(res['concordance_2']):.4f}  (correct only it: {int(res['only_2'])})")
+    for k in (1, 2):
+        print(f"{res.attrs[f'metric_{k}']}: {float(res[f'concordance_{k}']):.4f}  "
+              f"(correct only it: {int(res[f'only_{k}'])})")
     print(f"two-sided sign test p = {float(res['pvalue']):.4g}")
     return 0
 
@@ -306,8 +330,11 @@ def _plot(args) -> int:
     elif args.kind == "scatter":
         fig = plots.irec_dndcg(data, cutoff=args.cutoff)
     elif args.kind == "topics":
-        metric = args.metric or str(data["metric"].values[0])
-        fig = plots.topic_distributions(data, metric)
+        fig = plots.topic_distributions(data, args.metric or _first_metric(data))
+    elif args.kind == "diff":
+        if not args.runs:
+            raise XdivError("plot diff needs --runs RUN_A RUN_B")
+        fig = plots.run_differences(data, args.metric or _first_metric(data), *args.runs)
     else:
         fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
     fig.savefig(args.output, bbox_inches="tight")
@@ -315,12 +342,34 @@ def _plot(args) -> int:
     return 0
 
 
+def _first_metric(data: xr.Dataset) -> str:
+    if "metric" not in data.coords:
+        raise XdivError("expected a score cube from 'xdiv evaluate -o'")
+    return str(data["metric"].values[0])
+
+
 def _measures(args) -> int:
     print(measures_page(), end="")
     return 0
 
 
+def _split_files_from_measures(args) -> None:
+    """``xdiv evaluate -m M1 M2 QRELS RUN``: argparse hands every word after ``-m`` to it;
+    its trailing words that name existing files are the qrels and runs."""
+    k = len(args.measures)
+    while k > 0 and os.path.isfile(args.measures[k - 1]):
+        k -= 1
+    files = ([args.qrels] if args.qrels else []) + args.runs + args.measures[k:]
+    args.measures = args.measures[:k]
+    if not args.measures:
+        raise XdivError("no measure given: -m MEASURE [MEASURE ...]")
+    if len(files) < 2:
+        raise XdivError("evaluate needs a qrels file and at least one run file")
+    args.qrels, args.runs = files[0], files[1:]
+
+
 def _evaluate(args) -> int:
+    _split_files_from_measures(args)
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
     if args.hierarchy:
         from .hierarchy import attach_hierarchy

@@ -14,10 +14,11 @@ from .collection import check_collection, to_adhoc
 from .hierarchy import flat_hierarchy
 from .errors import InputError, XdivWarning
 from .labels import from_json, object_strings, to_json
-from .measures.registry import Measure, parse_all
+from .errors import MeasureError
+from .measures.registry import Measure, parse_all, parse_measure
 from .runs import check_runs, judge
 
-__all__ = ["evaluate", "summarize"]
+__all__ = ["evaluate", "summarize", "score_array"]
 
 
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
@@ -125,3 +126,46 @@ def summarize(scores: xr.Dataset) -> xr.Dataset:
                       "n_topics": score.notnull().sum("topic")})
     out.attrs = {**scores.attrs, "xdiv_kind": "summary"}
     return out
+
+
+
+def score_array(scores, metrics: Iterable[str] | None = None,
+                runs: Iterable[str] | None = None) -> xr.DataArray:
+    """The ``score(metric, run, topic)`` DataArray of a score cube (a Dataset from
+    :func:`evaluate` or its ``score`` variable), optionally restricted to ``metrics`` and
+    ``runs`` in the order given. A metric may be named in any spelling the registry parses
+    to the cube's label (``nDCG(gain=exp)@10`` selects ``nDCG@10``).
+
+    Raises
+    ------
+    InputError
+        Not a score cube, or a metric or run it lacks (the message lists what it holds).
+    """
+    da = scores.get("score") if isinstance(scores, xr.Dataset) else scores
+    if not isinstance(da, xr.DataArray) or set(da.dims) != {"metric", "run", "topic"}:
+        raise InputError("expected a score(metric, run, topic) cube from xdiv.evaluate")
+    da = da.transpose("metric", "run", "topic")
+    if metrics is not None:
+        held = [str(m) for m in da["metric"].values]
+        da = da.sel(metric=[_metric_label(m, held) for m in metrics])
+    if runs is not None:
+        held = {str(r) for r in da["run"].values}
+        unknown = [str(r) for r in runs if str(r) not in held]
+        if unknown:
+            raise InputError(f"run {unknown[0]!r} is not in the score cube; it holds "
+                             f"{', '.join(sorted(held))}")
+        da = da.sel(run=[str(r) for r in runs])
+    return da
+
+
+def _metric_label(metric: str, held: list[str]) -> str:
+    if str(metric) in held:
+        return str(metric)
+    try:
+        name = parse_measure(str(metric)).name
+    except MeasureError:
+        name = None
+    if name not in held:
+        raise InputError(f"metric {str(metric)!r} is not in the score cube; it holds "
+                         f"{', '.join(held)}")
+    return name

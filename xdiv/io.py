@@ -73,8 +73,9 @@ def _check_fields(path, number, fields, columns, optional_last):
     n = len(columns)
     if len(fields) != n and not (optional_last and len(fields) == n - 1):
         want = f"{n - 1} or {n}" if optional_last else f"{n}"
+        layout = " ".join(c.lstrip("_") for c, _ in columns)
         raise ParseError(path, number, f"expected {want} whitespace-separated fields "
-                                       f"({' '.join(c for c, _ in columns)}), found {len(fields)}")
+                                       f"({layout}), found {len(fields)}")
     for (name, kind), value in zip(columns, fields):
         if kind == "str":
             continue
@@ -199,7 +200,7 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
         Columns ``topic``, ``docno`` (str), ``rank`` (int64), ``score`` (float64) and
         ``run``.
     """
-    frame = _read_table(path, [("topic", "str"), ("_q0", "str"), ("docno", "str"),
+    frame = _read_table(path, [("topic", "str"), ("_Q0", "str"), ("docno", "str"),
                                ("rank", "int"), ("score", "float"), ("run", "str")],
                         optional_last=True)
     first = frame["run"].iat[0]

@@ -20,6 +20,7 @@ from scipy.stats import binomtest, kendalltau
 from tqdm.auto import tqdm
 
 from .errors import InputError
+from .evaluate import score_array
 from .kernels import meta as K
 from .labels import object_strings, to_json
 
@@ -28,13 +29,11 @@ __all__ = ["bootstrap_test", "tukey_hsd", "discriminative_power", "concordance",
            "sample_topics"]
 
 
-def _scores(scores) -> xr.DataArray:
-    da = scores["score"] if isinstance(scores, xr.Dataset) else scores
-    if not isinstance(da, xr.DataArray) or set(da.dims) != {"metric", "run", "topic"}:
-        raise InputError("expected a score(metric, run, topic) cube from xdiv.evaluate")
+def _scores(scores, metrics: Sequence[str] | None = None) -> xr.DataArray:
+    da = score_array(scores, metrics)
     if da.sizes["run"] < 2:
         raise InputError("meta-evaluation needs at least two runs")
-    return da.transpose("metric", "run", "topic")
+    return da
 
 
 def _metric_groups(da: xr.DataArray):
@@ -160,10 +159,10 @@ def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
     return result
 
 
-def _differences(da: xr.DataArray, metric) -> np.ndarray:
-    values = da.sel(metric=metric).values
+def _differences(values: np.ndarray) -> np.ndarray:
+    """``(run, topic)`` scores to the ``(pair, topic)`` differences of every run pair."""
     i, j = K.pair_index(values.shape[0])
-    return values[i] - values[j]  # (pair, topic)
+    return values[i] - values[j]
 
 
 def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Dataset:
@@ -177,10 +176,12 @@ def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Datas
         ``concordance_2``, ``only_1``, ``only_2`` and ``pvalue`` (two-sided sign test over
         the disagreements where exactly one metric is correct).
     """
-    da = _scores(scores)
     gold = [gold] if isinstance(gold, str) else list(gold)
-    d1, d2 = _differences(da, m1), _differences(da, m2)
-    gs = np.stack([_differences(da, g) for g in gold])
+    da = _scores(scores, [m1, m2, *gold])
+    m1, m2, *gold = [str(m) for m in da["metric"].values]  # the cube's labels
+    values = da.values
+    d1, d2 = _differences(values[0]), _differences(values[1])
+    gs = np.stack([_differences(v) for v in values[2:]])
     defined = ~(np.isnan(d1) | np.isnan(d2) | np.isnan(gs).any(axis=0))
     n, c1, c2, o1, o2 = K.concordance_counts(np.where(defined, d1, 0), np.where(defined, d2, 0),
                                              np.where(defined, gs, 0))

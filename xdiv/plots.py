@@ -11,6 +11,7 @@ import numpy as np
 import xarray as xr
 
 from .errors import InputError
+from .evaluate import score_array
 
 __all__ = ["asl_curves", "irec_dndcg", "concordance_heatmap", "topic_distributions",
            "run_differences", "correlation_matrix"]
@@ -46,11 +47,8 @@ def irec_dndcg(scores: xr.Dataset, cutoff: int = 10, gamma: float = 0.5):
     ``scores`` must hold ``I-rec@l`` and ``D-nDCG@l``.
     """
     names = [f"I-rec@{cutoff}", f"D-nDCG@{cutoff}"]
-    missing = [n for n in names if n not in scores["metric"].values]
-    if missing:
-        raise InputError(f"irec_dndcg needs {missing} in the score cube")
-    means = scores["score"].sel(metric=names).mean("topic", skipna=True)
-    x, y = means.sel(metric=names[1]).values, means.sel(metric=names[0]).values
+    means = score_array(scores, names).mean("topic", skipna=True)
+    y, x = means.values
     fig = _figure(figsize=(5, 5))
     ax = fig.add_subplot()
     grid = np.linspace(0, 1, 101)
@@ -88,7 +86,7 @@ def concordance_heatmap(table: xr.Dataset):
 
 def topic_distributions(scores: xr.Dataset, metric: str):
     """Box plots of a metric's per-topic scores, one box per run (sorted by mean)."""
-    da = scores["score"].sel(metric=metric)
+    da = score_array(scores, [metric]).isel(metric=0)
     order = da["run"].values[np.argsort(-da.mean("topic", skipna=True).values)]
     data = [da.sel(run=r).dropna("topic").values for r in order]
     fig = _figure(figsize=(max(5, 0.35 * len(order)), 4))
@@ -102,8 +100,8 @@ def topic_distributions(scores: xr.Dataset, metric: str):
 
 def run_differences(scores: xr.Dataset, metric: str, run_a: str, run_b: str):
     """Per-topic differences ``run_a - run_b`` of a metric, sorted."""
-    da = scores["score"].sel(metric=metric)
-    diff = (da.sel(run=run_a) - da.sel(run=run_b)).dropna("topic")
+    da = score_array(scores, [metric], [run_a, run_b]).isel(metric=0)
+    diff = (da.isel(run=0) - da.isel(run=1)).dropna("topic")
     order = np.argsort(diff.values)
     fig = _figure(figsize=(6, 3.5))
     ax = fig.add_subplot()

@@ -12,20 +12,18 @@ import itertools
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 from scipy.stats import ttest_rel
 
 from .errors import InputError
+from .evaluate import score_array
 
 __all__ = ["tidy", "anova", "tukey", "paired_t_tests", "effect_sizes"]
 
 
 def tidy(scores, metric: str) -> pd.DataFrame:
     """``run``, ``topic``, ``score`` rows of one metric, on topics scored for every run."""
-    da = scores["score"] if isinstance(scores, xr.Dataset) else scores
-    if metric not in da["metric"].values:
-        raise InputError(f"metric {metric!r} is not in the cube")
-    table = da.sel(metric=metric).transpose("topic", "run").to_pandas().dropna(axis=0)
+    da = score_array(scores, [metric]).isel(metric=0)
+    table = da.transpose("topic", "run").to_pandas().dropna(axis=0)
     if len(table) < 2:
         raise InputError(f"{metric}: fewer than two topics have scores for every run")
     frame = table.reset_index().melt(id_vars="topic", var_name="run", value_name="score")
