@@ -252,3 +252,17 @@ def test_reproduction_script_runs(trec2009, tmp_path):
     text = out.read_text()
     assert "Discriminative power" in text and "Concordance tests" in text
     assert text.count("| D#-nDCG@10 |") >= 3
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "tukey"])
+def test_a_metrics_result_does_not_depend_on_the_other_metrics(method):
+    rng = np.random.default_rng(8)
+    values = rng.random((2, 5, 20)) + np.linspace(0, 0.3, 5)[None, :, None]
+    values[0, :, 3] = np.nan  # metric 0 is undefined on topic 3: its own resampling group
+    both = meta.discriminative_power(cube(values, ["M0", "M1"]), method, B=300, seed=4)
+    alone = meta.discriminative_power(cube(values[1:], ["M1"]), method, B=300, seed=4)
+    np.testing.assert_array_equal(both.asl.sel(metric="M1").values,
+                                  alone.asl.sel(metric="M1").values)
+    first = meta.discriminative_power(cube(values[:1], ["M0"]), method, B=300, seed=4)
+    np.testing.assert_array_equal(both.asl.sel(metric="M0").values,
+                                  first.asl.sel(metric="M0").values)
