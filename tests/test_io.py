@@ -380,6 +380,10 @@ def test_trec_web_loader(trec2009):
     assert runs.sizes["run"] == 18
     with pytest.raises(InputError, match="no such file"):
         xdiv.datasets.trec_web(TREC_WEB, 1999)
+    if (TREC_WEB / "2010" / "qrels.diversity.gz").exists():  # 2010 has qrels but no runs
+        with pytest.raises(InputError, match=r"2010.runs: no run files \(runs=False"):
+            xdiv.datasets.trec_web(TREC_WEB, 2010)
+        assert xdiv.datasets.trec_web(TREC_WEB, 2010, runs=False)[1] is None
 
 
 def test_read_runs_glob_and_progress(trec2009_run_paths):

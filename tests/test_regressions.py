@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -139,3 +141,20 @@ def test_parameters_a_measure_form_ignores_are_rejected():
             parse_measure(name)
     assert parse_measure("ERR-IA(alpha=0.3)@10").name == "ERR-IA(alpha=0.3)@10"
     assert parse_measure("alpha-nDCG(alpha=0.2,ndeval=False)@10")["alpha"] == 0.2
+
+
+def test_submodules_load_on_first_use_after_a_plain_import():
+    code = ("import sys, xdiv; assert 'xdiv.plots' not in sys.modules; "
+            "print(xdiv.plots.asl_curves.__name__, xdiv.meta.bootstrap_test.__name__, "
+            "xdiv.stats.anova.__name__, xdiv.reports.ndeval_csv.__name__)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["asl_curves", "bootstrap_test", "anova", "ndeval_csv"]
+
+
+def test_cli_output_into_a_closed_pipe_is_quiet():
+    # ``true`` exits without reading long before xdiv (over a second of imports) writes
+    proc = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m xdiv.cli "
+                                         "measures | true"], capture_output=True, text=True)
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # as a command stopped by SIGPIPE

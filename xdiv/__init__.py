@@ -20,11 +20,23 @@ from .runs import build_runs, judge, read_run, read_runs, runs_frame, write_run
 
 __version__ = "0.1.0"
 
+_LAZY = ("meta", "stats", "plots", "reports")
+
+
+def __getattr__(name: str):
+    """``xdiv.meta``, ``xdiv.stats``, ``xdiv.plots`` and ``xdiv.reports`` load on first use
+    (they pull in scipy.stats, statsmodels and matplotlib)."""
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
     "hierarchy", "imine", "read_imine", "set_doc_lengths", "udm",
     "build_collection", "build_runs", "datasets", "evaluate", "judge", "open_dataset",
     "parse_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
     "read_runs", "read_topics", "registry", "runs_frame", "set_probabilities", "summarize",
-    "to_adhoc", "to_netcdf", "write_qrels", "write_run",
+    "to_adhoc", "to_netcdf", "write_qrels", "write_run", *_LAZY,
 ]

@@ -407,12 +407,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", XdivWarning)
             warnings.showwarning = _show_warning
         try:
-            return {"demo": _demo, "evaluate": _evaluate, "measures": _measures,
-                    "meta": _meta, "plot": _plot, "concordance": _concordance,
-                    "correlate": _correlate, "convert": _convert}[args.command](args)
+            status = {"demo": _demo, "evaluate": _evaluate, "measures": _measures,
+                      "meta": _meta, "plot": _plot, "concordance": _concordance,
+                      "correlate": _correlate, "convert": _convert}[args.command](args)
+            sys.stdout.flush()
+            return status
         except XdivError as exc:
             print(f"xdiv: error: {exc}", file=sys.stderr)
             return 2
+        except BrokenPipeError:
+            # the reader went away (``xdiv evaluate ... | head``): stop quietly, as a
+            # command killed by SIGPIPE does, and keep the interpreter's final flush quiet
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -224,7 +224,9 @@ def trec_web(root: str | os.PathLike, year: int = 2009, *, probabilities: str = 
     """Load TREC Web Track diversity data from ``root/<year>`` (qrels, topic XML, runs).
 
     ``root`` is a folder laid out like ``shared/reference/trec-web``: ``<year>/
-    qrels.diversity.gz``, one ``*.xml`` topic file and, optionally, ``<year>/runs/*``.
+    qrels.diversity.gz``, one ``*.xml`` topic file and ``<year>/runs/*``. With
+    ``runs=False`` the runs are not read and ``None`` stands in their place; with
+    ``runs=True`` a year without run files is an error.
     """
     folder = Path(root) / str(year)
     qrels = folder / "qrels.diversity.gz"
@@ -233,5 +235,9 @@ def trec_web(root: str | os.PathLike, year: int = 2009, *, probabilities: str = 
     xml = sorted(folder.glob("*.xml"))
     collection = read_qrels(qrels, topics=read_topics(xml[0]) if xml else None,
                             probabilities=probabilities)
+    if not runs:
+        return collection, None
     run_files = sorted(glob.glob(str(folder / "runs" / "*")))
-    return collection, (read_runs(run_files) if runs and run_files else None)
+    if not run_files:
+        raise InputError(f"{folder / 'runs'}: no run files (runs=False loads the qrels only)")
+    return collection, read_runs(run_files)
