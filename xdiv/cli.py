@@ -70,8 +70,18 @@ def _parser() -> argparse.ArgumentParser:
                         help="print no warnings or progress bars")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="evaluate the embedded synthetic data, meta-evaluate "
-                                       "the measures, write NetCDF files and plots")
+    demo = _command(sub, "demo", "evaluate the embedded synthetic data, meta-evaluate "
+                                 "the measures, write NetCDF files and plots",
+                    about="Build a seeded synthetic diversity collection and runs, evaluate "
+                          "them with diversity measures and three adhoc measures, print the "
+                          "means and write the score(metric, run, topic) cube to NetCDF; "
+                          "then (unless --no-meta) compute the discriminative power of the "
+                          "measures with the paired bootstrap and write it, the ASL curves "
+                          "and the I-rec vs D-nDCG plot beside the cube (OUTPUT-meta.nc, "
+                          "OUTPUT-asl.png, OUTPUT-irec-dndcg.png).",
+                    examples="examples:\n  xdiv demo\n"
+                             "  xdiv demo -o demo.nc --topics 50 --runs 20 --seed 3\n"
+                             "  xdiv demo --no-meta")
     demo.add_argument("-o", "--output", default="xdiv-demo-scores.nc",
                       help="NetCDF file for the score cube (default: %(default)s)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
@@ -80,7 +90,12 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-meta", action="store_true",
                       help="skip the meta-evaluation and plots (scores only)")
 
-    sub.add_parser("measures", help="print the measure reference (Markdown) from the registry")
+    _command(sub, "measures", "print the measure reference (Markdown) from the registry",
+             about="Print every registered measure with its name grammar, cutoff rule, "
+                   "parameters and defaults, definition and source paper, as the Markdown "
+                   "of the docs' measure reference.",
+             examples="examples:\n  xdiv measures > measures.md\n"
+                      "  xdiv measures | grep -i nDCG")
 
     mt = _command(sub, "meta", "discriminative power of the measures of a score cube",
                   about="Discriminative power of every measure of a score cube: "

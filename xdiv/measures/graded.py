@@ -109,7 +109,9 @@ _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
          doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
              "(r + beta cg*(r)); uncut Q divides by R.")
 _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
-         options=_ap, intent_aware_form=True, reference="average precision (Q with beta = 0)",
+         options=_ap, intent_aware_form=True,
+         reference="non-interpolated average precision as trec_eval's map / map_cut and "
+                   "NTCIREVAL's AP; Q with beta = 0",
          doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
              "denominator=R gives trec_eval's map_cut.")
 _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
@@ -132,11 +134,11 @@ _declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="require
          doc="nGAP@l = GAP numerator over the top l / the same numerator over the ideal "
              "list's top l.")
 _declare("P", K.precision, params=(), cutoff="required", options=_none,
-         reference="precision at l", doc="P@l = C(l) / l (lists shorter than l count as l).")
+         reference="Cleverdon, Cranfield tests; trec_eval P", doc="P@l = C(l) / l (lists shorter than l count as l).")
 _declare("RR", K.reciprocal_rank, params=(), cutoff="optional", options=_none,
-         reference="reciprocal rank", doc="RR = 1 / rank of the first relevant document "
+         reference="Voorhees, TREC-8 QA track 1999; trec_eval recip_rank", doc="RR = 1 / rank of the first relevant document "
                                           "(0 when none is in the list or top l).")
-_declare("Hit", K.hit, params=(), cutoff="required", options=_none, reference="success at l",
+_declare("Hit", K.hit, params=(), cutoff="required", options=_none, reference="success at l (trec_eval success)",
          doc="Hit@l = 1 if a relevant document is in the top l, else 0.")
 _declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
          options=_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
