@@ -266,3 +266,41 @@ def test_a_metrics_result_does_not_depend_on_the_other_metrics(method):
     first = meta.discriminative_power(cube(values[:1], ["M0"]), method, B=300, seed=4)
     np.testing.assert_array_equal(both.asl.sel(metric="M0").values,
                                   first.asl.sel(metric="M0").values)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"B": 0}, "B must be a whole number >= 1, not 0"),
+    ({"B": -5}, "B must be a whole number >= 1"),
+    ({"B": 2.5}, "B must be a whole number >= 1"),
+    ({"alpha": 0.0}, "alpha must lie strictly between 0 and 1"),
+    ({"alpha": 1.5}, "alpha must lie strictly between 0 and 1"),
+    ({"alpha": float("nan")}, "alpha must lie strictly between 0 and 1"),
+    ({"seed": -1}, "seed must be a whole number from 0 to 2\\*\\*63 - 1"),
+    ({"seed": 2 ** 70}, "seed must be a whole number"),
+])
+@pytest.mark.parametrize("method", ["bootstrap", "tukey"])
+def test_bad_resampling_parameters_are_rejected(method, kwargs, message):
+    scores = cube(np.random.default_rng(0).random((1, 3, 6)))
+    with pytest.raises(xdiv.InputError, match=message):
+        meta.discriminative_power(scores, method, **kwargs)
+
+
+def test_concordance_of_a_metric_with_itself_is_an_error():
+    scores = cube(np.random.default_rng(0).random((2, 3, 6)), ["M1", "GS"])
+    with pytest.raises(xdiv.InputError, match="two different metrics, not M1 with itself"):
+        meta.concordance(scores, "M1", "M1", "GS")
+
+
+def test_a_failed_netcdf_write_leaves_no_partial_file(tmp_path):
+    good = xr.Dataset({"a": ("x", [1, 2])})
+    path = xdiv.to_netcdf(good, tmp_path / "r.nc")
+    with pytest.raises(TypeError):  # an attribute NetCDF cannot hold
+        xdiv.to_netcdf(good.assign_attrs(seed=2 ** 70), path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.nc"]
+    xr.testing.assert_identical(xdiv.open_dataset(path), good)  # the old file is unchanged
+    with pytest.raises(xdiv.InputError, match="does not exist"):
+        xdiv.to_netcdf(good, tmp_path / "missing" / "r.nc")
+    with pytest.raises(xdiv.InputError, match="is a directory, not a file"):
+        xdiv.to_netcdf(good, tmp_path)
+    with pytest.raises(xdiv.InputError, match="is a directory, not a file"):
+        xdiv.open_dataset(tmp_path)

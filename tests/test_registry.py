@@ -43,7 +43,11 @@ def test_parameters_are_typed():
     ("P", "needs a cutoff"),
     ("GAP@10", "takes no cutoff"),
     ("nDCG@ten", "not a whole number"),
-    ("nDCG@0", "at least 1"),
+    ("nDCG@0", "from 1 to 100000"),
+    ("nDCG@100001", "from 1 to 100000"),
+    ("nDCG@99999999999999999999", "from 1 to 100000"),
+    ("Q(beta=1e400)@10", "'beta' = 1e400 is not a finite number"),
+    ("nDCG(gain=(1,1e999))@10", "is not a finite number"),
     ("Q(beta)@10", "key=value"),
     ("Q(beta=1,beta=2)@10", "given twice"),
 ])

@@ -158,3 +158,17 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
                                          "measures | true"], capture_output=True, text=True)
     assert proc.stderr == ""
     assert proc.returncode == 141  # as a command stopped by SIGPIPE
+
+
+def test_cutoffs_past_the_ideal_list_allocate_nothing_and_score_as_the_list():
+    col, runs = xdiv.datasets.synthetic(n_topics=4, n_runs=2, seed=3)
+    names = ["D-nDCG", "DIN-nDCG"]
+    big = xdiv.evaluate(runs, col, [f"{n}@100000" for n in names]).score.values
+    whole = xdiv.evaluate(runs, col, names).score.values  # uncut: the whole lists
+    np.testing.assert_allclose(big, whole, rtol=0, atol=1e-12)
+    adhoc = ["nDCG", "nERR", "nGAP"]
+    big = xdiv.evaluate(runs, col, [f"{n}@100000" for n in adhoc], adhoc="max").score.values
+    whole = xdiv.evaluate(runs, col, ["nDCG", "nERR", "GAP"], adhoc="max").score.values
+    # (uncut GAP divides by the ideal numerator over every relevant document, as nGAP@l
+    # does once l reaches them all)
+    np.testing.assert_allclose(big, whole, rtol=0, atol=1e-12)

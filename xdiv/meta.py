@@ -37,6 +37,19 @@ def _scores(scores, metrics: Sequence[str] | None = None) -> xr.DataArray:
     return da
 
 
+def _check_resampling(B: int | None = None, seed: int = 0, alpha: float | None = None) -> None:
+    """B a positive whole number, seed a whole number in [0, 2^63) (NumPy's seeds that a
+    NetCDF attribute can record), alpha a level strictly between 0 and 1."""
+    if B is not None and (isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1):
+        raise InputError(f"the number of replicates B must be a whole number >= 1, not {B!r}")
+    if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed < 2 ** 63):
+        raise InputError(f"seed must be a whole number from 0 to 2**63 - 1, not {seed!r}")
+    if alpha is not None and not (isinstance(alpha, (int, float, np.floating))
+                                  and 0 < alpha < 1):
+        raise InputError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
+
+
 def _metric_groups(da: xr.DataArray):
     """Metrics grouped by the topics on which every run has a score: yields (metric
     positions, scores ``(metric, run, topic)`` on those topics). Usually one group, so
@@ -81,6 +94,7 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
         ``required_delta(metric)`` = max over pairs; ``n_topics(metric)``. Attributes:
         test, B, seed, alpha.
     """
+    _check_resampling(B, seed, alpha)
     da = _scores(scores)
     n_runs = da.sizes["run"]
     i, j = K.pair_index(n_runs)
@@ -112,6 +126,7 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
         ``asl`` and ``diff`` over (metric, run_a, run_b); ``required_delta(metric)`` = the
         smallest |diff| among pairs with ASL < alpha (seed 002 Fig. 5); ``n_topics``.
     """
+    _check_resampling(B, seed, alpha)
     da = _scores(scores)
     n_runs = da.sizes["run"]
     n_metrics = da.sizes["metric"]
@@ -143,9 +158,11 @@ def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
     ``n_pairs`` and ``asl_curve(metric, pair_rank)`` (ASLs sorted ascending, for plots).
     """
     if method == "bootstrap":
-        result = bootstrap_test(scores, B=B or 1000, seed=seed, alpha=alpha, progress=progress)
+        result = bootstrap_test(scores, B=1000 if B is None else B, seed=seed, alpha=alpha,
+                                progress=progress)
     elif method == "tukey":
-        result = tukey_hsd(scores, B=B or 5000, seed=seed, alpha=alpha, progress=progress)
+        result = tukey_hsd(scores, B=5000 if B is None else B, seed=seed, alpha=alpha,
+                           progress=progress)
     else:
         raise InputError(f"method must be 'bootstrap' or 'tukey', not {method!r}")
     n_runs = result.sizes["run_a"]
@@ -178,6 +195,9 @@ def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Datas
     gold = [gold] if isinstance(gold, str) else list(gold)
     da = _scores(scores, [m1, m2, *gold])
     m1, m2, *gold = [str(m) for m in da["metric"].values]  # the cube's labels
+    if m1 == m2:
+        raise InputError(f"the concordance test compares two different metrics, not {m1} "
+                         "with itself")
     values = da.values
     d1, d2 = _differences(values[0]), _differences(values[1])
     gs = np.stack([_differences(v) for v in values[2:]])
@@ -243,6 +263,7 @@ def significance_agreement(test: xr.Dataset, alpha: float | None = None) -> xr.D
     """Agreement of metrics' sets of significantly different run pairs (seed 000 Table 5):
     ``jaccard = |A ∩ B| / |A ∪ B|``, ``only_1 = |A - B|``, ``only_2 = |B - A|``."""
     alpha = test.attrs.get("alpha", 0.05) if alpha is None else alpha
+    _check_resampling(alpha=alpha)
     i, j = K.pair_index(test.sizes["run_a"])
     sig = test["asl"].values[:, i, j] < alpha  # (metric, pair)
     both = (sig[:, None, :] & sig[None, :, :]).sum(axis=-1)
@@ -269,6 +290,7 @@ def sample_topics(scores: xr.Dataset, k: int, seed: int = 0) -> xr.Dataset:
 
 
 def _sample(scores: xr.Dataset, dim: str, k: int, seed: int) -> xr.Dataset:
+    _check_resampling(seed=seed)
     n = scores.sizes[dim]
     if not 1 <= k <= n:
         raise InputError(f"cannot sample {k} of {n} {dim}s")

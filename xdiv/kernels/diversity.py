@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import discount, divide, fit, lookup, ranks
+from .common import cut, discount, divide, fit, lookup, ranks
 
 
 def relevant(levels: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -83,7 +83,7 @@ def d_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din=False):
     ``sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r)``."""
     levels = cut_ranks(levels, cutoff)
     gg = global_gain(levels, prob, valid, table, nav if din else None)
-    ideal = ideal_gg if cutoff is None else fit(ideal_gg, cutoff)
+    ideal = cut(ideal_gg, cutoff)  # ranks past the ideal list add nothing: no padding
     value = divide((gg * discount(gg.shape[-1])).sum(axis=-1),
                    (ideal * discount(ideal.shape[-1])).sum(axis=-1))
     return _undefined_without_intents(value, valid)

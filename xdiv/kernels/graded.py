@@ -14,11 +14,6 @@ from .common import (count_relevant, cut, defined_where, discount, divide,
                      exclusive_cumprod, fit, lookup, ranks)
 
 
-def cut_ideal(ideal: np.ndarray, cutoff: int | None) -> np.ndarray:
-    """The ideal list's top ``cutoff`` ranks, zero-padded; the whole list when uncut."""
-    return ideal if cutoff is None else fit(ideal, cutoff)
-
-
 def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``sum_r gv(x_r) / log2(r + 1)`` over the whole of ``levels``."""
     return (lookup(table, levels) * discount(levels.shape[-1])).sum(axis=-1)
@@ -26,7 +21,7 @@ def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 def ndcg(levels, ideal, *, cutoff, table):
     """nDCG@l = DCG@l / ideal DCG@l (Järvelin & Kekäläinen; the Microsoft discount)."""
-    value = divide(dcg(cut(levels, cutoff), table), dcg(cut_ideal(ideal, cutoff), table))
+    value = divide(dcg(cut(levels, cutoff), table), dcg(cut(ideal, cutoff), table))
     return defined_where(value, count_relevant(ideal))
 
 
@@ -88,7 +83,7 @@ def err_at(levels, ideal, *, cutoff, table):
 def nerr(levels, ideal, *, cutoff, table):
     """nERR@l = ERR@l / ERR@l of the ideal list."""
     value = divide(err(cut(levels, cutoff), table=table),
-                   err(cut_ideal(ideal, cutoff), table=table))
+                   err(cut(ideal, cutoff), table=table))
     return defined_where(value, count_relevant(ideal))
 
 
@@ -120,7 +115,7 @@ def ngap(levels, ideal, *, cutoff, q):
     """nGAP@l (reconstructed in the spec): GAP's numerator over the top l of the run
     divided by the same numerator over the ideal list's top l."""
     value = divide(_gap_numerator(cut(levels, cutoff), q),
-                   _gap_numerator(cut_ideal(ideal, cutoff), q))
+                   _gap_numerator(cut(ideal, cutoff), q))
     return defined_where(value, count_relevant(ideal))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,9 @@ from typing import Any, Literal
 from ..errors import MeasureError
 
 CutoffRule = Literal["required", "optional", "none"]
+MAX_CUTOFF = 100_000
+"""The largest cutoff a name may give (far past the depth of TREC and NTCIR runs); ndeval's
+measures build arrays as long as the cutoff."""
 
 
 @dataclass(frozen=True)
@@ -165,8 +169,8 @@ def _parse_cutoff(raw: str | None, definition: MeasureDef, text: str) -> int | N
         cutoff = int(raw)
     except ValueError:
         raise MeasureError(f"{text}: cutoff {raw!r} is not a whole number") from None
-    if cutoff < 1:
-        raise MeasureError(f"{text}: cutoff must be at least 1")
+    if not 1 <= cutoff <= MAX_CUTOFF:
+        raise MeasureError(f"{text}: cutoff must be a whole number from 1 to {MAX_CUTOFF}")
     return cutoff
 
 
@@ -196,6 +200,9 @@ def _parse_params(text: str, measure: str) -> dict[str, Any]:
             out[key] = ast.literal_eval(raw)
         except (ValueError, SyntaxError):
             out[key] = raw
+        numbers = out[key] if isinstance(out[key], tuple) else (out[key],)
+        if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
+            raise MeasureError(f"{measure}: parameter {key!r} = {raw} is not a finite number")
     return out
 
 
