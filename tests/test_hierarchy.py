@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -185,6 +186,96 @@ def test_cycles_unknown_parents_and_missing_weights():
     frame.loc[frame.node == "company", "intent"] = "4"
     with pytest.raises(InputError, match="only leaves stand for intents"):
         bobcat(hierarchy=frame)
+
+
+BOBCAT_LINES = ["77 company - - -", "77 tractors company - -", "77 dealers tractors 2 1",
+                "77 attach tractors 1 3", "77 homepage company 1 4", "77 wild - 1 2"]
+
+
+def _tree_file(tmp_path, lines, name="tree.txt"):
+    path = tmp_path / name
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize("change, message", [
+    ({5: "77 attach - 1 2"}, "node attach is listed twice (parents tractors and root)"),
+    ({1: "77 tractors dealers - -"}, "cycle through node"),
+    ({4: "77 homepage zz 1 4"}, "node homepage has unknown parent zz"),
+    ({5: "77 wild - 1 4"}, "intents ['4'] have more than one leaf"),
+    ({5: "77 wild - 1 9"}, "leaves ['9'] are not intents of the topic"),
+    ({5: "# wild dropped"}, "intents ['2'] (with relevant documents) are missing"),
+    ({0: "77 company - - 4"}, "inner nodes ['company'] are given intents"),
+])
+def test_structure_errors_name_the_hierarchy_file(tmp_path, change, message):
+    lines = [change.get(k, line) for k, line in enumerate(BOBCAT_LINES)]
+    path = _tree_file(tmp_path, lines)
+    with pytest.raises(InputError) as info:
+        bobcat(hierarchy=path)
+    assert str(info.value).startswith(f"{path}: hierarchy of topic 77: {message}")
+    with pytest.raises(InputError) as info:  # the same tree as a frame: no file to name
+        bobcat(hierarchy=read_hierarchy(path))
+    assert str(info.value).startswith(f"hierarchy of topic 77: {message}")
+
+
+def test_weight_errors_name_the_hierarchy_file(tmp_path):
+    path = _tree_file(tmp_path, BOBCAT_LINES)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: hierarchy of topic 77: NT "
+                                         "needs non-negative weights"):
+        bobcat("OIH", "NT", hierarchy=path)
+
+
+@pytest.mark.parametrize("lines", [[], ["# topic node parent weight intent", "", "  # none"]])
+def test_a_file_without_hierarchy_lines_is_an_error(tmp_path, lines):
+    from xdiv.hierarchy import extend_hierarchy
+
+    path = _tree_file(tmp_path, lines)
+    message = rf"^{re.escape(str(path))}: no hierarchy lines$"
+    with pytest.raises(InputError, match=message):
+        read_hierarchy(path)
+    with pytest.raises(InputError, match=message):
+        bobcat(hierarchy=path)
+    with pytest.raises(InputError, match=message):  # the path of xdiv convert --eih
+        extend_hierarchy(path)
+
+
+@pytest.mark.parametrize("scheme", ["UT", "UB", "NT", "NB"])
+@pytest.mark.parametrize("weight", ["-1", "inf", "-inf", "nan"])
+def test_bad_node_weights_are_rejected_under_every_scheme(tmp_path, scheme, weight):
+    lines = list(BOBCAT_LINES)
+    lines[3] = f"77 attach tractors {weight} 3"
+    path = _tree_file(tmp_path, lines)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}:4: topic 77 node attach: "
+                                         rf"weight '{weight}' is not a non-negative finite"):
+        bobcat("OIH", scheme, hierarchy=path)
+    frame = hierarchy_frame(BOBCAT)
+    frame["weight"] = 1.0
+    frame.loc[frame.node == "attach", "weight"] = float(weight)
+    if weight == "nan":  # in a frame, NaN is the missing weight UT and UB do without
+        if scheme in ("UT", "UB"):
+            bobcat("OIH", scheme, hierarchy=frame)
+        return
+    with pytest.raises(InputError, match=rf"^hierarchy of topic 77: node attach: weight "
+                                         rf"{float(weight)} is not a non-negative finite"):
+        bobcat("OIH", scheme, hierarchy=frame)
+
+
+def test_unreadable_hierarchy_files_are_named(tmp_path):
+    import gzip
+
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("77 caf\xe9 - 1 1\n".encode("latin-1"))
+    with pytest.raises(InputError, match=rf"^{re.escape(str(latin))}:1: not a UTF-8 text file "
+                                         r"\(byte 0xe9 at offset 6\)$"):
+        read_hierarchy(latin)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(tmp_path))}: is a directory, not "
+                                         "a file$"):
+        bobcat(hierarchy=tmp_path)
+    data = gzip.compress("\n".join(BOBCAT_LINES).encode())
+    truncated = tmp_path / "tree.txt.gz"
+    truncated.write_bytes(data[:len(data) // 2])
+    with pytest.raises(InputError, match=rf"^{re.escape(str(truncated))}: corrupt gzip data"):
+        read_hierarchy(truncated)
 
 
 def _walk(tree):

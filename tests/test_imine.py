@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -171,6 +174,45 @@ def test_bad_qrels_files_name_the_line(tmp_path, body, message):
     path.write_text(f"<data>{body}</data>")
     with pytest.raises(xdiv.ParseError, match=message):
         read_imine_qrels(path)
+
+
+@pytest.mark.parametrize("text, read, line", [
+    # truncated inside a tag, then between elements
+    (SM[:SM.index("jaguar_car_dealers")], read_imine_hierarchy, 6),
+    (SM[:SM.index("</fls>")], read_imine_hierarchy, 8),
+    # a lost start tag: the <sls> of line 5 is outside an <fls>, but the file is damaged
+    (SM.replace('<fls content="jaguar_car" poss="0.6">', ""), read_imine_hierarchy, 8),
+    # two lines merged: the <doc> of line 11 lacks queryid, and </relevance> is lost
+    (DR.replace('<doc docid="p2" queryid="0102" relevance="2" />\n</relevance>',
+                '<doc docid="p2" relevance="2" />'), read_imine_qrels, 20),
+])
+def test_malformed_xml_is_reported_before_any_element_check(tmp_path, text, read, line):
+    """A damaged file fails as not well-formed at the damage, not by the check an element
+    near it fails first (an <sls> outside its <fls>, a <doc> without queryid, ...)."""
+    path = tmp_path / "damaged.xml"
+    path.write_text(text)
+    with pytest.raises(xdiv.ParseError, match=rf"^{re.escape(str(path))}:{line}: not "
+                                              "well-formed XML") as info:
+        read(path)
+    assert info.value.line == line
+
+
+@pytest.mark.parametrize("read", [read_imine_hierarchy, read_imine_qrels])
+def test_unreadable_files_are_named(tmp_path, read):
+    latin = tmp_path / "latin.xml"
+    latin.write_bytes('<root>\n<topic id="caf\xe9"/></root>'.encode("latin-1"))
+    with pytest.raises(xdiv.InputError, match=rf"^{re.escape(str(latin))}:2: not a UTF-8 text "
+                                              r"file \(byte 0xe9 at offset 21\)$"):
+        read(latin)
+    with pytest.raises(xdiv.InputError, match=rf"^{re.escape(str(tmp_path))}: is a directory, "
+                                              "not a file$"):
+        read(tmp_path)
+    data = gzip.compress(SM.encode())
+    truncated = tmp_path / "sm.xml.gz"
+    truncated.write_bytes(data[:len(data) // 2])
+    with pytest.raises(xdiv.InputError, match=rf"^{re.escape(str(truncated))}: corrupt gzip "
+                                              "data"):
+        read(truncated)
 
 
 def test_qrels_subtopics_missing_from_the_hierarchy_are_an_error(files, tmp_path):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import re
 import subprocess
 import sys
 import time
+import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -20,11 +22,9 @@ from .conftest import require_trec_2009
 
 
 def write(path, text, gz=False):
-    if gz:
-        with gzip.open(path, "wt") as fh:
-            fh.write(text)
-    else:
-        path.write_text(text)
+    """Write ``text`` (str, or bytes as they are) to ``path``, gzipped if ``gz``."""
+    data = text if isinstance(text, bytes) else text.encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
     return path
 
 
@@ -122,6 +122,24 @@ def test_probability_schemes(tmp_path):
         xdiv.read_qrels(q, probabilities=write(tmp_path / "p3", "1 1 0.5\n1 2 -1\n1 3 1\n"))
 
 
+def test_probabilities_not_summing_to_one_warn(tmp_path):
+    q = write(tmp_path / "q", "".join(f"{t} {i} d{t}{i} 1\n" for t in range(1, 13)
+                                      for i in (1, 2)))
+    text = "".join(f"{t} 1 0.5\n{t} 2 {0.5 if t == 1 else 0.25}\n" for t in range(1, 13))
+    with pytest.warns(XdivWarning, match=r"p: the given probabilities of 11 topic\(s\) do not "
+                                         r"sum to 1 and are renormalised: 2 \(0\.75\), 3 "
+                                         r"\(0\.75\), .*, 11 \(0\.75\) \.\.\.$"):
+        col = xdiv.read_qrels(q, probabilities=write(tmp_path / "p", text))
+    np.testing.assert_allclose(col.intent_prob.sel(topic="2").values, [2 / 3, 1 / 3])
+    frame = pd.DataFrame({"topic": "1", "intent": ["1", "2"], "probability": [3.0, 1.0]})
+    with pytest.warns(XdivWarning, match=r"<DataFrame>: .* of 1 topic\(s\) .*: 1 \(4\)$"):
+        xdiv.read_qrels(write(tmp_path / "q1", "1 1 a 1\n1 2 b 1\n"), probabilities=frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", XdivWarning)  # a sum within 1e-6 of 1 is fine
+        xdiv.read_qrels(q, probabilities=write(tmp_path / "ok", text.replace(
+            "0.25", "0.5").replace("1 2 0.5", "1 2 0.5000001")))
+
+
 @pytest.mark.parametrize("n", range(1, 9))
 def test_nonuniform_formula(n):
     order = np.arange(n)[None, :]
@@ -182,6 +200,9 @@ def test_same_run_name_twice_is_an_error(tmp_path):
     ("1 Q0 a 1 nan s\n", 1, "score 'nan' is not a finite number"),
     ("1 Q0 a 1 2.0 s\n1 Q0 b 2 -inf s\n", 2, "is not a finite number"),
     ("1 Q0 a 1 2.0 s\n1 Q0 b 2 1.0\n", 2, "found 5 fields where earlier lines have 6"),
+    ("1 Q0 a 1 2.0 s\n1 Q0 b 99999999999999999999 1.0 s\n", 2,
+     "rank '99999999999999999999' is out of range"),
+    ("1 Q0 a 1 2.0 s\n1 Q0 b 2 1_0.5 s\n", 2, "score '1_0.5' is not a valid float"),
 ])
 def test_bad_run_lines(tmp_path, text, line, message):
     p = write(tmp_path / "bad.run", text)
@@ -195,6 +216,9 @@ def test_bad_run_lines(tmp_path, text, line, message):
     ("1 1 a 1\n1 1 b\n", 2, "expected 4"),
     ("1 1 a 1\n1 1 b x\n", 2, "level 'x' is not a valid int"),
     ("1 1 a 1\n1 1 b 1.5\n", 2, "level '1.5' is not a valid int"),
+    ("1 1 a 1\n1 1 b 99999999999999999999\n", 2, "level '99999999999999999999' is out of range"),
+    ("1 1 a 1\n1 1 b -9223372036854775809\n", 2, "level '-9223372036854775809' is out of "),
+    ("1 1 a 1\n1 1 b 1_0\n", 2, "level '1_0' is not a valid int"),
 ])
 def test_bad_qrels_lines(tmp_path, text, line, message):
     p = write(tmp_path / "bad.qrels", text, gz=True)
@@ -210,6 +234,48 @@ def test_empty_files(tmp_path):
         xdiv.read_run(write(tmp_path / "r", "\n\n"))
     with pytest.raises(InputError, match="no such file"):
         xdiv.read_run(tmp_path / "absent")
+
+
+TEXT_READERS = {
+    "qrels": (xdiv.read_qrels, "1 1 a 1\n1 1 b{} 1\n"),
+    "run": (xdiv.read_run, "1 Q0 a 1 2.0 s\n1 Q0 b{} 2 1.0 s\n"),
+    "topics": (xdiv.read_topics, '<w><topic number="1">\n<query>q{}</query></topic></w>\n'),
+    "probabilities": (xdiv.read_probabilities, "1 1 0.5\n1 2{} 0.5\n"),
+}
+
+
+@pytest.mark.parametrize("reader", TEXT_READERS)
+@pytest.mark.parametrize("gz", [False, True])
+def test_non_utf8_input_names_the_byte(tmp_path, reader, gz):
+    read, text = TEXT_READERS[reader]
+    latin = write(tmp_path / "latin", text.format("\xe9").encode("latin-1"), gz=gz)
+    at = text.index("{}")
+    with pytest.raises(InputError, match=rf"^{re.escape(str(latin))}:2: not a UTF-8 text "
+                                         rf"file \(byte 0xe9 at offset {at}\)$"):
+        read(latin)
+    png = write(tmp_path / "png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", gz=gz)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(png))}:1: not a UTF-8 text "
+                                         r"file \(byte 0x89 at offset 0\)$"):
+        read(png)
+
+
+@pytest.mark.parametrize("reader", TEXT_READERS)
+def test_directory_and_corrupt_gzip_are_named(tmp_path, reader):
+    read, text = TEXT_READERS[reader]
+    with pytest.raises(InputError, match=rf"^{re.escape(str(tmp_path))}: is a directory, "
+                                         "not a file$"):
+        read(tmp_path)
+    data = gzip.compress(text.format("").encode())
+    truncated = tmp_path / "truncated.gz"
+    truncated.write_bytes(data[:len(data) // 2])
+    with pytest.raises(InputError, match=rf"^{re.escape(str(truncated))}: corrupt gzip data "
+                                         r"\(Compressed file ended before the end-of-stream"):
+        read(truncated)
+    garbage = tmp_path / "garbage.gz"
+    garbage.write_bytes(b"\x1f\x8b" + b"x" * 40)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(garbage))}: corrupt gzip data "
+                                         r"\(.+\)$"):
+        read(garbage)
 
 
 def test_duplicate_docno_in_run(tmp_path):

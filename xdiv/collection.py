@@ -348,7 +348,9 @@ def finalize_collection(collection: xr.Dataset, *,
 def set_probabilities(collection: xr.Dataset, probabilities: Probabilities) -> xr.Dataset:
     """Return ``collection`` with ``intent_prob`` set by a scheme name, a file or a frame.
 
-    Every scheme is renormalised over the valid intents of each topic.
+    Every scheme is renormalised over the valid intents of each topic. Given
+    probabilities (a file or a frame) that do not sum to 1 for a topic raise an
+    :class:`~xdiv.errors.XdivWarning` listing those topics and their sums.
     """
     check_collection(collection, "set_probabilities", COLLECTION_VARIABLES[:-1])
     valid = collection["intent_valid"].values
@@ -400,7 +402,21 @@ def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) 
         tt, ii = np.argwhere(lacking)[0]
         raise InputError(f"{source}: no probability for topic {collection['topic'].values[tt]} "
                          f"intent {collection['intent'].values[ii]}")
+    listed = given.any(axis=1)
+    _warn_unnormalised(collection["topic"].values[listed], grid.sum(axis=1)[listed], source)
     return grid
+
+
+def _warn_unnormalised(topics: np.ndarray, sums: np.ndarray, source: str) -> None:
+    """Warn about the topics whose given probabilities do not sum to 1 (they are
+    renormalised over the valid intents, which changes them)."""
+    off = np.abs(sums - 1.0) > 1e-6
+    if not off.any():
+        return
+    shown = [f"{t} ({s:.6g})" for t, s in zip(topics[off][:10], sums[off][:10])]
+    warnings.warn(f"{source}: the given probabilities of {int(off.sum())} topic(s) do not sum "
+                  f"to 1 and are renormalised: {', '.join(shown)}"
+                  f"{' ...' if off.sum() > 10 else ''}", XdivWarning, stacklevel=4)
 
 
 def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:

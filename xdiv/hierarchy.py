@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from . import io as _io
 from .collection import check_collection
 from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, to_json
@@ -52,11 +53,17 @@ _ROOTS = {"", "-", "nan", "None"}
 
 def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
     """Read a hierarchy file: whitespace-separated ``topic node parent [weight] [intent]``
-    lines (``parent`` ``-`` for children of the query; ``#`` comments)."""
-    if not os.path.exists(path):
-        raise InputError(f"{os.fspath(path)}: no such file")
+    lines (``parent`` ``-`` for children of the query; ``#`` comments; weight and intent
+    ``-`` when not given; gzip recognised by content).
+
+    Raises
+    ------
+    InputError
+        A line with the wrong number of fields, a weight that is not a non-negative
+        finite number, or a file without any hierarchy line (``file:line``).
+    """
     rows = []
-    with open(path, encoding="utf-8") as fh:
+    with _io.open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
             fields = line.split("#", 1)[0].split()
             if not fields:
@@ -66,16 +73,28 @@ def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
                                  f"[weight] [intent]', found {len(fields)} fields")
             topic, node, parent = fields[:3]
             weight, intent = np.nan, ""
-            if len(fields) >= 4:
-                try:
-                    weight = float(fields[3]) if fields[3] != "-" else np.nan
-                except ValueError:
-                    raise InputError(f"{os.fspath(path)}:{number}: weight {fields[3]!r} is not "
-                                     "a number") from None
+            if len(fields) >= 4 and fields[3] != "-":
+                weight = _weight(fields[3], f"{os.fspath(path)}:{number}: topic {topic} node "
+                                            f"{node}")
             if len(fields) == 5 and fields[4] != "-":
                 intent = fields[4]
             rows.append((topic, node, parent, weight, intent))
+    if not rows:
+        raise InputError(f"{os.fspath(path)}: no hierarchy lines")
     return pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
+
+
+def _weight(value, where: str, *, missing_ok: bool = False) -> float:
+    """``value`` as a node weight: a non-negative finite number, or NaN (no weight) when
+    ``missing_ok``; otherwise an :class:`InputError` starting with ``where``."""
+    try:
+        weight = float(value)
+    except (TypeError, ValueError):
+        weight = None
+    if weight is None or weight < 0 or np.isinf(weight) or (np.isnan(weight)
+                                                            and not missing_ok):
+        raise InputError(f"{where}: weight {value!r} is not a non-negative finite number")
+    return weight
 
 
 def hierarchy_frame(tree: Mapping) -> pd.DataFrame:
@@ -100,10 +119,15 @@ def hierarchy_frame(tree: Mapping) -> pd.DataFrame:
 
 
 class _Tree:
-    """One topic's tree, validated: parent of every node, children, leaves, layers."""
+    """One topic's tree, validated: parent of every node, children, leaves, layers.
 
-    def __init__(self, topic: str, frame: pd.DataFrame):
+    ``source`` is the file the tree was read from (``None`` for a frame or dict); error
+    messages start with :attr:`where`, which names it.
+    """
+
+    def __init__(self, topic: str, frame: pd.DataFrame, source: str | None = None):
         self.topic = topic
+        self.where = (f"{source}: " if source else "") + f"hierarchy of topic {topic}"
         self.parent: dict[str, str] = {}
         self.weight: dict[str, float] = {}
         self.intent: dict[str, str] = {}
@@ -111,19 +135,19 @@ class _Tree:
                                                    "intent"]].itertuples(index=False):
             node, parent = str(node), "" if str(parent) in _ROOTS else str(parent)
             if node in self.parent:
-                raise InputError(f"hierarchy of topic {topic}: node {node} is listed twice "
+                raise InputError(f"{self.where}: node {node} is listed twice "
                                  f"(parents {self.parent[node] or 'root'} and {parent or 'root'})")
-            self.parent[node], self.weight[node] = parent, float(weight)
+            self.parent[node] = parent
+            self.weight[node] = _weight(weight, f"{self.where}: node {node}", missing_ok=True)
             self.intent[node] = str(intent) if isinstance(intent, str) and intent else ""
         for node, parent in self.parent.items():
             if parent and parent not in self.parent:
-                raise InputError(f"hierarchy of topic {topic}: node {node} has unknown parent "
-                                 f"{parent}")
+                raise InputError(f"{self.where}: node {node} has unknown parent {parent}")
         for node in self.parent:
             seen, cur = set(), node
             while cur:
                 if cur in seen:
-                    raise InputError(f"hierarchy of topic {topic}: cycle through node {node}")
+                    raise InputError(f"{self.where}: cycle through node {node}")
                 seen.add(cur)
                 cur = self.parent[cur]
         self._index()
@@ -171,9 +195,8 @@ class _Tree:
                 else:
                     given = np.array([self.weight[s] for s in siblings])
                     if np.isnan(given).any() or (given < 0).any() or given.sum() <= 0:
-                        raise InputError(f"hierarchy of topic {self.topic}: NT needs non-negative "
-                                         f"weights for every node (children of "
-                                         f"{parent or 'root'})")
+                        raise InputError(f"{self.where}: NT needs non-negative weights for "
+                                         f"every node (children of {parent or 'root'})")
                     out[node] = self.weight[node] * out[parent] / given.sum()
         else:
             if scheme == "UB":
@@ -181,8 +204,8 @@ class _Tree:
             else:
                 given = np.array([self.weight[n] for n in self.leaves])
                 if np.isnan(given).any() or (given < 0).any() or given.sum() <= 0:
-                    raise InputError(f"hierarchy of topic {self.topic}: NB needs non-negative "
-                                     "weights for every leaf")
+                    raise InputError(f"{self.where}: NB needs non-negative weights for every "
+                                     "leaf")
                 leaf = {n: self.weight[n] / given.sum() for n in self.leaves}
             for node in sorted(self.parent, key=lambda n: -self.layer[n]):
                 out[node] = leaf[node] if node in leaf else sum(out[c] for c in
@@ -199,7 +222,7 @@ class _Tree:
             total = sum(weight[c] for c in children)
             expected = 1.0 if parent == "" else weight[parent]
             if not np.isclose(total, expected, rtol=1e-9, atol=1e-12):
-                raise InputError(f"hierarchy of topic {self.topic}: {scheme} weights violate "
+                raise InputError(f"{self.where}: {scheme} weights violate "
                                  f"Property 6 below {parent or 'the root'} (children sum to "
                                  f"{total:.6g}, expected {expected:.6g})")
 
@@ -231,19 +254,22 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
     ------
     InputError
         Cycles, a node listed twice (two parents), unknown parents, leaves that are not
-        intents of the topic, intents with relevant documents missing from the tree.
+        intents of the topic, intents with relevant documents missing from the tree, node
+        weights that are negative or infinite (under every scheme). The messages start
+        with the file name when ``hierarchy`` is a path.
     """
     check_collection(collection, "attach_hierarchy")
     if kind not in ("OIH", "EIH"):
         raise InputError(f"kind must be 'OIH' or 'EIH', not {kind!r}")
     if weights not in ("UT", "UB", "NT", "NB"):
         raise InputError(f"weights must be one of UT, UB, NT, NB, not {weights!r}")
-    frame = _hierarchy_input(hierarchy)
+    frame, source = _hierarchy_input(hierarchy)
     trees, removed = {}, {}
     topics = [str(t) for t in collection["topic"].values]
     unknown = natural_sorted(set(frame["topic"]) - set(topics))
     if unknown:
-        warnings.warn(f"hierarchies of {len(unknown)} topic(s) not in the collection are not "
+        warnings.warn(f"{source + ': ' if source else ''}hierarchies of {len(unknown)} "
+                      "topic(s) not in the collection are not "
                       f"used: {', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}",
                       XdivWarning, stacklevel=2)
     for topic in topics:
@@ -255,28 +281,25 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
                   if ok}
         rows = frame[frame["topic"] == topic]
         if rows.empty:
-            tree = _Tree(topic, pd.DataFrame({"node": sorted(valid), "parent": "",
-                                              "weight": np.nan, "intent": ""}))
-        else:
-            tree = _Tree(topic, rows)
+            rows = pd.DataFrame({"node": sorted(valid), "parent": "", "weight": np.nan,
+                                 "intent": ""})
+        tree = _Tree(topic, rows, source)
         leaf_list = [tree.leaf_intent(n) for n in tree.leaves]
         twice = sorted({i for i in leaf_list if leaf_list.count(i) > 1})
         if twice:
-            raise InputError(f"hierarchy of topic {topic}: intents {twice} have more than one "
-                             "leaf")
+            raise InputError(f"{tree.where}: intents {twice} have more than one leaf")
         leaf_intents = set(leaf_list)
         strange = sorted(leaf_intents - exists)
         if strange:
-            raise InputError(f"hierarchy of topic {topic}: leaves {strange} are not intents of "
-                             "the topic")
+            raise InputError(f"{tree.where}: leaves {strange} are not intents of the topic")
         missing = sorted(valid - leaf_intents)
         if missing:
-            raise InputError(f"hierarchy of topic {topic}: intents {missing} (with relevant "
-                             "documents) are missing from the tree")
+            raise InputError(f"{tree.where}: intents {missing} (with relevant documents) are "
+                             "missing from the tree")
         inner_intents = [n for n in tree.parent if tree.intent[n] and tree.children[n]]
         if inner_intents:
-            raise InputError(f"hierarchy of topic {topic}: inner nodes {inner_intents} are "
-                             "given intents; only leaves stand for intents")
+            raise InputError(f"{tree.where}: inner nodes {inner_intents} are given intents; "
+                             "only leaves stand for intents")
         removed[topic] = _prune(tree, valid)
         if kind == "EIH" and tree.leaves:
             tree.extend()
@@ -291,10 +314,10 @@ def extend_hierarchy(hierarchy: pd.DataFrame | Mapping | str | os.PathLike) -> p
 
     Returns the tidy ``topic node parent weight intent`` frame (parent ``""`` = root).
     """
-    frame = _hierarchy_input(hierarchy)
+    frame, source = _hierarchy_input(hierarchy)
     rows = []
     for topic, group in frame.groupby("topic", sort=False):
-        tree = _Tree(str(topic), group)
+        tree = _Tree(str(topic), group, source)
         if tree.leaves:
             tree.extend()
         leaves = set(tree.leaves)
@@ -306,7 +329,7 @@ def extend_hierarchy(hierarchy: pd.DataFrame | Mapping | str | os.PathLike) -> p
 def write_hierarchy(path: str | os.PathLike, hierarchy: pd.DataFrame) -> None:
     """Write a hierarchy frame as ``topic node parent weight intent`` lines (the format
     :func:`read_hierarchy` reads; ``-`` marks the root and empty fields)."""
-    frame = _hierarchy_input(hierarchy)
+    frame, _ = _hierarchy_input(hierarchy)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("# topic node parent weight intent  (parent - = the query)\n")
         for topic, node, parent, weight, intent in frame[
@@ -315,10 +338,12 @@ def write_hierarchy(path: str | os.PathLike, hierarchy: pd.DataFrame) -> None:
             fh.write(f"{topic} {node} {parent or '-'} {w} {intent or '-'}\n")
 
 
-def _hierarchy_input(hierarchy) -> pd.DataFrame:
-    """A tidy hierarchy frame from a file, nested dicts or a frame (missing columns filled)."""
+def _hierarchy_input(hierarchy) -> tuple[pd.DataFrame, str | None]:
+    """A tidy hierarchy frame from a file, nested dicts or a frame (missing columns filled),
+    and the file it was read from (``None`` for a frame or dict), for messages."""
+    source = None
     if isinstance(hierarchy, (str, os.PathLike)):
-        frame = read_hierarchy(hierarchy)
+        frame, source = read_hierarchy(hierarchy), os.fspath(hierarchy)
     elif isinstance(hierarchy, Mapping):
         frame = hierarchy_frame(hierarchy)
     else:
@@ -332,7 +357,7 @@ def _hierarchy_input(hierarchy) -> pd.DataFrame:
     frame["topic"] = frame["topic"].astype(str)
     frame["parent"] = ["" if str(p) in _ROOTS else str(p) for p in frame["parent"]]
     frame["intent"] = [i if isinstance(i, str) else "" for i in frame["intent"]]
-    return frame
+    return frame, source
 
 
 def _prune(tree: _Tree, valid: set[str]) -> list[str]:

@@ -44,20 +44,25 @@ Levels = Literal["ntcir", "raw"]
 
 
 def _elements(path: str | os.PathLike) -> Iterator[tuple[ET.Element, int]]:
-    """Yield ``(element, line)`` for every start tag, ``line`` being where it starts."""
+    """Yield ``(element, line)`` for every start tag, ``line`` being where it starts.
+
+    The whole file is parsed before the first element is yielded, so that a truncated or
+    malformed file is reported as such (``file:line: not well-formed XML``) rather than by
+    whatever check an element near the damage fails first. The parsed tree is held in
+    memory either way.
+    """
     parser = ET.XMLPullParser(events=("start",))
+    found = []
     with _io.open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
-            try:
+        try:
+            for number, line in enumerate(fh, start=1):
                 parser.feed(line)
-                for _, element in parser.read_events():
-                    yield element, number
-            except ET.ParseError as exc:
-                raise ParseError(path, number, f"not well-formed XML ({exc})") from None
-    try:
-        parser.close()
-    except ET.ParseError as exc:
-        raise ParseError(path, None, f"not well-formed XML ({exc})") from None
+                found += [(element, number) for _, element in parser.read_events()]
+            parser.close()
+        except ET.ParseError as exc:
+            at = exc.position[0] if exc.position else None
+            raise ParseError(path, at, f"not well-formed XML ({exc})") from None
+    yield from found
 
 
 def _attribute(path, line, element: ET.Element, name: str) -> str:

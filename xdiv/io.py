@@ -5,16 +5,23 @@ The readers return tidy :class:`pandas.DataFrame` objects; :mod:`xdiv.collection
 path (pandas' C parser) and, when that path meets anything unexpected, re-reads the
 file line by line to raise a :class:`~xdiv.errors.ParseError` that names the file and
 the line. Gzip files are recognised by their magic bytes, whatever their name.
+
+Every reader first checks its path with :func:`check_file`, and reads text through
+:func:`open_text`, so that a directory, undecodable bytes or corrupt gzip data raise an
+:class:`~xdiv.errors.InputError` naming the file rather than an ``OSError`` or a
+``UnicodeDecodeError``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 import mmap
 import os
 import warnings
 import xml.etree.ElementTree as ET
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -42,13 +49,84 @@ def _is_gzip(path: PathLike) -> bool:
         return fh.read(2) == _GZIP_MAGIC
 
 
-def open_text(path: PathLike):
-    """Open ``path`` for reading text, transparently decompressing gzip."""
+_GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+"""What :mod:`gzip` raises on truncated or corrupt compressed data."""
+
+
+def check_file(path: PathLike) -> None:
+    """Raise :class:`InputError` unless ``path`` is an existing, readable regular file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file a reader is about to open.
+
+    Raises
+    ------
+    InputError
+        ``FILE: no such file``, ``DIR: is a directory, not a file``, ``FILE: not a
+        regular file`` (a pipe or device, which the readers cannot read twice) or
+        ``FILE: not readable (permission denied)``.
+    """
+    name = os.fspath(path)
     if not os.path.exists(path):
-        raise InputError(f"{os.fspath(path)}: no such file")
-    if _is_gzip(path):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+        raise InputError(f"{name}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{name}: is a directory, not a file")
+    if not os.path.isfile(path):
+        raise InputError(f"{name}: not a regular file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{name}: not readable (permission denied)")
+
+
+@contextlib.contextmanager
+def open_text(path: PathLike) -> Iterator:
+    """Open ``path`` for reading UTF-8 text, transparently decompressing gzip.
+
+    A context manager: use ``with open_text(path) as fh``. The path is checked with
+    :func:`check_file`, and a decoding error or corrupt gzip data met while reading inside
+    the ``with`` block raises :class:`InputError` naming the file (see
+    :func:`text_errors`).
+    """
+    check_file(path)
+    opener = gzip.open if _is_gzip(path) else open
+    with text_errors(path), opener(path, "rt", encoding="utf-8") as fh:
+        yield fh
+
+
+@contextlib.contextmanager
+def text_errors(path: PathLike) -> Iterator[None]:
+    """Turn a ``UnicodeDecodeError`` or corrupt gzip data met while reading ``path`` into
+    an :class:`InputError` naming the file (and the line of the first undecodable byte)."""
+    try:
+        yield
+    except UnicodeDecodeError:
+        raise _utf8_error(path) from None
+    except _GZIP_ERRORS as exc:
+        raise _gzip_error(path, exc) from None
+
+
+def _gzip_error(path: PathLike, exc: Exception) -> InputError:
+    return InputError(f"{os.fspath(path)}: corrupt gzip data ({exc or type(exc).__name__})")
+
+
+def _utf8_error(path: PathLike) -> InputError:
+    """Where the first byte of ``path`` that is not UTF-8 is: ``FILE:LINE: not a UTF-8 text
+    file (byte 0x.. at offset N)``, the offset counted in the (decompressed) data."""
+    offset = 0
+    try:
+        with gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb") as fh:
+            for number, line in enumerate(fh, start=1):
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return InputError(f"{os.fspath(path)}:{number}: not a UTF-8 text file "
+                                      f"(byte 0x{line[exc.start]:02x} at offset "
+                                      f"{offset + exc.start})")
+                offset += len(line)
+    except _GZIP_ERRORS as exc:
+        return _gzip_error(path, exc)
+    return InputError(f"{os.fspath(path)}: not a UTF-8 text file")  # pragma: no cover
 
 
 def _open_write(path: PathLike):
@@ -67,6 +145,15 @@ def _numbered_fields(path: PathLike) -> Iterator[tuple[int, list[str]]]:
 
 
 _KINDS = {"str": str, "int": int, "float": float}
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
+def _number(kind: str, value: str) -> int | float:
+    """``value`` as an int or float as pandas' C parser reads it: Python also accepts
+    ``_`` separators and non-ASCII digits, which pandas rejects, so they raise here too."""
+    if not value.isascii() or "_" in value:
+        raise ValueError(value)
+    return _KINDS[kind](value)
 
 
 def _check_fields(path, number, fields, columns, optional_last):
@@ -80,11 +167,14 @@ def _check_fields(path, number, fields, columns, optional_last):
         if kind == "str":
             continue
         try:
-            parsed = _KINDS[kind](value)
+            parsed = _number(kind, value)
         except ValueError:
             raise ParseError(path, number, f"{name} {value!r} is not a valid {kind}") from None
         if kind == "float" and not math.isfinite(parsed):
             raise ParseError(path, number, f"{name} {value!r} is not a finite number")
+        if kind == "int" and not _INT64_MIN <= parsed <= _INT64_MAX:
+            raise ParseError(path, number, f"{name} {value!r} is out of range (a 64-bit "
+                                           "integer is expected)")
 
 
 def _slow_validate(path, columns, optional_last, consistent_width):
@@ -108,8 +198,7 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     """
     dtypes = {name: {"str": object, "int": "int64", "float": "float64"}[kind]
               for name, kind in columns}
-    if not os.path.exists(path):
-        raise InputError(f"{os.fspath(path)}: no such file")
+    check_file(path)
     if os.path.getsize(path) == 0:
         raise InputError(f"{os.fspath(path)}: the file is empty")
     names = [c for c, _ in columns]
@@ -123,8 +212,8 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
                                 na_filter=False, engine="c", skip_blank_lines=True,
                                 low_memory=False,
                                 compression=compression, encoding="utf-8")
-        except (ValueError, pd.errors.ParserError, OverflowError):
-            continue
+        except (ValueError, pd.errors.ParserError, OverflowError, *_GZIP_ERRORS):
+            continue  # undecodable bytes and corrupt gzip data included: named below
         ok = sep != " " or _single_spaced(frame, columns, optional_last)
         if ok:
             break
