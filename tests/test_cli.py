@@ -164,7 +164,7 @@ def demo_cube(tmp_path_factory):
      "metric 'foo' is not in the score cube"),
     (["plot", "diff", "{s}", "--runs", "run01", "nope", "-o", "{o}"],
      "run 'nope' is not in the score cube; it holds run01, run02"),
-    (["plot", "diff", "{s}", "-o", "{o}"], "plot diff needs --runs RUN_A RUN_B"),
+    (["plot", "diff", "{s}", "-o", "{o}"], "plot diff needs --runs RUN_A RUN_B, two different"),
     (["plot", "scatter", "{s}", "--cutoff", "5", "-o", "{o}"],
      "metric 'I-rec@5' is not in the score cube"),
 ])
@@ -173,7 +173,9 @@ def test_names_the_cube_lacks_are_one_line_errors(demo_cube, tmp_path, capsys, a
     argv = [a.format(s=scores, o=tmp_path / "x.png") for a in argv]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"xdiv: error: {message}") and err.count("\n") == 1
+    about_the_cube = "--runs RUN_A" not in message  # errors about its contents name it
+    prefix = f"xdiv: error: {scores}: " if about_the_cube else "xdiv: error: "
+    assert err.startswith(prefix + message) and err.count("\n") == 1
     assert not (tmp_path / "x.png").exists()
 
 
@@ -218,3 +220,92 @@ def test_run_with_too_many_fields_names_the_trec_layout(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"xdiv: error: {tmp_path / 'r'}:1: expected 5 or 6 whitespace-separated fields "
         "(topic Q0 docno rank score run), found 7\n")
+
+
+@pytest.fixture
+def files(demo_cube, tmp_path):
+    """Paths for the error cases: the demo cube and meta file, a qrels and a run file, a
+    folder, a binary file and a missing folder."""
+    scores, metas = demo_cube
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 2 s\n1 Q0 b 2 1 s\n")
+    (tmp_path / "bin.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (tmp_path / "folder").mkdir()
+    one_run = xdiv.open_dataset(scores).isel(run=[0])
+    xdiv.to_netcdf(one_run, tmp_path / "one.nc")
+    return {"s": scores, "m": metas, "q": tmp_path / "q.txt", "r": tmp_path / "r.txt",
+            "bin": tmp_path / "bin.txt", "dir": tmp_path / "folder",
+            "missing": tmp_path / "missing" / "out", "one": tmp_path / "one.nc",
+            "t": tmp_path}
+
+
+@pytest.mark.parametrize("argv, message", [
+    ("evaluate {q} {dir} -m P@1", "{dir}: is a directory, not a file"),
+    ("evaluate {q} {bin} -m P@1", "{bin}:1: not a UTF-8 text file (byte 0x89 at offset 0)"),
+    ("evaluate {q} {r} -m P@1 -o {missing}.nc", "{missing}.nc: the directory"),
+    ("evaluate {q} {r} -m P@1 -o {dir}", "{dir}: is a directory, not a file"),
+    ("evaluate {q} {r} -m P@1 -o {r}", "{r}: is an input of this command"),
+    ("evaluate -m P@1 RR {q} {t}/nonexistent.run", "{t}/nonexistent.run: no such file"),
+    ("meta {s} -o {s}", "{s}: is an input of this command"),
+    ("meta {m}", "{m}: not a score cube (write one with 'xdiv evaluate -o')"),
+    ("meta {one}", "{one}: meta-evaluation needs at least two runs"),
+    ("correlate {m}", "{m}: not a score cube"),
+    ("concordance {s} D#-nDCG@10 D#-nDCG@10 --gold I-rec@10",
+     "{s}: the concordance test compares two different metrics"),
+    ("convert {q} -o {q}", "{q}: is an input of this command"),
+    ("convert {q} -o {missing}.txt", "{missing}.txt: the directory"),
+    ("plot asl {s} -o {t}/a.png", "{s}: not a meta-evaluation file (write one with 'xdiv meta -o')"),
+    ("plot topics {s} -o {t}/a.xyz", "{t}/a.xyz: name a .png, .svg or .pdf file"),
+    ("plot topics {s} -o {t}/noext", "{t}/noext: name a .png, .svg or .pdf file"),
+    ("plot diff {s} --runs run01 run01 -o {t}/d.png",
+     "plot diff needs --runs RUN_A RUN_B, two different runs"),
+])
+def test_bad_input_and_output_are_one_line_errors(files, capsys, argv, message):
+    argv = [a.format(**files) for a in argv.split()]
+    before = sorted(p.name for p in files["t"].iterdir())
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xdiv: error: " + message.format(**files)) and err.count("\n") == 1
+    assert sorted(p.name for p in files["t"].iterdir()) == before  # nothing written
+
+
+@pytest.mark.parametrize("argv, message", [
+    ("meta {s} -B 0", "argument -B: must be at least 1, not 0"),
+    ("meta {s} --alpha 1.5", "argument --alpha: must lie strictly between 0 and 1, not 1.5"),
+    ("meta {s} --alpha nan", "argument --alpha: must lie strictly between 0 and 1, not nan"),
+    ("meta {s} --seed -1", "argument --seed: must be at least 0, not -1"),
+    ("meta {s} --seed 99999999999999999999",
+     "argument --seed: must be at most 9223372036854775807, not 99999999999999999999"),
+    ("demo --topics 1", "argument --topics: must be at least 2, not 1"),
+    ("demo --runs 0", "argument --runs: must be at least 2, not 0"),
+    ("demo --seed -1", "argument --seed: must be at least 0, not -1"),
+])
+def test_out_of_range_numbers_are_usage_errors(files, capsys, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        main([a.format(**files) for a in argv.split()])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(message)
+
+
+def test_quiet_after_the_subcommand_and_repeated_measures(files, capsys):
+    q, r = str(files["q"]), str(files["r"])
+    assert main(["evaluate", q, r, "-q", "-m", "P@1", "-m", "RR", "--format", "tsv"]) == 0
+    assert capsys.readouterr().out == "run\tP@1\tRR\ns\t1.000000\t1.000000\n"
+
+
+def test_duplicates_and_order_options(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 s\n1 Q0 a 2 1 s\n1 Q0 b 3 0 s\n")
+    args = ["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "RR", "--format",
+            "tsv"]
+    assert main(args) == 2
+    assert "--duplicates first on the command line" in capsys.readouterr().err
+    assert main(args + ["--duplicates", "first"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[1] == "s\t0.500000"  # b (score 2) first, then a
+    assert "kept only the highest-ranked occurrence" in out.err
+    (tmp_path / "r").write_text("1 Q0 b 2 2 s\n1 Q0 a 1 1 s\n")  # ranks disagree with scores
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "s\t0.500000"
+    assert main(args + ["--order", "rank"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "s\t1.000000"

@@ -7,6 +7,7 @@ status 2; no traceback is shown.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import textwrap
@@ -18,12 +19,12 @@ import xarray as xr
 
 from . import datasets
 from .collection import read_qrels
-from .errors import XdivError, XdivWarning
+from .errors import InputError, XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .labels import from_json
-from .measures.registry import registry_markdown
+from .measures.registry import parse_measure, registry_markdown
 from .meta import CORRELATIONS
-from .netcdf import to_netcdf
+from .netcdf import check_output_path, to_netcdf
 from .reports import ndeval_csv, trec_eval_lines
 from .runs import read_runs
 
@@ -35,7 +36,12 @@ EXAMPLES = """examples:
   xdiv demo
   xdiv evaluate qrels.txt run1.txt run2.txt -m nDCG-IA@10 Q-IA@10 -o scores.nc
   xdiv evaluate qrels.txt runs/*.gz --adhoc max -m nDCG@10 AP --per-topic --format tsv
+  xdiv meta scores.nc --test both -o meta.nc
+  xdiv concordance scores.nc alpha-nDCG@10 D#-nDCG@10 --gold I-rec@10
+  xdiv plot asl meta.nc -o asl.png
 """
+QUIET_HELP = "print no warnings or progress bars"
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
 
 
 EVALUATE_EXAMPLES = """examples:
@@ -48,9 +54,40 @@ EVALUATE_EXAMPLES = """examples:
 
 def _command(sub, name: str, summary: str, *, about: str | None = None,
              examples: str | None = None) -> argparse.ArgumentParser:
-    """A subcommand whose --help shows ``about`` (wrapped) and ``examples`` (verbatim)."""
-    return sub.add_parser(name, help=summary, description=textwrap.fill(about or summary, 79),
-                          epilog=examples, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """A subcommand whose --help shows ``about`` (wrapped) and ``examples`` (verbatim), and
+    which takes ``-q`` after its name as well as before."""
+    command = sub.add_parser(name, help=summary, description=textwrap.fill(about or summary, 79),
+                             epilog=examples,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    command.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                         help=QUIET_HELP)
+    return command
+
+
+def _whole(minimum: int, maximum: int | None = None):
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``)."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, not {value}")
+        return value
+    return convert
+
+
+def _level(text: str) -> float:
+    """An argparse type: a significance level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, not {text}")
+    return value
 
 
 def measures_page() -> str:
@@ -66,8 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="xdiv", epilog=EXAMPLES,
         description="Evaluate diversified search results and meta-evaluate the measures.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print no warnings or progress bars")
+    parser.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = _command(sub, "demo", "evaluate the embedded synthetic data, meta-evaluate "
@@ -84,9 +120,12 @@ def _parser() -> argparse.ArgumentParser:
                              "  xdiv demo --no-meta")
     demo.add_argument("-o", "--output", default="xdiv-demo-scores.nc",
                       help="NetCDF file for the score cube (default: %(default)s)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the synthetic data")
-    demo.add_argument("--topics", type=int, default=30, help="number of topics")
-    demo.add_argument("--runs", type=int, default=10, help="number of runs")
+    demo.add_argument("--seed", type=_whole(0, 2 ** 63 - 1), default=0,
+                      help="seed of the synthetic data and the bootstrap (default: %(default)s)")
+    demo.add_argument("--topics", type=_whole(2), default=30,
+                      help="number of topics, at least 2 (default: %(default)s)")
+    demo.add_argument("--runs", type=_whole(2), default=10,
+                      help="number of runs, at least 2 (default: %(default)s)")
     demo.add_argument("--no-meta", action="store_true",
                       help="skip the meta-evaluation and plots (scores only)")
 
@@ -107,26 +146,31 @@ def _parser() -> argparse.ArgumentParser:
     mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both",
                     help="which test (default: %(default)s)")
-    mt.add_argument("-B", type=int, help="replicates (default 1000 bootstrap, 5000 Tukey)")
-    mt.add_argument("--alpha", type=float, default=0.05,
+    mt.add_argument("-B", type=_whole(1),
+                    help="replicates (default 1000 bootstrap, 5000 Tukey)")
+    mt.add_argument("--alpha", type=_level, default=0.05,
                     help="significance level (default: %(default)s)")
-    mt.add_argument("--seed", type=int, default=0,
+    mt.add_argument("--seed", type=_whole(0, 2 ** 63 - 1), default=0,
                     help="seed of the resampling, recorded in the output (default: %(default)s)")
     mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
 
     cc = _command(sub, "concordance", "concordance test of two measures of a score cube",
                   about="Among the (topic, run pair) cases where M1 and M2 "
                         "disagree, how often each agrees with the gold-standard "
-                        "measure(s), with a two-sided sign test.",
+                        "measure(s) (Correct/Disagreements), how often only it does, and a "
+                        "two-sided sign test over the latter.",
                   examples="example:\n  xdiv concordance scores.nc alpha-nDCG@10 "
                            "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10")
     cc.add_argument("scores", help="score cube NetCDF")
-    cc.add_argument("m1", help="first measure (a metric of the cube)")
-    cc.add_argument("m2", help="second measure")
-    cc.add_argument("--gold", action="append", required=True,
+    cc.add_argument("m1", metavar="M1", help="first measure (a metric of the cube)")
+    cc.add_argument("m2", metavar="M2", help="second measure")
+    cc.add_argument("--gold", action="append", required=True, metavar="MEASURE",
                     help="gold-standard measure (repeat for several; all must agree)")
 
     co = _command(sub, "correlate", "rank correlations between the measures of a cube",
+                  about="Rank the runs by their mean score under every measure of a score "
+                        "cube and print the correlation of every pair of rankings as a "
+                        "matrix (row measure, column measure).",
                   examples="example:\n  xdiv correlate scores.nc --method tau_ap")
     co.add_argument("scores", help="score cube NetCDF")
     co.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
@@ -188,10 +232,18 @@ def _parser() -> argparse.ArgumentParser:
     ev.usage = "xdiv evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [options]"
     ev.add_argument("qrels", nargs="?", help="qrels file (diversity or adhoc, gzip allowed)")
     ev.add_argument("runs", nargs="*", help="run files (gzip allowed)")
-    ev.add_argument("-m", "--measure", nargs="+", required=True, dest="measures",
-                    metavar="MEASURE",
-                    help="measure names, e.g. nDCG-IA@10 'Q(beta=0)@10' (files named "
-                         "after -m are taken as the qrels and runs)")
+    ev.add_argument("-m", "--measure", nargs="+", action="extend", required=True,
+                    dest="measures", metavar="MEASURE",
+                    help="measure names, e.g. nDCG-IA@10 'Q(beta=0)@10'; may be repeated "
+                         "(files named after -m are taken as the qrels and runs)")
+    ev.add_argument("--order", choices=["score-docno-desc", "score-docno-asc", "rank"],
+                    default="score-docno-desc",
+                    help="ranking of a run's documents: by score, ties by docno descending "
+                         "(trec_eval, ndeval; the rank column is checked but not used) or "
+                         "ascending, or by the rank column (default: %(default)s)")
+    ev.add_argument("--duplicates", choices=["error", "first"], default="error",
+                    help="a docno retrieved twice for a topic: an error, or keep its "
+                         "highest-ranked occurrence with a warning (default: %(default)s)")
     ev.add_argument("--topics", help="TREC topic XML (intent types)")
     ev.add_argument("--probabilities", default="uniform",
                     help="uniform, nonuniform or a 'topic intent probability' file")
@@ -228,7 +280,52 @@ def _summary_frame(scores: xr.Dataset) -> pd.DataFrame:
     return means[list(scores["metric"].values)]
 
 
+def _output(path: str, *inputs: str) -> str:
+    """Check an output path before any work: its folder exists, it is no folder, and it is
+    not one of the command's inputs (which it would overwrite)."""
+    text = check_output_path(path)
+    for source in inputs:
+        if source and os.path.exists(text) and os.path.samefile(source, text):
+            raise XdivError(f"{text}: is an input of this command; write the output elsewhere")
+    return text
+
+
+def _figure_output(path: str, *inputs: str) -> str:
+    if os.path.splitext(path)[1].lower() not in FIGURE_FORMATS:
+        raise XdivError(f"{path}: name a .png, .svg or .pdf file (the format follows the "
+                        "extension)")
+    return _output(path, *inputs)
+
+
+@contextlib.contextmanager
+def _about(path: str):
+    """Name ``path`` in the input errors raised about its contents."""
+    try:
+        yield
+    except InputError as exc:
+        raise XdivError(f"{path}: {exc}") from None
+
+
+def _open_cube(path: str) -> xr.Dataset:
+    from .netcdf import open_dataset
+
+    data = open_dataset(path)
+    if "score" not in data or set(data["score"].dims) != {"metric", "run", "topic"}:
+        raise XdivError(f"{path}: not a score cube (write one with 'xdiv evaluate -o')")
+    return data
+
+
+def _open_meta(path: str) -> xr.Dataset:
+    from .netcdf import open_dataset
+
+    data = open_dataset(path)
+    if "asl_curve" not in data:
+        raise XdivError(f"{path}: not a meta-evaluation file (write one with 'xdiv meta -o')")
+    return data
+
+
 def _demo(args) -> int:
+    _output(args.output)
     collection, runs = datasets.synthetic(n_topics=args.topics, n_runs=args.runs,
                                           seed=args.seed)
     print(f"synthetic collection (seed {args.seed}): {collection.sizes['topic']} topics, "
@@ -267,13 +364,15 @@ def _demo(args) -> int:
 
 def _meta(args) -> int:
     from .meta import discriminative_power
-    from .netcdf import open_dataset
 
-    scores = open_dataset(args.scores)
+    if args.output:
+        _output(args.output, args.scores)
+    scores = _open_cube(args.scores)
     tests = ["bootstrap", "tukey"] if args.test == "both" else [args.test]
     progress = not args.quiet and sys.stderr.isatty()
-    results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
-                                    seed=args.seed, progress=progress) for t in tests]
+    with _about(args.scores):
+        results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
+                                        seed=args.seed, progress=progress) for t in tests]
     table = pd.DataFrame({f"{t} {col}": r[var].to_pandas()
                           for t, r in zip(tests, results)
                           for col, var in (("power", "power"), ("delta", "required_delta"))})
@@ -291,9 +390,10 @@ def _meta(args) -> int:
 
 def _concordance(args) -> int:
     from .meta import concordance
-    from .netcdf import open_dataset
 
-    res = concordance(open_dataset(args.scores), args.m1, args.m2, args.gold)
+    scores = _open_cube(args.scores)
+    with _about(args.scores):
+        res = concordance(scores, args.m1, args.m2, args.gold)
     print(f"gold standard(s): {', '.join(from_json(res.attrs['gold']))}")
     print(f"disagreements: {int(res['disagreements'])}")
     for k in (1, 2):
@@ -305,15 +405,17 @@ def _concordance(args) -> int:
 
 def _correlate(args) -> int:
     from .meta import rank_correlation
-    from .netcdf import open_dataset
 
-    corr = rank_correlation(open_dataset(args.scores), args.method).to_pandas()
+    scores = _open_cube(args.scores)
+    with _about(args.scores):
+        corr = rank_correlation(scores, args.method).to_pandas()
     corr.index.name, corr.columns.name = None, None
     _print_frame(corr, "table")
     return 0
 
 
 def _convert(args) -> int:
+    _output(args.output, args.input)
     if args.eih:
         from .hierarchy import extend_hierarchy, write_hierarchy
 
@@ -333,33 +435,35 @@ def _plot(args) -> int:
 
     matplotlib.use("Agg")
     from . import meta, plots
-    from .netcdf import open_dataset
 
-    data = open_dataset(args.input)
+    _figure_output(args.output, args.input)
     if args.kind == "asl":
+        data = _open_meta(args.input)
         if "test" in data.dims:
             if args.test not in data["test"].values:
                 raise XdivError(f"{args.input} holds tests {list(data['test'].values)}")
             data = data.sel(test=args.test).assign_attrs(test=args.test)
-        fig = plots.asl_curves(data)
-    elif args.kind == "scatter":
-        fig = plots.irec_dndcg(data, cutoff=args.cutoff)
-    elif args.kind == "topics":
-        fig = plots.topic_distributions(data, args.metric or _first_metric(data))
-    elif args.kind == "diff":
-        if not args.runs:
-            raise XdivError("plot diff needs --runs RUN_A RUN_B")
-        fig = plots.run_differences(data, args.metric or _first_metric(data), *args.runs)
     else:
-        fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
+        data = _open_cube(args.input)
+    with _about(args.input):
+        if args.kind == "asl":
+            fig = plots.asl_curves(data)
+        elif args.kind == "scatter":
+            fig = plots.irec_dndcg(data, cutoff=args.cutoff)
+        elif args.kind == "topics":
+            fig = plots.topic_distributions(data, args.metric or _first_metric(data))
+        elif args.kind == "diff":
+            if not args.runs or args.runs[0] == args.runs[1]:
+                raise XdivError("plot diff needs --runs RUN_A RUN_B, two different runs")
+            fig = plots.run_differences(data, args.metric or _first_metric(data), *args.runs)
+        else:
+            fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
     fig.savefig(args.output, bbox_inches="tight")
     print(f"plot written to {args.output}", file=sys.stderr)
     return 0
 
 
 def _first_metric(data: xr.Dataset) -> str:
-    if "metric" not in data.coords:
-        raise XdivError("expected a score cube from 'xdiv evaluate -o'")
     return str(data["metric"].values[0])
 
 
@@ -368,14 +472,28 @@ def _measures(args) -> int:
     return 0
 
 
+def _names_a_file(word: str) -> bool:
+    """Whether a word given to ``-m`` is a file: an existing one, or a path-like word
+    (a folder or an extension, no ``@`` or parenthesis) that is no measure name."""
+    if os.path.isfile(word):
+        return True
+    path_like = (os.sep in word or "." in os.path.basename(word)) and not set("@(") & set(word)
+    if not path_like:
+        return False
+    try:
+        parse_measure(word)
+    except XdivError:
+        return True
+    return False
+
+
 def _split_files_from_measures(args) -> None:
     """``xdiv evaluate -m M1 M2 QRELS RUN``: argparse hands every word after ``-m`` to it;
-    its trailing words that name existing files are the qrels and runs."""
-    k = len(args.measures)
-    while k > 0 and os.path.isfile(args.measures[k - 1]):
-        k -= 1
-    files = ([args.qrels] if args.qrels else []) + args.runs + args.measures[k:]
-    args.measures = args.measures[:k]
+    the words that name files are the qrels and runs, in the order given."""
+    words = args.measures
+    files = ([args.qrels] if args.qrels else []) + args.runs
+    files += [w for w in words if _names_a_file(w)]
+    args.measures = [w for w in words if not _names_a_file(w)]
     if not args.measures:
         raise XdivError("no measure given: -m MEASURE [MEASURE ...]")
     if len(files) < 2:
@@ -385,6 +503,8 @@ def _split_files_from_measures(args) -> None:
 
 def _evaluate(args) -> int:
     _split_files_from_measures(args)
+    if args.output:
+        _output(args.output, args.qrels, *args.runs)
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
     if args.hierarchy:
         from .hierarchy import attach_hierarchy
@@ -394,7 +514,8 @@ def _evaluate(args) -> int:
                 if str(args.hierarchy).lower().endswith(".xml") else args.hierarchy)
         collection = attach_hierarchy(collection, tree, kind=args.hierarchy_kind,
                                       weights=args.node_weights)
-    runs = read_runs(args.runs, progress=not args.quiet and sys.stderr.isatty())
+    runs = read_runs(args.runs, order=args.order, duplicates=args.duplicates,
+                     progress=not args.quiet and sys.stderr.isatty())
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
@@ -417,7 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     with warnings.catch_warnings():
         if args.quiet:
-            warnings.simplefilter("ignore", XdivWarning)
+            warnings.simplefilter("ignore")
         else:
             warnings.simplefilter("always", XdivWarning)
             warnings.showwarning = _show_warning

@@ -100,6 +100,9 @@ def topic_distributions(scores: xr.Dataset, metric: str):
 
 def run_differences(scores: xr.Dataset, metric: str, run_a: str, run_b: str):
     """Per-topic differences ``run_a - run_b`` of a metric, sorted."""
+    if str(run_a) == str(run_b):
+        raise InputError(f"run_differences compares two different runs, not {run_a} with "
+                         "itself")
     da = score_array(scores, [metric], [run_a, run_b]).isel(metric=0)
     diff = (da.isel(run=0) - da.isel(run=1)).dropna("topic")
     order = np.argsort(diff.values)

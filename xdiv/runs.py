@@ -167,7 +167,8 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         if duplicates == "error":
             raise InputError("a docno is retrieved more than once for a topic: "
                              + "; ".join(listed) + more
-                             + " (pass duplicates='first' to keep the highest-ranked one)")
+                             + " (duplicates='first' in Python, --duplicates first on the "
+                               "command line, keeps the highest-ranked one)")
         warnings.warn("kept only the highest-ranked occurrence of duplicated documents: "
                       + "; ".join(listed) + more, XdivWarning, stacklevel=2)
         keep = ~dup

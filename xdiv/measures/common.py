@@ -97,5 +97,6 @@ def single_intent_check(cube: xr.Dataset, measure: Measure) -> None:
     if most > 1:
         raise MeasureError(
             f"{measure.name} is a single-intent measure but topics have up to {most} intents; "
-            "convert the collection with xdiv.to_adhoc(collection, method='max'|'count') "
-            "(or evaluate(..., adhoc='max'|'count')), or use an intent-aware measure")
+            "convert the relevance to adhoc levels (evaluate(..., adhoc='max'|'count') or "
+            "xdiv.to_adhoc in Python, --adhoc max|count on the command line), or use an "
+            "intent-aware measure")
