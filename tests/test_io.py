@@ -318,7 +318,7 @@ def test_topic_alignment_is_reported(tmp_path):
     with pytest.warns(XdivWarning) as record:
         res = xdiv.evaluate(runs, col, ["nDCG-IA@10"])
     text = " ".join(str(w.message) for w in record)
-    assert "not in the qrels" in text and "retrieved nothing" in text
+    assert "not in the qrels" in text and "retrieved nothing" in text and "s: topic 2" in text
     assert res.topic.values.tolist() == ["1", "2", "9"]
     assert float(res.score.sel(topic="2").squeeze()) == 0.0  # trec_eval -c convention
     assert np.isnan(float(res.score.sel(topic="9").squeeze()))

@@ -104,7 +104,8 @@ def _warn_alignment(result: xr.Dataset) -> None:
     lacking = from_json(result.attrs["topics_not_in_runs"])
     if lacking:
         what = "0" if result.attrs["missing"] == "zero" else "NaN"
-        shown = "; ".join(f"{run}: {', '.join(t[:5])}{' ...' if len(t) > 5 else ''}"
+        shown = "; ".join(f"{run}: topic{'s' if len(t) > 1 else ''} "
+                          f"{', '.join(t[:5])}{' ...' if len(t) > 5 else ''}"
                           for run, t in list(lacking.items())[:5])
         warnings.warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
                       f"score {what} (missing={result.attrs['missing']!r}): {shown}",
