@@ -88,11 +88,16 @@ def test_plot_command(tmp_path):
     assert main(["-q", "demo", "-o", str(scores), "--topics", "8", "--runs", "4"]) == 0
     metas = tmp_path / "m.nc"
     assert main(["meta", str(scores), "-B", "100", "-o", str(metas)]) == 0
-    for kind, source in [("asl", metas), ("scatter", scores), ("topics", scores),
-                         ("correlation", scores)]:
+    concordance = ["--metrics", "alpha-nDCG@10", "D#-nDCG@10", "P+Q#@10", "--gold",
+                   "I-rec@10"]
+    for kind, source, extra in [("asl", metas, []), ("scatter", scores, []),
+                                ("topics", scores, []), ("concordance", scores, concordance),
+                                ("correlation", scores, [])]:
         out = tmp_path / f"{kind}.png"
-        assert main(["plot", kind, str(source), "-o", str(out)]) == 0
-        assert out.stat().st_size > 1000
+        assert main(["plot", kind, str(source), "-o", str(out)] + extra) == 0
+        assert out.read_bytes().startswith(b"\x89PNG") and out.stat().st_size > 1000
+    assert main(["plot", "concordance", str(scores), "--metrics", "D#-nDCG@10", "--gold",
+                 "I-rec@10", "-o", str(tmp_path / "c.png")]) == 2
 
 
 def test_concordance_correlate_convert_and_trec_eval_format(tmp_path, capsys):

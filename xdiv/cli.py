@@ -199,17 +199,21 @@ def _parser() -> argparse.ArgumentParser:
                         "mean D-nDCG@l per run with D#-nDCG contour lines (seed 000 Fig. 3); "
                         "topics: per-topic score distributions of one measure, one box per "
                         "run; diff: per-topic differences of two runs under one measure; "
-                        "correlation: the rank-correlation matrix of the measures. All but "
-                        "asl read a score cube from 'xdiv evaluate -o'.",
+                        "concordance: the concordance of every pair of --metrics against the "
+                        "--gold measure(s) as a heat map; correlation: the rank-correlation "
+                        "matrix of the measures. All but asl read a score cube from 'xdiv "
+                        "evaluate -o'.",
                   examples="examples:\n"
                            "  xdiv plot asl meta.nc --test tukey -o asl.pdf\n"
                            "  xdiv plot scatter scores.nc --cutoff 10 -o irec-dndcg.png\n"
                            "  xdiv plot topics scores.nc --metric D#-nDCG@10 -o topics.svg\n"
                            "  xdiv plot diff scores.nc --metric D#-nDCG@10 --runs runA runB "
                            "-o diff.png\n"
+                           "  xdiv plot concordance scores.nc --metrics alpha-nDCG@10 "
+                           "D#-nDCG@10 P+Q#@10 --gold I-rec@10 -o concordance.png\n"
                            "  xdiv plot correlation scores.nc --method tau_ap -o tau.png")
-    pl.add_argument("kind", choices=["asl", "scatter", "topics", "diff", "correlation"],
-                    help="which plot")
+    pl.add_argument("kind", choices=["asl", "scatter", "topics", "diff", "concordance",
+                                     "correlation"], help="which plot")
     pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
     pl.add_argument("-o", "--output", required=True,
                     help="image file (.png, .svg or .pdf)")
@@ -218,6 +222,10 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--metric", help="topics, diff: the measure (default: the cube's first)")
     pl.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"),
                     help="diff: the two runs (RUN_A - RUN_B)")
+    pl.add_argument("--metrics", nargs="+", metavar="MEASURE",
+                    help="concordance: the measures to compare (two or more)")
+    pl.add_argument("--gold", action="append", metavar="MEASURE",
+                    help="concordance: gold-standard measure (repeat for several)")
     pl.add_argument("--cutoff", type=int, default=10,
                     help="scatter: the cutoff l of I-rec@l and D-nDCG@l (default: %(default)s)")
     pl.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
@@ -456,6 +464,12 @@ def _plot(args) -> int:
             if not args.runs or args.runs[0] == args.runs[1]:
                 raise XdivError("plot diff needs --runs RUN_A RUN_B, two different runs")
             fig = plots.run_differences(data, args.metric or _first_metric(data), *args.runs)
+        elif args.kind == "concordance":
+            if not args.metrics or len(args.metrics) < 2 or not args.gold:
+                raise XdivError("plot concordance needs --metrics M1 M2 [...] and --gold "
+                                "MEASURE")
+            fig = plots.concordance_heatmap(meta.concordance_table(data, args.metrics,
+                                                                   args.gold))
         else:
             fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
     fig.savefig(args.output, bbox_inches="tight")

@@ -12,6 +12,7 @@ import xarray as xr
 
 from .errors import InputError
 from .evaluate import score_array
+from .labels import from_json
 
 __all__ = ["asl_curves", "irec_dndcg", "concordance_heatmap", "topic_distributions",
            "run_differences", "correlation_matrix"]
@@ -80,7 +81,7 @@ def concordance_heatmap(table: xr.Dataset):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize="x-small",
                     color="white" if v < 0.5 else "black")
     fig.colorbar(image, ax=ax, label="Correct(row) / Disagreements")
-    ax.set_title(f"concordance, gold {table.attrs.get('gold', '')}")
+    ax.set_title(f"concordance, gold: {', '.join(from_json(table.attrs.get('gold', '[]')))}")
     return fig
 
 
