@@ -235,6 +235,7 @@ def files(demo_cube, tmp_path):
     (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
     (tmp_path / "r.txt").write_text("1 Q0 a 1 2 s\n1 Q0 b 2 1 s\n")
     (tmp_path / "bin.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (tmp_path / "p.txt").write_text("1 0 1\n")
     (tmp_path / "folder").mkdir()
     one_run = xdiv.open_dataset(scores).isel(run=[0])
     xdiv.to_netcdf(one_run, tmp_path / "one.nc")
@@ -252,6 +253,10 @@ def files(demo_cube, tmp_path):
     ("evaluate {q} {r} -m P@1 -o {r}", "{r}: is an input of this command"),
     ("evaluate -m P@1 RR {q} {t}/nonexistent.run", "{t}/nonexistent.run: no such file"),
     ("meta {s} -o {s}", "{s}: is an input of this command"),
+    ("meta {s} -o {t}/new/", "{t}/new/: names a directory (it ends with '/'), not a file"),
+    ("convert {t}/nosuch.txt -o {q}", "{t}/nosuch.txt: no such file"),
+    ("evaluate {q} {r} -m P@1 --probabilities {t}/p.txt -o {t}/p.txt",
+     "{t}/p.txt: is an input of this command"),
     ("meta {m}", "{m}: not a score cube (write one with 'xdiv evaluate -o')"),
     ("meta {one}", "{one}: meta-evaluation needs at least two runs"),
     ("correlate {m}", "{m}: not a score cube"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import warnings
 
 import numpy as np
@@ -294,6 +295,9 @@ def test_concordance_of_a_metric_with_itself_is_an_error():
 def test_a_failed_netcdf_write_leaves_no_partial_file(tmp_path):
     good = xr.Dataset({"a": ("x", [1, 2])})
     path = xdiv.to_netcdf(good, tmp_path / "r.nc")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(path).st_mode & 0o777 == 0o666 & ~umask  # as open() creates files
     with pytest.raises(TypeError):  # an attribute NetCDF cannot hold
         xdiv.to_netcdf(good.assign_attrs(seed=2 ** 70), path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.nc"]

@@ -22,9 +22,10 @@ from .collection import read_qrels
 from .errors import InputError, XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .labels import from_json
-from .measures.registry import parse_measure, registry_markdown
-from .meta import CORRELATIONS
-from .netcdf import check_output_path, to_netcdf
+from .measures.registry import MAX_CUTOFF, parse_measure, registry_markdown
+from .kernels.meta import RANK_CORRELATIONS
+from .io import check_output_path
+from .netcdf import to_netcdf
 from .reports import ndeval_csv, trec_eval_lines
 from .runs import read_runs
 
@@ -173,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
                         "matrix (row measure, column measure).",
                   examples="example:\n  xdiv correlate scores.nc --method tau_ap")
     co.add_argument("scores", help="score cube NetCDF")
-    co.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
+    co.add_argument("--method", default="kendall", choices=RANK_CORRELATIONS,
                     help="Kendall's tau-b, tau_ap (row measure scored against the column "
                          "measure's ranking), its symmetric mean tau_ap_sym, or Urbano & "
                          "Marrero's tau_ap_b for rankings with ties (default: %(default)s)")
@@ -226,9 +227,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="concordance: the measures to compare (two or more)")
     pl.add_argument("--gold", action="append", metavar="MEASURE",
                     help="concordance: gold-standard measure (repeat for several)")
-    pl.add_argument("--cutoff", type=int, default=10,
+    pl.add_argument("--cutoff", type=_whole(1, MAX_CUTOFF), default=10,
                     help="scatter: the cutoff l of I-rec@l and D-nDCG@l (default: %(default)s)")
-    pl.add_argument("--method", default="kendall", choices=list(CORRELATIONS),
+    pl.add_argument("--method", default="kendall", choices=RANK_CORRELATIONS,
                     help="correlation: the coefficient (default: %(default)s)")
 
     ev = _command(sub, "evaluate", "evaluate TREC runs against qrels",
@@ -293,7 +294,8 @@ def _output(path: str, *inputs: str) -> str:
     not one of the command's inputs (which it would overwrite)."""
     text = check_output_path(path)
     for source in inputs:
-        if source and os.path.exists(text) and os.path.samefile(source, text):
+        if source and os.path.exists(source) and os.path.exists(text) and \
+                os.path.samefile(source, text):
             raise XdivError(f"{text}: is an input of this command; write the output elsewhere")
     return text
 
@@ -449,7 +451,8 @@ def _plot(args) -> int:
         data = _open_meta(args.input)
         if "test" in data.dims:
             if args.test not in data["test"].values:
-                raise XdivError(f"{args.input} holds tests {list(data['test'].values)}")
+                raise XdivError(f"{args.input} holds the tests "
+                                f"{', '.join(map(str, data['test'].values))}, not {args.test}")
             data = data.sel(test=args.test).assign_attrs(test=args.test)
     else:
         data = _open_cube(args.input)
@@ -472,7 +475,10 @@ def _plot(args) -> int:
                                                                    args.gold))
         else:
             fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
-    fig.savefig(args.output, bbox_inches="tight")
+    try:
+        fig.savefig(args.output, bbox_inches="tight")
+    except OSError as exc:
+        raise XdivError(f"{args.output}: cannot write ({exc.strerror or exc})") from None
     print(f"plot written to {args.output}", file=sys.stderr)
     return 0
 
@@ -518,7 +524,8 @@ def _split_files_from_measures(args) -> None:
 def _evaluate(args) -> int:
     _split_files_from_measures(args)
     if args.output:
-        _output(args.output, args.qrels, *args.runs)
+        _output(args.output, args.qrels, *args.runs, args.topics, args.hierarchy,
+                args.probabilities)
     collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities)
     if args.hierarchy:
         from .hierarchy import attach_hierarchy

@@ -330,7 +330,7 @@ def write_hierarchy(path: str | os.PathLike, hierarchy: pd.DataFrame) -> None:
     """Write a hierarchy frame as ``topic node parent weight intent`` lines (the format
     :func:`read_hierarchy` reads; ``-`` marks the root and empty fields)."""
     frame, _ = _hierarchy_input(hierarchy)
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(_io.check_output_path(path), "w", encoding="utf-8") as fh:
         fh.write("# topic node parent weight intent  (parent - = the query)\n")
         for topic, node, parent, weight, intent in frame[
                 ["topic", "node", "parent", "weight", "intent"]].itertuples(index=False):

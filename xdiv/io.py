@@ -39,6 +39,8 @@ __all__ = [
     "read_probabilities",
     "write_qrels",
     "write_run",
+    "check_file",
+    "check_output_path",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -51,6 +53,26 @@ def _is_gzip(path: PathLike) -> bool:
 
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 """What :mod:`gzip` raises on truncated or corrupt compressed data."""
+
+
+def check_output_path(path: PathLike) -> str:
+    """``path`` as text, after checking that a file can be written there: it names a file
+    (no trailing separator), is not a folder, and its folder exists.
+
+    Raises
+    ------
+    InputError
+        Naming the path and what is wrong.
+    """
+    text = os.fspath(path)
+    if os.path.isdir(text):
+        raise InputError(f"{text}: is a directory, not a file")
+    if text.endswith(("/", os.sep)):
+        raise InputError(f"{text}: names a directory (it ends with {text[-1]!r}), not a file")
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise InputError(f"{text}: the directory {folder} does not exist")
+    return text
 
 
 def check_file(path: PathLike) -> None:
@@ -404,7 +426,7 @@ def read_doc_lengths(path: PathLike) -> pd.DataFrame:
 def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
     cols = [np.asarray(c).astype(str) for c in columns]
     body = "\n".join(" ".join(fields) for fields in zip(*cols))
-    with _open_write(path) as fh:
+    with _open_write(check_output_path(path)) as fh:
         fh.write(body + ("\n" if body else ""))
 
 

@@ -229,12 +229,12 @@ def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str)
                       attrs={"gold": to_json(gold), "test": "concordance"})
 
 
-CORRELATIONS = {
-    "kendall": lambda a, b: kendalltau(a, b).statistic,
-    "tau_ap": K.tau_ap,
-    "tau_ap_sym": lambda a, b: (K.tau_ap(a, b) + K.tau_ap(b, a)) / 2,
-    "tau_ap_b": K.tau_ap_b,
-}
+CORRELATIONS = dict(zip(K.RANK_CORRELATIONS, (
+    lambda a, b: kendalltau(a, b).statistic,
+    K.tau_ap,
+    lambda a, b: (K.tau_ap(a, b) + K.tau_ap(b, a)) / 2,
+    K.tau_ap_b,
+)))
 """Rank correlation coefficients by name: ``f(metric_1 means, metric_2 means)``."""
 
 

@@ -15,9 +15,10 @@ import numpy as np
 import xarray as xr
 
 from .errors import InputError
+from .io import check_file, check_output_path
 from .labels import to_json
 
-__all__ = ["to_netcdf", "open_dataset", "check_output_path"]
+__all__ = ["to_netcdf", "open_dataset"]
 
 
 def _safe_attrs(attrs: dict) -> dict:
@@ -29,24 +30,6 @@ def _safe_attrs(attrs: dict) -> dict:
         else:
             out[key] = to_json(value)
     return out
-
-
-def check_output_path(path: str | os.PathLike) -> str:
-    """``path`` as text, after checking that a file can be written there: its folder
-    exists and it is not itself a folder.
-
-    Raises
-    ------
-    InputError
-        Naming the path and what is wrong.
-    """
-    text = os.fspath(path)
-    if os.path.isdir(text):
-        raise InputError(f"{text}: is a directory, not a file")
-    folder = os.path.dirname(os.path.abspath(text))
-    if not os.path.isdir(folder):
-        raise InputError(f"{text}: the directory {folder} does not exist")
-    return text
 
 
 def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
@@ -63,25 +46,34 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
     out.attrs = _safe_attrs(dataset.attrs)
     for name in out.variables:
         out[name].attrs = _safe_attrs(out[name].attrs)
-    handle, partial = tempfile.mkstemp(prefix=".xdiv-", suffix=".nc",
-                                       dir=os.path.dirname(os.path.abspath(text)))
+    folder = os.path.dirname(os.path.abspath(text))
+    try:
+        handle, partial = tempfile.mkstemp(prefix=".xdiv-", suffix=".nc", dir=folder)
+    except OSError as exc:
+        raise InputError(f"{text}: cannot write in {folder} ({exc.strerror})") from None
     os.close(handle)
     try:
         out.to_netcdf(partial, engine="netcdf4")
+        os.chmod(partial, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
         os.replace(partial, text)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(partial)
+        if isinstance(exc, OSError):
+            raise InputError(f"{text}: cannot write ({exc.strerror or exc})") from None
         raise
     return text
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def open_dataset(path: str | os.PathLike) -> xr.Dataset:
     """Read a dataset written by :func:`to_netcdf` fully into memory (file closed after)."""
     text = os.fspath(path)
-    if not os.path.exists(text):
-        raise InputError(f"{text}: no such file")
-    if os.path.isdir(text):
-        raise InputError(f"{text}: is a directory, not a file")
+    check_file(text)
     try:
         with xr.open_dataset(text, engine="netcdf4") as ds:
             return ds.load()

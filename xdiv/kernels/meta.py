@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 
+RANK_CORRELATIONS = ("kendall", "tau_ap", "tau_ap_sym", "tau_ap_b")
+"""The rank correlation coefficients of :func:`xdiv.meta.rank_correlation`, by name."""
+
+
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)``, ``i < j``, of every unordered run pair."""
     return np.triu_indices(n_runs, k=1)
