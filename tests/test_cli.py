@@ -251,7 +251,9 @@ def files(demo_cube, tmp_path):
     ("evaluate {q} {r} -m P@1 -o {missing}.nc", "{missing}.nc: the directory"),
     ("evaluate {q} {r} -m P@1 -o {dir}", "{dir}: is a directory, not a file"),
     ("evaluate {q} {r} -m P@1 -o {r}", "{r}: is an input of this command"),
-    ("evaluate -m P@1 RR {q} {t}/nonexistent.run", "{t}/nonexistent.run: no such file"),
+    ("evaluate -m P@1 RR {q} {t}/nonexistent.run",
+     "{t}/nonexistent.run: neither a file nor a measure (unknown measure"),
+    ("evaluate {q} {r} -m nDCG.10", "nDCG.10: neither a file nor a measure"),
     ("meta {s} -o {s}", "{s}: is an input of this command"),
     ("meta {s} -o {t}/new/", "{t}/new/: names a directory (it ends with '/'), not a file"),
     ("convert {t}/nosuch.txt -o {q}", "{t}/nosuch.txt: no such file"),
@@ -319,3 +321,12 @@ def test_duplicates_and_order_options(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[1] == "s\t0.500000"
     assert main(args + ["--order", "rank"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "s\t1.000000"
+
+
+def test_a_measure_name_stays_a_measure_even_when_a_file_has_its_name(files, capsys,
+                                                                     monkeypatch):
+    monkeypatch.chdir(files["t"])
+    (files["t"] / "AP").write_text("1 Q0 a 1 1 other\n")
+    assert main(["-q", "evaluate", "-m", "AP", "P@1", str(files["q"]), str(files["r"]),
+                 "--format", "tsv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["run\tAP\tP@1", "s\t1.000000\t1.000000"]

@@ -492,28 +492,25 @@ def _measures(args) -> int:
     return 0
 
 
-def _names_a_file(word: str) -> bool:
-    """Whether a word given to ``-m`` is a file: an existing one, or a path-like word
-    (a folder or an extension, no ``@`` or parenthesis) that is no measure name."""
-    if os.path.isfile(word):
-        return True
-    path_like = (os.sep in word or "." in os.path.basename(word)) and not set("@(") & set(word)
-    if not path_like:
-        return False
-    try:
-        parse_measure(word)
-    except XdivError:
-        return True
-    return False
-
-
 def _split_files_from_measures(args) -> None:
-    """``xdiv evaluate -m M1 M2 QRELS RUN``: argparse hands every word after ``-m`` to it;
-    the words that name files are the qrels and runs, in the order given."""
-    words = args.measures
+    """``xdiv evaluate -m M1 M2 QRELS RUN``: argparse hands every word after ``-m`` to it.
+    A word that parses as a measure name is a measure; any other word that names an
+    existing file is a qrels or run file (in the order given); a path-like word that is
+    neither is an error naming both readings. Other words stay measures, so that their
+    parse error is reported."""
     files = ([args.qrels] if args.qrels else []) + args.runs
-    files += [w for w in words if _names_a_file(w)]
-    args.measures = [w for w in words if not _names_a_file(w)]
+    measures = []
+    for word in args.measures:
+        try:
+            parse_measure(word)
+        except XdivError as exc:
+            if os.path.isfile(word):
+                files.append(word)
+                continue
+            if os.sep in word or "." in os.path.basename(word):
+                raise XdivError(f"{word}: neither a file nor a measure ({exc})") from None
+        measures.append(word)
+    args.measures = measures
     if not args.measures:
         raise XdivError("no measure given: -m MEASURE [MEASURE ...]")
     if len(files) < 2:
