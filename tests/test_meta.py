@@ -287,9 +287,26 @@ def test_bad_resampling_parameters_are_rejected(method, kwargs, message):
 
 
 def test_concordance_of_a_metric_with_itself_is_an_error():
-    scores = cube(np.random.default_rng(0).random((2, 3, 6)), ["M1", "GS"])
+    scores = cube(np.random.default_rng(0).random((3, 3, 6)), ["M1", "M2", "GS"])
     with pytest.raises(xdiv.InputError, match="two different metrics, not M1 with itself"):
         meta.concordance(scores, "M1", "M1", "GS")
+    with pytest.raises(xdiv.InputError, match="gold standard cannot be one of the compared "
+                                              "metrics \\(M2\\)"):
+        meta.concordance(scores, "M1", "M2", ["GS", "M2"])
+
+
+def test_concordance_table_and_score_array_use_the_cubes_labels():
+    values = np.random.default_rng(1).random((3, 4, 8))
+    scores = cube(values, ["nDCG@10", "P@5", "I-rec@10"])
+    table = meta.concordance_table(scores, ["nDCG(gain=exp)@10", "P@5"], "I-rec@10")
+    assert table.metric_1.values.tolist() == ["nDCG@10", "P@5"]
+    assert xdiv.labels.from_json(table.attrs["gold"]) == ["I-rec@10"]
+    with pytest.raises(xdiv.InputError, match="name a metric twice"):
+        meta.concordance_table(scores, ["nDCG@10", "nDCG(gain=exp)@10"], "I-rec@10")
+    from xdiv.evaluate import score_array
+
+    assert score_array(scores, "P@5").metric.values.tolist() == ["P@5"]  # a single name
+    assert score_array(scores, runs="r1").run.values.tolist() == ["r1"]
 
 
 def test_a_failed_netcdf_write_leaves_no_partial_file(tmp_path):

@@ -111,6 +111,15 @@ def test_estimate_subset_is_aligned_by_dimension_and_topic_label():
         udm.estimate(data, subset=subset.isel(topic=[0, 1]))
     with pytest.raises(xdiv.InputError, match="boolean"):
         udm.estimate(data, subset=subset.astype(int))
+    # a mask built from other assessments of the same width names other documents
+    other = udm.assessments(frame.assign(docno="x" + frame["docno"]), order=[0, 1, 2])
+    foreign = (other["label"] >= 0).all("assessor")
+    assert foreign.shape == subset.shape
+    with pytest.raises(xdiv.InputError, match="docno coordinate differs"):
+        udm.estimate(data, subset=foreign)
+    twice = subset.isel(topic=[0, 0, 1, 2, 3, 4, 5])
+    with pytest.raises(xdiv.InputError, match="lists a topic twice"):
+        udm.estimate(data, subset=twice)
 
 
 def test_robustness_protocol_runs_on_synthetic_data():

@@ -11,10 +11,9 @@ import xarray as xr
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
 from .collection import check_collection, to_adhoc
+from .errors import InputError, MeasureError, XdivWarning
 from .hierarchy import flat_hierarchy
-from .errors import InputError, XdivWarning
 from .labels import from_json, object_strings, to_json
-from .errors import MeasureError
 from .measures.registry import Measure, parse_all, parse_measure
 from .runs import check_runs, judge
 
@@ -129,9 +128,8 @@ def summarize(scores: xr.Dataset) -> xr.Dataset:
     return out
 
 
-
-def score_array(scores, metrics: Iterable[str] | None = None,
-                runs: Iterable[str] | None = None) -> xr.DataArray:
+def score_array(scores, metrics: str | Iterable[str] | None = None,
+                runs: str | Iterable[str] | None = None) -> xr.DataArray:
     """The ``score(metric, run, topic)`` DataArray of a score cube (a Dataset from
     :func:`evaluate` or its ``score`` variable), optionally restricted to ``metrics`` and
     ``runs`` in the order given. A metric may be named in any spelling the registry parses
@@ -146,6 +144,8 @@ def score_array(scores, metrics: Iterable[str] | None = None,
     if not isinstance(da, xr.DataArray) or set(da.dims) != {"metric", "run", "topic"}:
         raise InputError("expected a score(metric, run, topic) cube from xdiv.evaluate")
     da = da.transpose("metric", "run", "topic")
+    metrics = [metrics] if isinstance(metrics, str) else metrics
+    runs = [runs] if isinstance(runs, str) else runs
     if metrics is not None:
         held = [str(m) for m in da["metric"].values]
         da = da.sel(metric=[_metric_label(m, held) for m in metrics])

@@ -198,6 +198,9 @@ def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Datas
     if m1 == m2:
         raise InputError(f"the concordance test compares two different metrics, not {m1} "
                          "with itself")
+    if {m1, m2} & set(gold):
+        raise InputError(f"a gold standard cannot be one of the compared metrics "
+                         f"({', '.join(sorted({m1, m2} & set(gold)))})")
     values = da.values
     d1, d2 = _differences(values[0]), _differences(values[1])
     gs = np.stack([_differences(v) for v in values[2:]])
@@ -213,8 +216,11 @@ def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Datas
 
 
 def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str) -> xr.Dataset:
-    """:func:`concordance` for every ordered pair of ``metrics``: dims (metric_1, metric_2)."""
-    names = object_strings(metrics)
+    """:func:`concordance` for every ordered pair of ``metrics``: dims (metric_1, metric_2),
+    labelled with the cube's names of the metrics."""
+    names = object_strings(_scores(scores, metrics)["metric"].values)
+    if len(set(names)) != len(names):
+        raise InputError(f"metrics name a metric twice: {', '.join(metrics)}")
     fields = ("disagreements", "concordance_1", "concordance_2", "only_1", "only_2", "pvalue")
     table = {f: np.full((len(names), len(names)), np.nan) for f in fields}
     for a, m1 in enumerate(names):
@@ -223,7 +229,8 @@ def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str)
                 res = concordance(scores, m1, m2, gold)
                 for f in fields:
                     table[f][a, b] = float(res[f])
-    gold = [gold] if isinstance(gold, str) else list(gold)
+    gold = [str(g) for g in _scores(scores, [gold] if isinstance(gold, str) else gold)
+            ["metric"].values]
     return xr.Dataset({f: (("metric_1", "metric_2"), v) for f, v in table.items()},
                       coords={"metric_1": names, "metric_2": names},
                       attrs={"gold": to_json(gold), "test": "concordance"})

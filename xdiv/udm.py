@@ -113,7 +113,10 @@ def _document_mask(data: xr.Dataset, subset: xr.DataArray | None) -> np.ndarray:
     if subset.dtype != bool:
         raise InputError(f"subset must be boolean, not {subset.dtype}")
     if "topic" in subset.indexes:
-        missing = sorted(set(data["topic"].values) - set(subset["topic"].values))
+        labels = subset["topic"].values
+        if len(set(labels)) != len(labels):
+            raise InputError("subset lists a topic twice")
+        missing = sorted(set(data["topic"].values) - set(labels))
         if missing:
             raise InputError(f"subset lacks topics {missing[:5]}")
         subset = subset.sel(topic=data["topic"].values)
@@ -121,6 +124,11 @@ def _document_mask(data: xr.Dataset, subset: xr.DataArray | None) -> np.ndarray:
         if subset.sizes[dim] != docs.sizes[dim]:
             raise InputError(f"subset has {subset.sizes[dim]} {dim}s, the assessments "
                              f"{docs.sizes[dim]}")
+    if "docno" in subset.coords:  # docs are positions: they must be the same documents
+        theirs = subset["docno"].broadcast_like(docs).transpose("topic", "doc").values
+        if (theirs != docs.transpose("topic", "doc").values).any():
+            raise InputError("subset's docno coordinate differs from the assessments' "
+                             "(built from other assessments?)")
     return subset.drop_vars("docno", errors="ignore").broadcast_like(
         docs.drop_vars("docno")).transpose("topic", "doc").values
 
