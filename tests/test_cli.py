@@ -266,7 +266,8 @@ def files(demo_cube, tmp_path):
      "{s}: the concordance test compares two different metrics"),
     ("convert {q} -o {q}", "{q}: is an input of this command"),
     ("convert {q} -o {missing}.txt", "{missing}.txt: the directory"),
-    ("plot asl {s} -o {t}/a.png", "{s}: not a meta-evaluation file (write one with 'xdiv meta -o')"),
+    ("plot asl {s} -o {t}/a.png",
+     "{s}: not a meta-evaluation file (write one with 'xdiv meta -o')"),
     ("plot topics {s} -o {t}/a.xyz", "{t}/a.xyz: name a .png, .svg or .pdf file"),
     ("plot topics {s} -o {t}/noext", "{t}/noext: name a .png, .svg or .pdf file"),
     ("plot diff {s} --runs run01 run01 -o {t}/d.png",
@@ -300,9 +301,14 @@ def test_out_of_range_numbers_are_usage_errors(files, capsys, argv, message):
 
 
 def test_quiet_after_the_subcommand_and_repeated_measures(files, capsys):
-    q, r = str(files["q"]), str(files["r"])
-    assert main(["evaluate", q, r, "-q", "-m", "P@1", "-m", "RR", "--format", "tsv"]) == 0
-    assert capsys.readouterr().out == "run\tP@1\tRR\ns\t1.000000\t1.000000\n"
+    q, r = str(files["q"]), str(files["t"] / "r2.txt")
+    (files["t"] / "r2.txt").write_text("1 Q0 a 1 2 s\n2 Q0 a 1 1 s\n")  # topic 2 unjudged
+    argv = ["evaluate", q, r, "-m", "P@1", "-m", "RR", "--format", "tsv"]
+    assert main(argv) == 0
+    assert "xdiv: warning: 1 retrieved topic(s) are not in the qrels" in capsys.readouterr().err
+    assert main(argv + ["-q"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "run\tP@1\tRR\ns\t1.000000\t1.000000\n" and out.err == ""
 
 
 def test_duplicates_and_order_options(tmp_path, capsys):

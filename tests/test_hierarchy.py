@@ -221,8 +221,16 @@ def test_structure_errors_name_the_hierarchy_file(tmp_path, change, message):
 def test_weight_errors_name_the_hierarchy_file(tmp_path):
     path = _tree_file(tmp_path, BOBCAT_LINES)
     with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: hierarchy of topic 77: NT "
-                                         "needs non-negative weights"):
+                                         "needs a weight for every node"):
         bobcat("OIH", "NT", hierarchy=path)
+
+
+def test_a_hierarchy_of_no_topic_of_the_collection_is_an_error(tmp_path):
+    path = _tree_file(tmp_path, [line.replace("77 ", "077 ", 1) for line in BOBCAT_LINES])
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: none of the hierarchy's "
+                                         r"topics \(077\) is in the collection \(its "
+                                         r"topics: 77\)"):
+        bobcat(hierarchy=path)
 
 
 @pytest.mark.parametrize("lines", [[], ["# topic node parent weight intent", "", "  # none"]])

@@ -316,21 +316,17 @@ def _about(path: str):
         raise XdivError(f"{path}: {exc}") from None
 
 
-def _open_cube(path: str) -> xr.Dataset:
+def _open(path: str, kind: str) -> xr.Dataset:
+    """A NetCDF file of the ``kind`` a command needs: ``"scores"`` (from ``xdiv evaluate
+    -o``) or ``"meta"`` (from ``xdiv meta -o``)."""
     from .netcdf import open_dataset
 
     data = open_dataset(path)
-    if "score" not in data or set(data["score"].dims) != {"metric", "run", "topic"}:
-        raise XdivError(f"{path}: not a score cube (write one with 'xdiv evaluate -o')")
-    return data
-
-
-def _open_meta(path: str) -> xr.Dataset:
-    from .netcdf import open_dataset
-
-    data = open_dataset(path)
-    if "asl_curve" not in data:
+    if kind == "meta" and "asl_curve" not in data:
         raise XdivError(f"{path}: not a meta-evaluation file (write one with 'xdiv meta -o')")
+    if kind == "scores" and ("score" not in data or
+                             set(data["score"].dims) != {"metric", "run", "topic"}):
+        raise XdivError(f"{path}: not a score cube (write one with 'xdiv evaluate -o')")
     return data
 
 
@@ -377,7 +373,7 @@ def _meta(args) -> int:
 
     if args.output:
         _output(args.output, args.scores)
-    scores = _open_cube(args.scores)
+    scores = _open(args.scores, "scores")
     tests = ["bootstrap", "tukey"] if args.test == "both" else [args.test]
     progress = not args.quiet and sys.stderr.isatty()
     with _about(args.scores):
@@ -401,7 +397,7 @@ def _meta(args) -> int:
 def _concordance(args) -> int:
     from .meta import concordance
 
-    scores = _open_cube(args.scores)
+    scores = _open(args.scores, "scores")
     with _about(args.scores):
         res = concordance(scores, args.m1, args.m2, args.gold)
     print(f"gold standard(s): {', '.join(from_json(res.attrs['gold']))}")
@@ -416,7 +412,7 @@ def _concordance(args) -> int:
 def _correlate(args) -> int:
     from .meta import rank_correlation
 
-    scores = _open_cube(args.scores)
+    scores = _open(args.scores, "scores")
     with _about(args.scores):
         corr = rank_correlation(scores, args.method).to_pandas()
     corr.index.name, corr.columns.name = None, None
@@ -448,14 +444,14 @@ def _plot(args) -> int:
 
     _figure_output(args.output, args.input)
     if args.kind == "asl":
-        data = _open_meta(args.input)
+        data = _open(args.input, "meta")
         if "test" in data.dims:
             if args.test not in data["test"].values:
                 raise XdivError(f"{args.input} holds the tests "
                                 f"{', '.join(map(str, data['test'].values))}, not {args.test}")
             data = data.sel(test=args.test).assign_attrs(test=args.test)
     else:
-        data = _open_cube(args.input)
+        data = _open(args.input, "scores")
     with _about(args.input):
         if args.kind == "asl":
             fig = plots.asl_curves(data)

@@ -39,7 +39,7 @@ import xarray as xr
 
 from . import io as _io
 from .errors import InputError, XdivError, XdivWarning
-from .labels import from_json, natural_sorted, object_strings, to_json
+from .labels import from_json, natural_sorted, object_strings, preview, to_json
 
 ABSENT = np.int8(-128)
 """Code of ``judgment`` where the qrels hold no line for a (topic, intent, doc)."""
@@ -340,7 +340,7 @@ def finalize_collection(collection: xr.Dataset, *,
     if no_rel:
         warnings.warn(f"{collection.attrs.get('source', '<collection>')}: {len(no_rel)} topic(s) "
                       f"have no relevant document and score NaN on every measure: "
-                      f"{', '.join(no_rel[:10])}{' ...' if len(no_rel) > 10 else ''}",
+                      f"{preview(no_rel)}",
                       XdivWarning, stacklevel=3)
     return set_probabilities(out, probabilities)
 
@@ -413,10 +413,9 @@ def _warn_unnormalised(topics: np.ndarray, sums: np.ndarray, source: str) -> Non
     off = np.abs(sums - 1.0) > 1e-6
     if not off.any():
         return
-    shown = [f"{t} ({s:.6g})" for t, s in zip(topics[off][:10], sums[off][:10])]
+    shown = preview(f"{t} ({s:.6g})" for t, s in zip(topics[off], sums[off]))
     warnings.warn(f"{source}: the given probabilities of {int(off.sum())} topic(s) do not sum "
-                  f"to 1 and are renormalised: {', '.join(shown)}"
-                  f"{' ...' if off.sum() > 10 else ''}", XdivWarning, stacklevel=4)
+                  f"to 1 and are renormalised: {shown}", XdivWarning, stacklevel=4)
 
 
 def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:

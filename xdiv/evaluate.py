@@ -13,7 +13,7 @@ from . import measures as _measures  # noqa: F401  (registers every measure)
 from .collection import check_collection, to_adhoc
 from .errors import InputError, MeasureError, XdivWarning
 from .hierarchy import flat_hierarchy
-from .labels import from_json, object_strings, to_json
+from .labels import from_json, object_strings, preview, to_json
 from .measures.registry import Measure, parse_all, parse_measure
 from .runs import check_runs, judge
 
@@ -99,12 +99,11 @@ def _warn_alignment(result: xr.Dataset) -> None:
     unjudged = from_json(result.attrs["topics_not_in_qrels"])
     if unjudged:
         warnings.warn(f"{len(unjudged)} retrieved topic(s) are not in the qrels and score NaN: "
-                      f"{', '.join(unjudged[:10])}", XdivWarning, stacklevel=3)
+                      f"{preview(unjudged)}", XdivWarning, stacklevel=3)
     lacking = from_json(result.attrs["topics_not_in_runs"])
     if lacking:
         what = "0" if result.attrs["missing"] == "zero" else "NaN"
-        shown = "; ".join(f"{run}: topic{'s' if len(t) > 1 else ''} "
-                          f"{', '.join(t[:5])}{' ...' if len(t) > 5 else ''}"
+        shown = "; ".join(f"{run}: topic{'s' if len(t) > 1 else ''} {preview(t, 5)}"
                           for run, t in list(lacking.items())[:5])
         warnings.warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
                       f"score {what} (missing={result.attrs['missing']!r}): {shown}",

@@ -41,7 +41,7 @@ import xarray as xr
 from . import io as _io
 from .collection import check_collection
 from .errors import InputError, XdivWarning
-from .labels import natural_sorted, object_strings, to_json
+from .labels import natural_sorted, object_strings, preview, to_json
 
 Kind = Literal["OIH", "EIH"]
 Scheme = Literal["UT", "UB", "NT", "NB"]
@@ -194,18 +194,17 @@ class _Tree:
                     out[node] = out[parent] / len(siblings)
                 else:
                     given = np.array([self.weight[s] for s in siblings])
-                    if np.isnan(given).any() or (given < 0).any() or given.sum() <= 0:
-                        raise InputError(f"{self.where}: NT needs non-negative weights for "
-                                         f"every node (children of {parent or 'root'})")
+                    if np.isnan(given).any() or given.sum() <= 0:  # negatives: _weight
+                        raise InputError(f"{self.where}: NT needs a weight for every node "
+                                         f"(children of {parent or 'root'})")
                     out[node] = self.weight[node] * out[parent] / given.sum()
         else:
             if scheme == "UB":
                 leaf = {n: 1.0 / len(self.leaves) for n in self.leaves}
             else:
                 given = np.array([self.weight[n] for n in self.leaves])
-                if np.isnan(given).any() or (given < 0).any() or given.sum() <= 0:
-                    raise InputError(f"{self.where}: NB needs non-negative weights for every "
-                                     "leaf")
+                if np.isnan(given).any() or given.sum() <= 0:  # negatives: _weight
+                    raise InputError(f"{self.where}: NB needs a weight for every leaf")
                 leaf = {n: self.weight[n] / given.sum() for n in self.leaves}
             for node in sorted(self.parent, key=lambda n: -self.layer[n]):
                 out[node] = leaf[node] if node in leaf else sum(out[c] for c in
@@ -266,12 +265,15 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping |
     frame, source = _hierarchy_input(hierarchy)
     trees, removed = {}, {}
     topics = [str(t) for t in collection["topic"].values]
-    unknown = natural_sorted(set(frame["topic"]) - set(topics))
+    given = natural_sorted(frame["topic"])
+    unknown = natural_sorted(set(given) - set(topics))
+    where = f"{source}: " if source else ""
+    if given and len(unknown) == len(given):
+        raise InputError(f"{where}none of the hierarchy's topics ({preview(given)}) is in the "
+                         f"collection (its topics: {preview(topics)})")
     if unknown:
-        warnings.warn(f"{source + ': ' if source else ''}hierarchies of {len(unknown)} "
-                      "topic(s) not in the collection are not "
-                      f"used: {', '.join(unknown[:10])}{' ...' if len(unknown) > 10 else ''}",
-                      XdivWarning, stacklevel=2)
+        warnings.warn(f"{where}hierarchies of {len(unknown)} topic(s) not in the collection "
+                      f"are not used: {preview(unknown)}", XdivWarning, stacklevel=2)
     for topic in topics:
         valid = {str(i) for i, ok in zip(collection["intent"].values,
                                           collection["intent_valid"].sel(topic=topic).values)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, ParseError, XdivWarning
+from .labels import preview
 
 PathLike = str | os.PathLike
 
@@ -324,7 +325,7 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
         warnings.warn(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
                       "after the file", XdivWarning, stacklevel=3)
     else:
-        shown = ", ".join(map(str, tags[:5])) + (" ..." if len(tags) > 5 else "")
+        shown = preview(tags, 5)
         warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags ({shown}); the run "
                       f"is named {name!r} after the file", XdivWarning, stacklevel=3)
     frame["run"] = name

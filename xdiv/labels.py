@@ -23,6 +23,13 @@ def natural_sorted(labels: Iterable[Any]) -> list[str]:
     return sorted({str(x) for x in labels}, key=natural_key)
 
 
+def preview(items: Iterable[Any], limit: int = 10) -> str:
+    """The first ``limit`` items joined by commas, and `` ...`` when there are more (for
+    messages that list labels)."""
+    items = [str(x) for x in items]
+    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+
+
 def to_json(value: Any) -> str:
     """Encode an attribute value NetCDF cannot hold (dict, list, bool, None) as JSON text."""
     return json.dumps(value, sort_keys=True, default=_json_default)

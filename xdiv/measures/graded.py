@@ -134,11 +134,14 @@ _declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="require
          doc="nGAP@l = GAP numerator over the top l / the same numerator over the ideal "
              "list's top l.")
 _declare("P", K.precision, params=(), cutoff="required", options=_none,
-         reference="Cleverdon, Cranfield tests; trec_eval P", doc="P@l = C(l) / l (lists shorter than l count as l).")
+         reference="Cleverdon, Cranfield tests; trec_eval P",
+         doc="P@l = C(l) / l (lists shorter than l count as l).")
 _declare("RR", K.reciprocal_rank, params=(), cutoff="optional", options=_none,
-         reference="Voorhees, TREC-8 QA track 1999; trec_eval recip_rank", doc="RR = 1 / rank of the first relevant document "
-                                          "(0 when none is in the list or top l).")
-_declare("Hit", K.hit, params=(), cutoff="required", options=_none, reference="success at l (trec_eval success)",
+         reference="Voorhees, TREC-8 QA track 1999; trec_eval recip_rank",
+         doc="RR = 1 / rank of the first relevant document (0 when none is in the list or "
+             "top l).")
+_declare("Hit", K.hit, params=(), cutoff="required", options=_none,
+         reference="success at l (trec_eval success)",
          doc="Hit@l = 1 if a relevant document is in the top l, else 0.")
 _declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
          options=_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
