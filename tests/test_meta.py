@@ -198,6 +198,19 @@ def test_tau_ap_with_ties_is_the_expectation_over_tie_orders():
     assert tau_ap(np.zeros(3), np.array([3.0, 2.0, 1.0])) == pytest.approx(0.0)
 
 
+def test_tau_ap_variants_reproduce_the_published_ircor_example():
+    """The example of Urbano's pyircor README (the Python port of ircor, the code of
+    Urbano & Marrero, ICTIR 2017), with its printed values. ircor's x is the true ranking
+    and y the estimate, so tauAP(x, y) is our tau_ap(evaluated=y, reference=x)."""
+    x = np.array([0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94])
+    y = np.array([0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94])
+    assert tau_ap(y, x) == pytest.approx(0.7491181657848325, abs=1e-12)  # tauap, no ties
+    y = np.round(y * 5) / 5  # ties in the estimate
+    assert tau_ap(y, x) == pytest.approx(0.6074514991181656, abs=1e-12)  # tauap_a
+    x = np.round(x * 5) / 5  # ties in both
+    assert tau_ap_b(x, y) == pytest.approx(0.626984126984127, abs=1e-12)  # tauap_b
+
+
 def test_tau_ap_b_by_hand_and_without_ties():
     # x = [3, 2, 2, 1], y = [4, 3, 2, 1]. Walking y (p = 0, 1, 2, 3): items 1 and 3 have
     # every item above them above in x too; item 2 has 1 of 2 (x ties items 1 and 2):
