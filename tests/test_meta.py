@@ -196,6 +196,11 @@ def test_tau_ap_with_ties_is_the_expectation_over_tie_orders():
     assert tau_ap(tied[perm], reference[perm]) == pytest.approx(tau_ap(tied, reference))
     # a fully tied evaluated ranking is a random order: expected tau_ap 0
     assert tau_ap(np.zeros(3), np.array([3.0, 2.0, 1.0])) == pytest.approx(0.0)
+    # a run without a mean (NaN) leaves the correlation undefined, as for Kendall's tau
+    with_nan = np.array([0.9, np.nan, 0.5, 0.3])
+    assert np.isnan(tau_ap(with_nan, reference[:4])) and np.isnan(tau_ap(reference[:4], with_nan))
+    assert np.isnan(tau_ap_b(with_nan, reference[:4]))
+    assert np.isnan(kendalltau(with_nan, reference[:4]).statistic)
 
 
 def test_tau_ap_variants_reproduce_the_published_ircor_example():

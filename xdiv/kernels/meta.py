@@ -118,7 +118,7 @@ def tau_ap(evaluated: np.ndarray, reference: np.ndarray) -> float:
     """
     e, r = np.asarray(evaluated, dtype=float), np.asarray(reference, dtype=float)
     n = len(e)
-    if n < 2:
+    if n < 2 or np.isnan(e).any() or np.isnan(r).any():  # as Kendall's tau: undefined
         return float("nan")
     other = ~np.eye(n, dtype=bool)
     higher = e[None, :] > e[:, None]  # higher[i, j]: evaluated ranks j above i
@@ -143,6 +143,8 @@ def tau_ap_b(x: np.ndarray, y: np.ndarray) -> float:
     ranks strictly above i (a pair tied in only one ranking is a disagreement). It equals
     the mean of both directions of :func:`tau_ap` when neither ranking has ties."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if np.isnan(x).any() or np.isnan(y).any():
+        return float("nan")
     return (_tau_ap_b_half(x, y) + _tau_ap_b_half(y, x)) / 2
 
 
