@@ -22,10 +22,10 @@ from .collection import read_qrels
 from .errors import InputError, XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .labels import from_json
-from .measures.registry import MAX_CUTOFF, parse_measure, registry_markdown
-from .kernels.meta import RANK_CORRELATIONS
 from .io import check_output_path
-from .netcdf import to_netcdf
+from .kernels.meta import RANK_CORRELATIONS
+from .measures.registry import MAX_CUTOFF, parse_measure, registry_markdown
+from .netcdf import open_dataset, to_netcdf
 from .reports import ndeval_csv, trec_eval_lines
 from .runs import read_runs
 
@@ -319,8 +319,6 @@ def _about(path: str):
 def _open(path: str, kind: str) -> xr.Dataset:
     """A NetCDF file of the ``kind`` a command needs: ``"scores"`` (from ``xdiv evaluate
     -o``) or ``"meta"`` (from ``xdiv meta -o``)."""
-    from .netcdf import open_dataset
-
     data = open_dataset(path)
     if kind == "meta" and "asl_curve" not in data:
         raise XdivError(f"{path}: not a meta-evaluation file (write one with 'xdiv meta -o')")
