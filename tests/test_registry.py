@@ -8,7 +8,8 @@ import pytest
 
 import xdiv
 from xdiv.cli import measures_page
-from xdiv.measures.registry import parse_all, parse_measure
+from xdiv.measures.names import expand_measures
+from xdiv.measures.registry import parse_measure
 
 
 @pytest.mark.parametrize("text, canonical", [
@@ -63,7 +64,7 @@ def test_measure_errors_are_value_errors():
 
 def test_duplicate_request_is_an_error():
     with pytest.raises(xdiv.MeasureError, match="twice"):
-        parse_all(["nDCG@10", "nDCG(gain=exp)@10"])
+        expand_measures(["nDCG@10", "nDCG(gain=exp)@10"])
 
 
 def test_every_measure_is_documented():

@@ -14,18 +14,20 @@ from .imine import read_imine
 from .errors import InputError, MeasureError, ParseError, XdivError, XdivWarning
 from .evaluate import evaluate, summarize
 from .io import read_probabilities, read_topics
-from .measures import parse_measure, registry
+from .measures import measure_set, parse_measure, registry
+from .measures import resolve as resolve_measure
 from .netcdf import open_dataset, to_netcdf
 from .runs import build_runs, judge, read_run, read_runs, runs_frame, write_run
 
 __version__ = "0.1.0"
 
-_LAZY = ("meta", "stats", "plots", "reports")
+_LAZY = ("meta", "stats", "plots", "reports", "risk", "official")
 
 
 def __getattr__(name: str):
-    """``xdiv.meta``, ``xdiv.stats``, ``xdiv.plots`` and ``xdiv.reports`` load on first use
-    (they pull in scipy.stats, statsmodels and matplotlib)."""
+    """``xdiv.meta``, ``xdiv.stats``, ``xdiv.plots``, ``xdiv.reports``, ``xdiv.risk`` and
+    ``xdiv.official`` load on first use (some pull in scipy.stats, statsmodels and
+    matplotlib)."""
     if name in _LAZY:
         import importlib
 
@@ -35,8 +37,8 @@ def __getattr__(name: str):
 __all__ = [
     "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
     "hierarchy", "imine", "read_imine", "set_doc_lengths", "udm",
-    "build_collection", "build_runs", "datasets", "evaluate", "judge", "open_dataset",
-    "parse_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
+    "build_collection", "build_runs", "datasets", "evaluate", "judge", "measure_set",
+    "open_dataset", "parse_measure", "resolve_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
     "read_runs", "read_topics", "registry", "runs_frame", "set_probabilities", "summarize",
     "to_adhoc", "to_netcdf", "write_qrels", "write_run", *_LAZY,
 ]

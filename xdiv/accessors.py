@@ -89,7 +89,7 @@ def to_frame(dataset: xr.Dataset) -> pd.DataFrame:
     if kind == "runs":
         return runs_frame(dataset)
     if kind == "scores":
-        return dataset["score"].to_dataframe().reset_index()
+        return dataset["score"].reset_coords(drop=True).to_dataframe().reset_index()
     return dataset.to_dataframe().reset_index()
 
 

@@ -24,7 +24,9 @@ Later extensions (node hierarchies, document lengths, multi-assessor labels) are
 variables on extra dimensions of the same dataset. Intents without any relevant document
 are kept in the ``intent`` dimension (so that ``write_qrels`` reproduces the input) but
 are not valid; they are listed in the ``dropped_intents`` attribute (JSON), as are topics
-with no relevant document at all (``topics_without_relevant``).
+with no relevant document at all (``topics_without_relevant``). The ``topics`` attribute
+names the topic file the intent types came from (``"<DataFrame>"`` for a topics frame,
+``""`` without topics, when every intent is informational).
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ def _locate(source: str, n_rows: int, rows: list[int]) -> str:
 
 
 def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
-               doc_lengths=None, default_length: float | None = None) -> xr.Dataset:
+               doc_lengths=None, default_length: float | None = None,
+               strict_topics: bool = False) -> xr.Dataset:
     """Read TREC diversity or adhoc qrels into a collection dataset.
 
     Parameters
@@ -107,6 +110,8 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     topics : str, path-like or DataFrame, optional
         TREC Web Track topic XML (or the frame :func:`xdiv.io.read_topics` returns) giving
         the intent types (``nav``/``inf``), the topic types and the intents' file order.
+        Without it every intent is informational. It must share topics with the qrels
+        (see :func:`build_collection`).
     probabilities : {"uniform", "nonuniform"}, path-like or DataFrame
         Intent probabilities: uniform over the valid intents, the non-uniform scheme of
         Sakai & Song (``Pr(j) ∝ 2^(n-j+1)`` in topic-file order), or a
@@ -116,6 +121,9 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
         frame with columns ``doc_id`` and ``length`` (see :func:`set_doc_lengths`).
     default_length : float, optional
         Length of relevant documents missing from ``doc_lengths`` (otherwise an error).
+    strict_topics : bool
+        Refuse a subtopic type other than ``inf``/``nav`` in the topic file instead of
+        reading it as ``inf`` with a warning (``strict`` of :func:`xdiv.io.read_topics`).
 
     Returns
     -------
@@ -123,9 +131,13 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
         The collection (see :mod:`xdiv.collection`).
     """
     frame = _io.read_qrels_frame(path)
-    topic_frame = _io.read_topics(topics) if isinstance(topics, (str, os.PathLike)) else topics
+    if isinstance(topics, (str, os.PathLike)):
+        topic_frame = _io.read_topics(topics, strict=strict_topics)
+        topics_source = os.fspath(topics)
+    else:
+        topic_frame, topics_source = topics, "<DataFrame>"
     collection = build_collection(frame, topics=topic_frame, probabilities=probabilities,
-                                  source=os.fspath(path))
+                                  source=os.fspath(path), topics_source=topics_source)
     if doc_lengths is not None:
         collection = set_doc_lengths(collection, doc_lengths, default=default_length)
     return collection
@@ -180,7 +192,8 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
 
 def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
                      probabilities: Probabilities = "uniform",
-                     source: str = "<DataFrame>") -> xr.Dataset:
+                     source: str = "<DataFrame>",
+                     topics_source: str = "<DataFrame>") -> xr.Dataset:
     """Build a collection dataset from a tidy qrels frame.
 
     Parameters
@@ -192,6 +205,22 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         As in :func:`read_qrels`.
     source : str
         Where the qrels came from, for messages and the ``source`` attribute.
+    topics_source : str
+        Where ``topics`` came from (a topic file), for messages and the ``topics``
+        attribute, which is ``""`` when no topics are given (every intent is then
+        informational).
+
+    Raises
+    ------
+    InputError
+        Bad qrels, or topics that share no topic with the qrels.
+
+    Warns
+    -----
+    XdivWarning
+        When the qrels and the topics share only some topics. Topics only in the qrels
+        have every intent informational; topics only in the topic file are kept, as
+        topics without judgments (they score NaN on every measure).
     """
     missing = {"topic", "intent", "docno", "level"} - set(qrels.columns)
     if missing:
@@ -221,6 +250,8 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
 
     if topics is not None:
         topics = _topics_columns(topics)
+        _check_topic_overlap(topic, topics["topic"].astype(str).to_numpy(dtype=object),
+                             source, topics_source)
     topic_labels = natural_sorted(topic if topics is None else np.concatenate(
         [topic, topics["topic"].astype(str).to_numpy(dtype=object)]))
     intent_labels = natural_sorted(intent if topics is None else np.concatenate(
@@ -281,9 +312,35 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
             "intent": object_strings(intent_labels),
             "docno": (("topic", "doc"), docno_grid),
         },
-        attrs={"xdiv_kind": "collection", "source": str(source)},
+        attrs={"xdiv_kind": "collection", "source": str(source),
+               "topics": "" if topics is None else str(topics_source)},
     )
     return finalize_collection(collection, probabilities=probabilities)
+
+
+def _check_topic_overlap(qrels_topics: np.ndarray, file_topics: np.ndarray, source: str,
+                         topics_source: str) -> None:
+    """Raise :class:`InputError` if the topics share no topic with the qrels; warn when
+    they share only some."""
+    in_qrels, in_file = set(qrels_topics), set(file_topics)
+    name = "the topics frame" if topics_source == "<DataFrame>" else topics_source
+    if not in_qrels & in_file:
+        raise InputError(f"{source}: the qrels share no topic with {name} (the qrels have "
+                         f"topics {preview(natural_sorted(in_qrels), 5)}; {name} has "
+                         f"{preview(natural_sorted(in_file), 5)})")
+    only_qrels = natural_sorted(in_qrels - in_file)
+    only_file = natural_sorted(in_file - in_qrels)
+    parts = []
+    if only_qrels:
+        parts.append(f"{len(only_qrels)} topic(s) only in the qrels, whose intents are all "
+                     f"taken as informational: {preview(only_qrels)}")
+    if only_file:
+        parts.append(f"{len(only_file)} topic(s) only in {name}, kept as topics without "
+                     f"judgments (they score NaN): {preview(only_file)}")
+    if parts:
+        warnings.warn(f"{source}: the qrels and {name} share "
+                      f"{len(in_qrels & in_file)} topic(s); " + "; ".join(parts),
+                      XdivWarning, stacklevel=4)
 
 
 def _topics_columns(topics: pd.DataFrame) -> pd.DataFrame:

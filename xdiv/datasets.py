@@ -22,7 +22,7 @@ import xarray as xr
 
 from .collection import build_collection, read_qrels
 from .errors import InputError
-from .io import read_topics, write_qrels, write_run
+from .io import write_qrels, write_run
 from .runs import build_runs, read_runs
 
 __all__ = ["synthetic", "synthetic_frames", "write_synthetic", "example", "examples",
@@ -86,7 +86,9 @@ def synthetic_frames(n_topics: int = 30, n_runs: int = 10, depth: int = 100, *,
     scores = quality[:, None, None] * signal[None] + noise
     coarse = np.arange(n_runs) % 3 == 2  # every third run rounds its scores: ties
     scores[coarse] = np.round(scores[coarse], 1)
-    top = np.argsort(-scores, axis=-1, kind="stable")[..., :depth]
+    # ranked by score, ties by docno descending (trec_eval's order), so that the rank
+    # column agrees with the ranking xdiv evaluates by default
+    top = candidates - 1 - np.argsort(-scores[..., ::-1], axis=-1, kind="stable")[..., :depth]
     r, t, k = np.meshgrid(np.arange(n_runs), np.arange(n_topics), np.arange(depth),
                           indexing="ij")
     runs = pd.DataFrame({
@@ -233,7 +235,7 @@ def trec_web(root: str | os.PathLike, year: int = 2009, *, probabilities: str = 
     if not qrels.exists():
         raise InputError(f"{qrels}: no such file (give the folder holding <year>/qrels)")
     xml = sorted(folder.glob("*.xml"))
-    collection = read_qrels(qrels, topics=read_topics(xml[0]) if xml else None,
+    collection = read_qrels(qrels, topics=xml[0] if xml else None,
                             probabilities=probabilities)
     if not runs:
         return collection, None

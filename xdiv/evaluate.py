@@ -14,10 +14,25 @@ from .collection import check_collection, to_adhoc
 from .errors import InputError, MeasureError, XdivWarning
 from .hierarchy import flat_hierarchy
 from .labels import from_json, object_strings, preview, to_json
-from .measures.registry import Measure, parse_all, parse_measure
+from .measures.names import expand_resolved, translate
+from .measures.registry import Measure
 from .runs import check_runs, judge
 
-__all__ = ["evaluate", "summarize", "score_array"]
+__all__ = ["evaluate", "requested_measures", "summarize", "score_array"]
+
+
+def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
+    """The cube labels and registry measures of a request.
+
+    Each measure is labelled with the name it was asked by (``strec@5`` stays ``strec@5``,
+    ``P_10`` stays ``P_10``); a word standing for several measures (a set member keeps the
+    set's label; trec_eval's ``P.5,10`` or bare ``P``) labels each by its registry name.
+    """
+    resolved = expand_resolved(metrics)
+    sources = [r.source.strip() for r in resolved]
+    labels = [source if sources.count(source) == 1 else r.measure.name
+              for source, r in zip(sources, resolved)]
+    return labels, [r.measure for r in resolved]
 
 
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
@@ -31,8 +46,13 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         Runs (:func:`xdiv.read_runs`); may be dask-backed.
     collection : xarray.Dataset
         A collection (:func:`xdiv.read_qrels`).
-    metrics : str or list of str
-        Measure names, e.g. ``["nDCG@10", "Q(beta=0)@10", "alpha-nDCG@20"]``.
+    metrics : str, list of str or ir_measures measures
+        Measure names, e.g. ``["nDCG@10", "Q(beta=0)@10", "alpha-nDCG@20"]``; also
+        comma-separated lists, trec_eval names (``ndcg_cut_10``, ``P.10``, ``map``),
+        ir_measures names and objects (``alpha_nDCG@20``, ``ir_measures.nDCG@10``, each
+        with that tool's definition) and the sets ``ndeval``, ``gdeval``, ``trec_eval`` and
+        ``ntcir-intent`` (:func:`xdiv.measure_set`). The cube labels each measure by the
+        name it was asked by; the ``canonical`` coordinate holds the registry name.
     missing : {"zero", "nan"}
         Score of a run on a topic of the qrels (with relevant documents) for which it
         retrieved nothing: 0, as ``trec_eval -c`` does (default), or NaN (such topics are
@@ -41,6 +61,13 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     adhoc : {"max", "count"}, optional
         Convert a diversity collection to adhoc relevance first (:func:`xdiv.to_adhoc`);
         needed for single-intent measures on multi-intent collections.
+
+    Warns
+    -----
+    XdivWarning
+        When a measure that tells navigational from informational intents (Ef-P, DIN-*,
+        P+Q and their #-forms) is computed on a collection read without topics, whose
+        intents are then all informational.
 
     Returns
     -------
@@ -56,7 +83,13 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         raise InputError(f"missing must be 'zero' or 'nan', not {missing!r}")
     check_runs(runs, "evaluate: runs")
     check_collection(collection, "evaluate: collection")
-    measures = parse_all(metrics)
+    labels, measures = requested_measures(metrics)
+    typed = [m.name for m in measures if m.definition.uses_intent_types]
+    if typed and adhoc is None and not collection.attrs.get("topics"):
+        warnings.warn(f"{preview(typed, 5)}: the collection was read without a topic file, "
+                      "so every intent is taken as informational (these measures treat "
+                      "navigational intents differently; give the qrels their topic file)",
+                      XdivWarning, stacklevel=2)
     if adhoc is not None:
         collection = to_adhoc(collection, adhoc)
     if "node_covers" not in collection and any(m.definition.family == "hierarchy"
@@ -67,7 +100,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     scores = [m.definition.compute(cube, m).transpose("run", "topic") for m in measures]
     score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
                       join="override")
-    score = score.assign_coords(metric=object_strings([m.name for m in measures]))
+    score = score.assign_coords(metric=object_strings(labels),
+                                canonical=("metric", object_strings([m.name for m in measures])))
     if missing == "nan":
         score = score.where(cube["retrieved"])
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
@@ -132,7 +166,8 @@ def score_array(scores, metrics: str | Iterable[str] | None = None,
     """The ``score(metric, run, topic)`` DataArray of a score cube (a Dataset from
     :func:`evaluate` or its ``score`` variable), optionally restricted to ``metrics`` and
     ``runs`` in the order given. A metric may be named in any spelling the registry parses
-    to the cube's label (``nDCG(gain=exp)@10`` selects ``nDCG@10``).
+    to the cube's label (``nDCG(gain=exp)@10`` selects ``nDCG@10``; ``strec@5`` selects the
+    ``I-rec@5`` column and ``I-rec@5`` the column labelled ``strec@5``).
 
     Raises
     ------
@@ -147,7 +182,9 @@ def score_array(scores, metrics: str | Iterable[str] | None = None,
     runs = [runs] if isinstance(runs, str) else runs
     if metrics is not None:
         held = [str(m) for m in da["metric"].values]
-        da = da.sel(metric=[_metric_label(m, held) for m in metrics])
+        canonical = ([str(c) for c in da["canonical"].values] if "canonical" in da.coords
+                     else held)
+        da = da.sel(metric=[_metric_label(m, held, canonical) for m in metrics])
     if runs is not None:
         held = {str(r) for r in da["run"].values}
         unknown = [str(r) for r in runs if str(r) not in held]
@@ -158,14 +195,16 @@ def score_array(scores, metrics: str | Iterable[str] | None = None,
     return da
 
 
-def _metric_label(metric: str, held: list[str]) -> str:
+def _metric_label(metric, held: list[str], canonical: list[str]) -> str:
+    """The cube label of ``metric``: a label itself, or any name (registry, trec_eval,
+    ir_measures) of a measure the cube holds under another label."""
     if str(metric) in held:
         return str(metric)
     try:
-        name = parse_measure(str(metric)).name
+        name = translate(metric).measure.name
     except MeasureError:
         name = None
-    if name not in held:
+    if name not in canonical:
         raise InputError(f"metric {str(metric)!r} is not in the score cube; it holds "
                          f"{', '.join(held)}")
-    return name
+    return held[canonical.index(name)]

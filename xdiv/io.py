@@ -24,6 +24,7 @@ import xml.etree.ElementTree as ET
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from xml.parsers import expat
 
 import numpy as np
 import pandas as pd
@@ -310,7 +311,8 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``topic``, ``docno`` (str), ``rank`` (int64), ``score`` (float64) and
-        ``run``.
+        ``run``; ``attrs["tags"]`` holds the tags of the first and the last line (which
+        ndeval and gdeval respectively print as the run's name).
     """
     frame = _read_table(path, [("topic", "str"), ("_Q0", "str"), ("docno", "str"),
                                ("rank", "int"), ("score", "float"), ("run", "str")],
@@ -328,6 +330,7 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
         shown = preview(tags, 5)
         warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags ({shown}); the run "
                       f"is named {name!r} after the file", XdivWarning, stacklevel=3)
+    frame.attrs["tags"] = [str(first), str(frame["run"].iat[-1])]
     frame["run"] = name
     return frame
 
@@ -354,8 +357,16 @@ def line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
     return numbers
 
 
-def read_topics(path: PathLike) -> pd.DataFrame:
+def read_topics(path: PathLike, *, strict: bool = False) -> pd.DataFrame:
     """Read a TREC Web Track topic file (XML).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The topic file (gzip is recognised by content).
+    strict : bool
+        Refuse a subtopic type other than ``inf`` and ``nav`` instead of reading it as
+        ``inf`` (see Notes).
 
     Returns
     -------
@@ -366,29 +377,63 @@ def read_topics(path: PathLike) -> pd.DataFrame:
         ``order`` (0-based position of the subtopic within its topic). A topic without
         subtopics (TREC 2013-14 ``single`` topics) gets one row with intent ``"0"``, the
         intent id those years' qrels use for it.
+
+    Raises
+    ------
+    ParseError
+        The file is not well-formed XML, a ``<topic>`` or ``<subtopic>`` has no
+        ``number`` attribute, or (with ``strict``) a subtopic has an unknown type; the
+        message names the file, the line and, where known, the topic and subtopic.
+    InputError
+        The file holds no ``<topic>``, or a topic lists the same subtopic twice.
+
+    Warns
+    -----
+    XdivWarning
+        For each subtopic of unknown type read as ``inf`` (see Notes), naming the file,
+        line, topic, subtopic and type.
+
+    Notes
+    -----
+    A subtopic without a ``type`` attribute is informational (``inf``), the default of
+    the Web Track's topic DTD. A subtopic whose type is neither ``inf`` nor ``nav`` is
+    also read as informational, with a warning: the official TREC 2011 topic file has
+    ``type="inv"`` (topic 102) and ``type="inav"`` (topic 138).
     """
     try:
         with open_text(path) as fh:
-            root = ET.parse(fh).getroot()
+            text = fh.read()
+        root = ET.fromstring(text)
     except ET.ParseError as exc:
         line = exc.position[0] if exc.position else None
         raise ParseError(path, line, f"not a well-formed topic XML file ({exc})") from None
+    line_of = dict(zip(root.iter(), _start_lines(text)))
     rows = []
     for topic in root.iter("topic"):
         number = topic.get("number")
         if number is None:
-            raise ParseError(path, None, "a <topic> element has no number attribute")
+            raise ParseError(path, line_of[topic],
+                             "a <topic> element has no number attribute")
         query = (topic.findtext("query") or "").strip()
         ttype = topic.get("type", "")
         subtopics = topic.findall("subtopic")
         if not subtopics:
             rows.append((number, "0", "inf", ttype, query, 0))
         for order, sub in enumerate(subtopics):
+            intent = sub.get("number")
+            if intent is None:
+                raise ParseError(path, line_of[sub],
+                                 f"topic {number}: a <subtopic> element has no number attribute")
             itype = sub.get("type", "inf")
             if itype not in ("inf", "nav"):
-                raise ParseError(path, None, f"topic {number} subtopic {sub.get('number')}: "
-                                             f"type {itype!r} is neither 'inf' nor 'nav'")
-            rows.append((number, sub.get("number"), itype, ttype, query, order))
+                what = (f"topic {number} subtopic {intent}: type {itype!r} is neither 'inf' "
+                        "nor 'nav'")
+                if strict:
+                    raise ParseError(path, line_of[sub], what)
+                warnings.warn(f"{os.fspath(path)}:{line_of[sub]}: {what}; read as 'inf' "
+                              "(informational)", XdivWarning, stacklevel=2)
+                itype = "inf"
+            rows.append((number, intent, itype, ttype, query, order))
     if not rows:
         raise InputError(f"{os.fspath(path)}: no <topic> elements found")
     frame = pd.DataFrame(rows, columns=["topic", "intent", "intent_type", "topic_type",
@@ -398,6 +443,16 @@ def read_topics(path: PathLike) -> pd.DataFrame:
         t, i = frame.loc[dup.idxmax(), ["topic", "intent"]]
         raise InputError(f"{os.fspath(path)}: topic {t} lists subtopic {i} twice")
     return frame
+
+
+def _start_lines(text: str) -> list[int]:
+    """The line of every element's start tag in ``text`` (well-formed XML), in document
+    order, the order in which :meth:`xml.etree.ElementTree.Element.iter` yields them."""
+    lines: list[int] = []
+    parser = expat.ParserCreate()
+    parser.StartElementHandler = lambda *_: lines.append(parser.CurrentLineNumber)
+    parser.Parse(text, True)
+    return lines
 
 
 def read_probabilities(path: PathLike) -> pd.DataFrame:

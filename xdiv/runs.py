@@ -9,7 +9,8 @@ ordering convention given to :func:`build_runs`:
     score descending, ties by docno descending: trec_eval's and ``ndeval -traditional``'s
     order.
 ``"score-docno-asc"``
-    score descending, ties by docno ascending: pyndeval's and ir_measures' order.
+    score descending, ties by docno ascending: pyndeval's order (and so ir_measures' for
+    the measures it computes through pyndeval).
 ``"rank"``
     the rank column of the file ascending (plain ndeval), ties by score descending then
     docno descending.
@@ -44,6 +45,10 @@ from .labels import natural_sorted, object_strings, to_json
 Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
 Duplicates = Literal["error", "first"]
 ORDERS = ("score-docno-desc", "score-docno-asc", "rank")
+ORDER_HELP = ("ranking of a run's documents: by score, ties by docno descending (trec_eval, "
+              "gdeval, ndeval -traditional), by score with ties by docno ascending "
+              "(pyndeval), or by the rank column (ndeval's default), ties by score")
+"""The ranking conventions in one sentence, for help texts."""
 
 __all__ = ["build_runs", "read_run", "read_runs", "runs_frame", "judge", "write_run"]
 
@@ -72,6 +77,8 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     ``paths`` is a list of files or a glob pattern (``"runs/*.gz"``). Runs are labelled
     by their tag (or file name, see :func:`xdiv.io.read_run_frame`); two files giving the
     same run name are an error. ``progress`` shows a progress bar (on standard error).
+    The attributes ``source`` and ``tags`` map each run to its file and to the tags of
+    the file's first and last lines (JSON).
     """
     if isinstance(paths, (str, os.PathLike)):
         text = os.fspath(paths)
@@ -82,7 +89,7 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         files = [os.fspath(p) for p in paths]
     if not files:
         raise InputError("read_runs: no run files given")
-    frames, origin = [], {}
+    frames, origin, tags = [], {}, {}
     for path in tqdm(files, desc="reading runs", unit="run", disable=not progress,
                      leave=False):
         frame = _io.read_run_frame(path)
@@ -90,6 +97,7 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         if name in origin:
             raise InputError(f"{path}: run name {name!r} is also the name of {origin[name]}")
         origin[name] = path
+        tags[name] = frame.attrs["tags"]
         frames.append(frame.drop(columns="run"))
     names = list(origin)
     run_codes = np.repeat(np.arange(len(frames)), [len(f) for f in frames])
@@ -99,6 +107,7 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     frame["run"] = pd.Categorical.from_codes(run_codes, categories=names)
     runs = build_runs(frame, order=order, duplicates=duplicates)
     runs.attrs["source"] = to_json({name: origin[name] for name in runs["run"].values})
+    runs.attrs["tags"] = to_json({name: tags[name] for name in runs["run"].values})
     return runs
 
 
@@ -155,6 +164,10 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
     sort = _ranking_order(r_code, t_code, primary, score)
     sort = _break_ties_by_docno(sort, r_code, t_code, ties, docno,
                                 descending=order != "score-docno-asc")
+    if "rank" in frame.columns:
+        _warn_rank_disagreement(frame["rank"].to_numpy(dtype=np.float64)[sort],
+                                score[sort], docno[sort], r_code[sort], t_code[sort],
+                                run_labels, order)
     r_code, t_code = r_code[sort], t_code[sort]
     score, docno = score[sort], docno[sort]
 
@@ -193,6 +206,52 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
                 "rank": np.arange(1, depth + 1, dtype=np.int64)},
         attrs={"xdiv_kind": "runs", "order": order},
     )
+
+
+def _warn_rank_disagreement(rank, score, docno, r_code, t_code, run_labels, order) -> None:
+    """Warn, once per run, about the topics where the rank column and the scores (ties by
+    docno descending) put the documents in different orders: trec_eval, gdeval and
+    ``ndeval -traditional`` follow the scores, ndeval by default the rank column.
+
+    The rows come in the order ``order`` ranks them. Ranked by score, the two rankings
+    agree when the rank column never decreases (equal ranks fall back on the scores);
+    ranked by the rank column, when each document outscores the next, or ties with it and
+    has the larger docno. Topics where they differ only in the order of tied scores are
+    counted apart.
+    """
+    if len(rank) < 2:
+        return
+    same = (r_code[1:] == r_code[:-1]) & (t_code[1:] == t_code[:-1])
+    tie = score[1:] == score[:-1]
+    if order == "rank":
+        differ = same & (score[1:] >= score[:-1])
+        tied = np.flatnonzero(differ & tie)
+        differ[tied] = docno[tied + 1] > docno[tied]
+    else:
+        differ = same & (rank[1:] < rank[:-1])
+    if not differ.any():
+        return
+    width = int(t_code.max()) + 1
+    n_topics = np.bincount(r_code[np.r_[True, ~same]], minlength=len(run_labels))
+
+    def topics_per_run(pairs: np.ndarray) -> np.ndarray:
+        keys = np.unique(r_code[pairs].astype(np.int64) * width + t_code[pairs])
+        return np.bincount(keys // width, minlength=len(run_labels))
+
+    counts = topics_per_run(np.flatnonzero(differ))
+    contradicted = topics_per_run(np.flatnonzero(differ & ~tie))
+    used = ("the rank column, as ndeval does by default" if order == "rank" else
+            "score (ties by docno), as trec_eval, gdeval and ndeval -traditional do")
+    for r in np.flatnonzero(counts):
+        ties_only = counts[r] - contradicted[r]
+        detail = ("" if not ties_only else " (only in the order of tied scores)"
+                  if ties_only == counts[r] else
+                  f" ({ties_only} of them only in the order of tied scores)")
+        warnings.warn(f"run {run_labels[r]}: its rank column and its scores order the "
+                      f"documents differently in {counts[r]} of {n_topics[r]} topics{detail}; "
+                      f"ranked by {used} (order='rank', --order rank on the command line, "
+                      "follows the rank column; order='score-docno-desc' the scores)",
+                      XdivWarning, stacklevel=4)
 
 
 def label_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:

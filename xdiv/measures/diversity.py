@@ -55,7 +55,8 @@ def _prec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     return _apply(K.precision_any, cube, measure.cutoff)
 
 
-@register("Ef-P", cutoff="required", family="diversity", reference=_SEED002)
+@register("Ef-P", cutoff="required", family="diversity", reference=_SEED002,
+          uses_intent_types=True)
 def _efp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """Ef-P@l = (1/l) sum_{r<=l} J'(r): relevant to an informational intent, or the first
     relevant document of a navigational intent."""
@@ -115,7 +116,8 @@ def _sharp(cube, measure, base):
                           kwargs={"gamma": measure["gamma"]}, **_PARALLEL)
 
 
-def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str) -> None:
+def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
+             uses_intent_types: bool = False) -> None:
     """Register ``name`` and its #-form ``gamma I-rec + (1-gamma) name``."""
     def plain(cube, measure):
         return compute(cube, measure, din)
@@ -125,11 +127,11 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str)
 
     plain.__doc__ = doc
     register(name, params=params, cutoff="optional", family="diversity",
-             reference=reference)(plain)
+             reference=reference, uses_intent_types=uses_intent_types)(plain)
     sharp_name = name.replace("-", "#-", 1) if "-" in name[1:] else f"{name}#"
     combined.__doc__ = f"{sharp_name}@l = gamma I-rec@l + (1 - gamma) {name}@l."
     register(sharp_name, params=(GAMMA, *params), cutoff="required", family="diversity",
-             reference=reference)(combined)
+             reference=reference, uses_intent_types=uses_intent_types)(combined)
 
 
 _declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SEED000,
@@ -139,11 +141,14 @@ _declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED00
          doc="D-Q@l = (1/min(l,R)) sum_{r<=l} J(r) (C(r) + beta cgg(r)) / (r + beta cgg*(r)) "
              "with global gains.")
 _declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SEED002,
+         uses_intent_types=True,
          doc="DIN-nDCG@l: D-nDCG in which a navigational intent's gain counts only at its "
              "first relevant document; ideal list as D-nDCG (so DIN-nDCG <= D-nDCG).")
 _declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
+         uses_intent_types=True,
          doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
              "(reconstructed, spec §3).")
 _declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
+         uses_intent_types=True,
          doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "
              "its own ideal list.")

@@ -149,7 +149,8 @@ def _register_layer_aware(base: MeasureDef) -> None:
                        "layer-h nodes as intents (node weights renormalised in the layer as "
                        "probabilities), weighted by the layer weights.")
     register(f"{base.name}-LA", params=base.params, cutoff=base.cutoff, family="hierarchy",
-             reference=f"{_SEED004}; {base.reference}")(compute)
+             reference=f"{_SEED004}; {base.reference}",
+             uses_intent_types=base.uses_intent_types)(compute)
 
 
 for _metric in ("nDCG", "Q"):

@@ -14,7 +14,7 @@ import ast
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -57,6 +57,8 @@ class MeasureDef:
     aliases: tuple[str, ...] = ()
     unused: tuple[tuple[str, str, Any], ...] = ()
     """``(param, switch, value)``: ``param`` is not used when ``switch`` equals ``value``."""
+    uses_intent_types: bool = False
+    """The measure treats navigational and informational intents differently."""
 
     @property
     def summary(self) -> str:
@@ -92,17 +94,20 @@ _ALIASES: dict[str, str] = {}
 
 def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "optional",
              family: str, reference: str, aliases: Sequence[str] = (),
-             unused: Sequence[tuple[str, str, Any]] = ()):
+             unused: Sequence[tuple[str, str, Any]] = (), uses_intent_types: bool = False):
     """Decorator declaring ``compute(cube, measure) -> DataArray(run, topic)`` as ``name``.
 
     ``unused`` lists ``(param, switch, value)`` triples: giving ``param`` explicitly while
     ``switch`` equals ``value`` is an error, since that form of the measure ignores it.
+    ``uses_intent_types`` marks measures whose value depends on the intents' ``nav``/``inf``
+    types (:func:`xdiv.evaluate` warns when the collection has none).
     """
     def decorate(compute):
         if name in _REGISTRY or name in _ALIASES:
             raise RuntimeError(f"measure {name} registered twice")
         _REGISTRY[name] = MeasureDef(name, compute, tuple(params), cutoff, family, reference,
-                                     compute.__doc__ or "", tuple(aliases), tuple(unused))
+                                     compute.__doc__ or "", tuple(aliases), tuple(unused),
+                                     uses_intent_types)
         for alias in aliases:
             _ALIASES[alias] = name
         return compute
@@ -311,18 +316,3 @@ def registry_markdown() -> str:
         lines.append(f"| `{d.name}`{alias} | {d.cutoff} | {params or '-'} | {doc} | "
                      f"{d.reference} |")
     return "\n".join(lines) + "\n"
-
-
-def parse_all(metrics: str | Iterable[str | Measure]) -> list[Measure]:
-    """Parse one or several measure names; duplicates (same canonical name) are an error."""
-    if isinstance(metrics, (str, Measure)):
-        metrics = [metrics]
-    parsed = [parse_measure(m) for m in metrics]
-    seen: set[str] = set()
-    for m in parsed:
-        if m.name in seen:
-            raise MeasureError(f"measure {m.name} is requested twice")
-        seen.add(m.name)
-    if not parsed:
-        raise MeasureError("no measure requested")
-    return parsed

@@ -1,0 +1,72 @@
+"""The ``xdiv`` command line, one module per command family; each declares its
+subcommands' arguments beside their handlers.
+
+Errors on bad input print one line (``xdiv: error: ...``) to standard error and exit with
+status 2; no traceback is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+
+from ..errors import XdivError, XdivWarning
+from . import convert, demo, evaluate, measures, meta, official, plot
+from .common import QUIET_HELP
+from .measures import measures_page
+
+__all__ = ["main", "measures_page"]
+
+EXAMPLES = """examples:
+  xdiv demo
+  xdiv evaluate qrels.txt run1.txt run2.txt -m nDCG-IA@10 Q-IA@10 -o scores.nc
+  xdiv evaluate qrels.txt runs/*.gz --adhoc max -m nDCG@10 AP --per-topic --format tsv
+  xdiv ndeval qrels.txt runs/*.gz
+  xdiv meta scores.nc --test both -o meta.nc
+  xdiv concordance scores.nc alpha-nDCG@10 D#-nDCG@10 --gold I-rec@10
+  xdiv plot asl meta.nc -o asl.png
+"""
+COMMAND_FAMILIES = (demo, evaluate, official, measures, meta, convert, plot)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``xdiv`` argument parser with every subcommand."""
+    top = argparse.ArgumentParser(
+        prog="xdiv", epilog=EXAMPLES,
+        description="Evaluate diversified search results and meta-evaluate the measures.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+    sub = top.add_subparsers(dest="command", required=True)
+    for family in COMMAND_FAMILIES:
+        family.add_parser(sub)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``xdiv`` console script."""
+    args = parser().parse_args(argv)
+    with warnings.catch_warnings():
+        if args.quiet:
+            warnings.simplefilter("ignore")
+        else:
+            warnings.simplefilter("always", XdivWarning)
+            warnings.showwarning = _show_warning
+        try:
+            status = args.handler(args)
+            sys.stdout.flush()
+            return status
+        except XdivError as exc:
+            print(f"xdiv: error: {exc}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            # the reader went away (``xdiv evaluate ... | head``): stop quietly, as a
+            # command killed by SIGPIPE does, and keep the interpreter's final flush quiet
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"xdiv: warning: {message}", file=sys.stderr)

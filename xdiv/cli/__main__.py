@@ -1,0 +1,7 @@
+"""``python -m xdiv.cli``: the ``xdiv`` command line."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,122 @@
+"""What every ``xdiv`` subcommand shares: declaring a subcommand, argument types, output
+checks, NetCDF inputs of a known kind and table printing."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import textwrap
+from collections.abc import Callable
+
+import pandas as pd
+import xarray as xr
+
+from ..errors import InputError, XdivError
+from ..evaluate import summarize
+from ..io import check_output_path
+from ..netcdf import open_dataset
+
+QUIET_HELP = "print no warnings or progress bars"
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
+Handler = Callable[[argparse.Namespace], int]
+
+
+def command(sub, name: str, summary: str, handler: Handler, *, about: str | None = None,
+            examples: str | None = None) -> argparse.ArgumentParser:
+    """Declare subcommand ``name`` run by ``handler``; its --help shows ``about`` (wrapped)
+    and ``examples`` (verbatim), and it takes ``-q`` after its name as well as before."""
+    parser = sub.add_parser(name, help=summary, description=textwrap.fill(about or summary, 79),
+                            epilog=examples,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                        help=QUIET_HELP)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``)."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, not {value}")
+        return value
+    return convert
+
+
+def level(text: str) -> float:
+    """An argparse type: a significance level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, not {text}")
+    return value
+
+
+def print_frame(frame: pd.DataFrame, fmt: str) -> None:
+    """Print ``frame`` as an aligned table (4 decimals) or as TSV/CSV (6 decimals)."""
+    if fmt == "table":
+        print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
+    else:
+        print(frame.to_csv(sep="\t" if fmt == "tsv" else ",", float_format="%.6f"), end="")
+
+
+def summary_frame(scores: xr.Dataset) -> pd.DataFrame:
+    """The run × metric table of mean scores, metrics in the cube's order."""
+    means = summarize(scores)["mean"].transpose("run", "metric").to_pandas()
+    means.columns.name = None
+    return means[list(scores["metric"].values)]
+
+
+def output(path: str, *inputs: str | None) -> str:
+    """Check an output path before any work: its folder exists, it is no folder, and it is
+    not one of the command's inputs (which it would overwrite)."""
+    text = check_output_path(path)
+    for source in inputs:
+        if source and os.path.exists(source) and os.path.exists(text) and \
+                os.path.samefile(source, text):
+            raise XdivError(f"{text}: is an input of this command; write the output elsewhere")
+    return text
+
+
+def figure_output(path: str, *inputs: str) -> str:
+    """:func:`output` for a figure, whose format follows the extension."""
+    if os.path.splitext(path)[1].lower() not in FIGURE_FORMATS:
+        raise XdivError(f"{path}: name a .png, .svg or .pdf file (the format follows the "
+                        "extension)")
+    return output(path, *inputs)
+
+
+@contextlib.contextmanager
+def about(path: str):
+    """Name ``path`` in the input errors raised about its contents."""
+    try:
+        yield
+    except InputError as exc:
+        raise XdivError(f"{path}: {exc}") from None
+
+
+def open_netcdf(path: str, kind: str) -> xr.Dataset:
+    """A NetCDF file of the ``kind`` a command needs: ``"scores"`` (from ``xdiv evaluate
+    -o``) or ``"meta"`` (from ``xdiv meta -o``)."""
+    data = open_dataset(path)
+    if kind == "meta" and "asl_curve" not in data:
+        raise XdivError(f"{path}: not a meta-evaluation file (write one with 'xdiv meta -o')")
+    if kind == "scores" and ("score" not in data or
+                             set(data["score"].dims) != {"metric", "run", "topic"}):
+        raise XdivError(f"{path}: not a score cube (write one with 'xdiv evaluate -o')")
+    return data
+
+
+def progress_wanted(args: argparse.Namespace) -> bool:
+    """Progress bars only for an interactive standard error and without ``-q``."""
+    return not args.quiet and sys.stderr.isatty()

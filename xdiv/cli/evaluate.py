@@ -1,0 +1,135 @@
+"""``xdiv evaluate``: score TREC runs against qrels with any measures of the registry."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..collection import read_qrels
+from ..errors import XdivError
+from ..evaluate import evaluate
+from ..measures.names import expand_measures
+from ..netcdf import to_netcdf
+from ..reports import ndeval_csv, trec_eval_lines
+from ..runs import ORDER_HELP, read_runs
+from .common import command, output, print_frame, progress_wanted, summary_frame
+
+EXAMPLES = """examples:
+  xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
+  xdiv evaluate qrels.txt run.txt -m D#-nDCG@10 --probabilities nonuniform --per-topic
+  xdiv evaluate qrels.txt runs/* -m ndeval --order rank --format ndeval
+  xdiv evaluate qrels.txt runs/* -m "P_10,ndcg_cut_10,map" --adhoc max
+  xdiv evaluate qrels.txt runs/* -m N-rec@10 LD#-nDCG@10 --hierarchy tree.txt
+"""
+
+ABOUT = ("Evaluate TREC runs (topic Q0 docno rank score tag) against diversity or adhoc "
+         "qrels; prints the mean scores (or per-topic scores) and can write the "
+         "score(metric, run, topic) cube to NetCDF. Measures are registry names, trec_eval "
+         "or ir_measures names, or the sets ndeval, gdeval, trec_eval and ntcir-intent "
+         "('xdiv measures' lists them). Ranking: by default documents are ranked by score, "
+         "ties by docno descending, as trec_eval, gdeval and 'ndeval -traditional' do; "
+         "TREC's ndeval ranks by the rank column instead ('--order rank'). A run whose "
+         "rank column disagrees with its scores is reported with the number of topics "
+         "affected. 'xdiv ndeval' and 'xdiv gdeval' reproduce those tools' output exactly.")
+
+
+def add_parser(sub) -> None:
+    ev = command(sub, "evaluate", "evaluate TREC runs against qrels", run, about=ABOUT,
+                 examples=EXAMPLES)
+    ev.usage = "xdiv evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [options]"
+    ev.add_argument("qrels", nargs="?", help="qrels file (diversity or adhoc, gzip allowed)")
+    ev.add_argument("runs", nargs="*", help="run files (gzip allowed)")
+    ev.add_argument("-m", "--measure", nargs="+", action="extend", required=True,
+                    dest="measures", metavar="MEASURE",
+                    help="measure names or sets, e.g. nDCG-IA@10 'Q(beta=0)@10' P_10 ndeval, "
+                         "also comma-separated; may be repeated (files named after -m are "
+                         "taken as the qrels and runs)")
+    ev.add_argument("--order", choices=["score-docno-desc", "score-docno-asc", "rank"],
+                    default="score-docno-desc",
+                    help=ORDER_HELP + " (default: %(default)s)")
+    ev.add_argument("--duplicates", choices=["error", "first"], default="error",
+                    help="a docno retrieved twice for a topic: an error, or keep its "
+                         "highest-ranked occurrence with a warning (default: %(default)s)")
+    ev.add_argument("--topics", help="TREC topic XML (intent types)")
+    ev.add_argument("--strict-topics", action="store_true",
+                    help="an unknown subtopic type in the topic file is an error (by default "
+                         "a warning, and the subtopic is read as informational)")
+    ev.add_argument("--probabilities", default="uniform",
+                    help="uniform, nonuniform or a 'topic intent probability' file")
+    ev.add_argument("--adhoc", choices=["max", "count"],
+                    help="convert diversity qrels to adhoc relevance first")
+    ev.add_argument("--missing", choices=["zero", "nan"], default="zero",
+                    help="score of a judged topic a run lacks (default: %(default)s)")
+    ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
+    ev.add_argument("--format", choices=["table", "tsv", "csv", "ndeval", "trec_eval"],
+                    default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
+                                          "'measure topic value' lines (both per topic)")
+    ev.add_argument("--hierarchy",
+                    help="intent hierarchy for N-rec, LD#-, HD#-, LAD#- and -LA measures: a "
+                         "'topic node parent [weight] [intent]' file or an NTCIR IMine "
+                         "subtopic XML file (IMine.Qrel.SM?.xml)")
+    ev.add_argument("--hierarchy-kind", choices=["EIH", "OIH"], default="EIH",
+                    help="use the hierarchy as given (OIH) or extended (default: %(default)s)")
+    ev.add_argument("--node-weights", choices=["UB", "UT", "NB", "NT"], default="UB",
+                    help="node weighting scheme of the hierarchy (default: %(default)s)")
+    ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
+
+
+def split_files_from_measures(args) -> None:
+    """``xdiv evaluate -m M1 M2 QRELS RUN``: argparse hands every word after ``-m`` to it.
+    A word that parses as a measure name (or a list or set of them) is a measure; any
+    other word that names an existing file is a qrels or run file (in the order given); a
+    path-like word that is neither is an error naming both readings. Other words stay
+    measures, so that their parse error is reported."""
+    files = ([args.qrels] if args.qrels else []) + args.runs
+    measures = []
+    for word in args.measures:
+        try:
+            expand_measures(word)
+        except XdivError as exc:
+            if os.path.isfile(word):
+                files.append(word)
+                continue
+            if os.sep in word or "." in os.path.basename(word):
+                raise XdivError(f"{word}: neither a file nor a measure ({exc})") from None
+        measures.append(word)
+    args.measures = measures
+    if not args.measures:
+        raise XdivError("no measure given: -m MEASURE [MEASURE ...]")
+    if len(files) < 2:
+        raise XdivError("evaluate needs a qrels file and at least one run file")
+    args.qrels, args.runs = files[0], files[1:]
+
+
+def run(args) -> int:
+    split_files_from_measures(args)
+    if args.output:
+        output(args.output, args.qrels, *args.runs, args.topics, args.hierarchy,
+               args.probabilities)
+    collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities,
+                            strict_topics=args.strict_topics)
+    if args.hierarchy:
+        from ..hierarchy import attach_hierarchy
+        from ..imine import read_imine_hierarchy
+
+        tree = (read_imine_hierarchy(args.hierarchy)
+                if str(args.hierarchy).lower().endswith(".xml") else args.hierarchy)
+        collection = attach_hierarchy(collection, tree, kind=args.hierarchy_kind,
+                                      weights=args.node_weights)
+    runs = read_runs(args.runs, order=args.order, duplicates=args.duplicates,
+                     progress=progress_wanted(args))
+    scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+    if args.format == "ndeval":
+        print(ndeval_csv(scores), end="")
+    elif args.format == "trec_eval":
+        print(trec_eval_lines(scores), end="")
+    elif args.per_topic:
+        frame = scores["score"].to_dataframe().reset_index().pivot_table(
+            index=["run", "topic"], columns="metric", values="score", sort=False, dropna=False)
+        frame.columns.name = None
+        print_frame(frame[list(scores["metric"].values)], args.format)
+    else:
+        print_frame(summary_frame(scores), args.format)
+    if args.output:
+        print(f"score cube written to {to_netcdf(scores, args.output)}", file=sys.stderr)
+    return 0

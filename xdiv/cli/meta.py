@@ -1,0 +1,115 @@
+"""``xdiv meta``, ``xdiv concordance`` and ``xdiv correlate``: the meta-evaluation of the
+measures of a score cube."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pandas as pd
+import xarray as xr
+
+from ..kernels.meta import RANK_CORRELATIONS
+from ..labels import from_json
+from ..netcdf import to_netcdf
+from .common import about, command, level, open_netcdf, output, print_frame, \
+    progress_wanted, whole
+
+
+def add_parser(sub) -> None:
+    mt = command(sub, "meta", "discriminative power of the measures of a score cube",
+                 run_meta,
+                 about="Discriminative power of every measure of a score cube: "
+                       "the share of run pairs whose difference is significant "
+                       "(two-sided paired bootstrap and/or randomised Tukey HSD) "
+                       "and the difference that takes.",
+                 examples="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
+                          "  xdiv meta scores.nc --test tukey -B 10000 --seed 7")
+    mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
+    mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both",
+                    help="which test (default: %(default)s)")
+    mt.add_argument("-B", type=whole(1),
+                    help="replicates (default 1000 bootstrap, 5000 Tukey)")
+    mt.add_argument("--alpha", type=level, default=0.05,
+                    help="significance level (default: %(default)s)")
+    mt.add_argument("--seed", type=whole(0, 2 ** 63 - 1), default=0,
+                    help="seed of the resampling, recorded in the output (default: %(default)s)")
+    mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
+
+    cc = command(sub, "concordance", "concordance test of two measures of a score cube",
+                 run_concordance,
+                 about="Among the (topic, run pair) cases where M1 and M2 "
+                       "disagree, how often each agrees with the gold-standard "
+                       "measure(s) (Correct/Disagreements), how often only it does, and a "
+                       "two-sided sign test over the latter.",
+                 examples="example:\n  xdiv concordance scores.nc alpha-nDCG@10 "
+                          "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10")
+    cc.add_argument("scores", help="score cube NetCDF")
+    cc.add_argument("m1", metavar="M1", help="first measure (a metric of the cube)")
+    cc.add_argument("m2", metavar="M2", help="second measure")
+    cc.add_argument("--gold", action="append", required=True, metavar="MEASURE",
+                    help="gold-standard measure (repeat for several; all must agree)")
+
+    co = command(sub, "correlate", "rank correlations between the measures of a cube",
+                 run_correlate,
+                 about="Rank the runs by their mean score under every measure of a score "
+                       "cube and print the correlation of every pair of rankings as a "
+                       "matrix (row measure, column measure).",
+                 examples="example:\n  xdiv correlate scores.nc --method tau_ap")
+    co.add_argument("scores", help="score cube NetCDF")
+    co.add_argument("--method", default="kendall", choices=RANK_CORRELATIONS,
+                    help="Kendall's tau-b, tau_ap (row measure scored against the column "
+                         "measure's ranking), its symmetric mean tau_ap_sym, or Urbano & "
+                         "Marrero's tau_ap_b for rankings with ties (default: %(default)s)")
+
+
+def run_meta(args) -> int:
+    from ..meta import discriminative_power
+
+    if args.output:
+        output(args.output, args.scores)
+    scores = open_netcdf(args.scores, "scores")
+    tests = ["bootstrap", "tukey"] if args.test == "both" else [args.test]
+    with about(args.scores):
+        results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
+                                        seed=args.seed, progress=progress_wanted(args))
+                   for t in tests]
+    table = pd.DataFrame({f"{t} {col}": r[var].to_pandas()
+                          for t, r in zip(tests, results)
+                          for col, var in (("power", "power"), ("delta", "required_delta"))})
+    print(f"discriminative power at alpha = {args.alpha} over {results[0].attrs['n_pairs']} "
+          f"run pairs (seed {args.seed})")
+    print_frame(table, "table")
+    if args.output:
+        merged = xr.concat(results, dim="test", combine_attrs="drop_conflicts",
+                           coords="minimal", compat="override")
+        merged = merged.assign_coords(test=tests)
+        merged.attrs.update(alpha=args.alpha, seed=args.seed, scores=os.fspath(args.scores))
+        print(f"meta-evaluation written to {to_netcdf(merged, args.output)}", file=sys.stderr)
+    return 0
+
+
+def run_concordance(args) -> int:
+    from ..meta import concordance
+
+    scores = open_netcdf(args.scores, "scores")
+    with about(args.scores):
+        res = concordance(scores, args.m1, args.m2, args.gold)
+    print(f"gold standard(s): {', '.join(from_json(res.attrs['gold']))}")
+    print(f"disagreements: {int(res['disagreements'])}")
+    for k in (1, 2):
+        print(f"{res.attrs[f'metric_{k}']}: {float(res[f'concordance_{k}']):.4f}  "
+              f"(correct only it: {int(res[f'only_{k}'])})")
+    print(f"two-sided sign test p = {float(res['pvalue']):.4g}")
+    return 0
+
+
+def run_correlate(args) -> int:
+    from ..meta import rank_correlation
+
+    scores = open_netcdf(args.scores, "scores")
+    with about(args.scores):
+        corr = rank_correlation(scores, args.method).to_pandas()
+    corr.index.name, corr.columns.name = None, None
+    print_frame(corr, "table")
+    return 0
