@@ -336,3 +336,95 @@ def test_a_measure_name_stays_a_measure_even_when_a_file_has_its_name(files, cap
     assert main(["-q", "evaluate", "-m", "AP", "P@1", str(files["q"]), str(files["r"]),
                  "--format", "tsv"]) == 0
     assert capsys.readouterr().out.splitlines() == ["run\tAP\tP@1", "s\t1.000000\t1.000000"]
+
+
+# ------------------------------------------------------------------ names, sets, labels
+
+def _tiny(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 x 1\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 s\n1 Q0 a 2 2 s\n1 Q0 c 3 1 s\n2 Q0 x 1 1 s\n")
+    return str(tmp_path / "q"), str(tmp_path / "r")
+
+
+def test_comma_lists_and_tool_names_label_the_cube_as_asked(tmp_path, capsys):
+    qrels, run = _tiny(tmp_path)
+    out = tmp_path / "s.nc"
+    assert main(["-q", "evaluate", qrels, run, "-m", "P@10,AP", "ndcg_cut_10", "recip_rank",
+                 "--per-topic", "--format", "tsv", "-o", str(out)]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split("\t")
+    assert header == ["run", "topic", "P@10", "AP", "ndcg_cut_10", "recip_rank"]
+    cube = xdiv.open_dataset(out)
+    assert cube.canonical.values.tolist() == ["P@10", "AP", "nDCG(gain=linear)@10", "RR"]
+    # every spelling selects the column
+    from xdiv.evaluate import score_array
+    for name in ("ndcg_cut.10", "nDCG(gain=linear)@10", "ndcg_cut_10"):
+        assert score_array(cube, [name]).metric.values.tolist() == ["ndcg_cut_10"]
+    # trec_eval's ndcg_cut.10 is linear gain: topic 1 has levels 1, 2, 0 for b, a, c
+    dcg = 1 + 2 / np.log2(3)
+    ideal = 2 + 1 / np.log2(3)
+    assert cube.score.sel(metric="ndcg_cut_10", topic="1").item() == pytest.approx(dcg / ideal)
+
+
+def test_measure_sets_on_the_command_line(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 1 a 1\n1 2 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 s\n1 Q0 b 2 1 s\n")
+    assert main(["-q", "evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "ndeval",
+                 "--format", "tsv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split("\t")
+    assert header[1:] == xdiv.measure_set("ndeval")
+    assert "strec@5" in header and "I-rec@5" not in header
+    assert main(["measures"]) == 0
+    assert "- `gdeval`:" in capsys.readouterr().out
+
+
+def test_strec_label_is_kept_and_selected(tmp_path):
+    (tmp_path / "q").write_text("1 1 a 1\n1 2 b 1\n")
+    col = xdiv.read_qrels(tmp_path / "q")
+    runs = xdiv.build_runs(__import__("pandas").DataFrame(
+        {"run": "s", "topic": "1", "docno": ["a", "b"], "score": [2.0, 1.0]}))
+    cube = xdiv.evaluate(runs, col, ["strec@5", "alpha-nDCG@5"])
+    assert cube.metric.values.tolist() == ["strec@5", "alpha-nDCG@5"]
+    assert cube.score.sel(metric="strec@5").item() == 1.0
+    from xdiv.evaluate import score_array
+    assert score_array(cube, ["I-rec@5"]).metric.values.tolist() == ["strec@5"]
+    with pytest.raises(xdiv.MeasureError, match="requested twice"):
+        xdiv.evaluate(runs, col, ["strec@5", "I-rec@5"])
+
+
+def test_unknown_and_unsupported_names_are_one_line_errors(tmp_path):
+    qrels, run = _tiny(tmp_path)
+    for words, expected in ((["P@10,AP,nope"], "unknown measure 'nope'"),
+                            (["bpref"], "trec_eval bpref")):
+        proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "evaluate", qrels, run, "-m",
+                               *words], capture_output=True, text=True)
+        assert proc.returncode == 2, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and expected in proc.stderr
+
+
+def test_rank_column_warning_names_the_run(trec2009_run_paths, capsys):
+    root = trec2009_run_paths[0].rsplit("/runs/", 1)[0]
+    ictnet = [p for p in trec2009_run_paths if p.endswith("ICTNETDivR2.gz")]
+    agreeing = [p for p in trec2009_run_paths if p.endswith(("MSRABASE.gz", "uogTrDYCcsB.gz"))]
+    assert main(["evaluate", f"{root}/qrels.diversity.gz", *ictnet, *agreeing,
+                 "-m", "alpha-nDCG@20"]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "rank column" in line]
+    assert len(warned) == 1
+    assert warned[0].startswith("xdiv: warning: run ICTNETDivR2: its rank column and its "
+                                "scores order the documents differently in 41 of 50 topics;")
+    assert "--order rank" in warned[0] and "trec_eval" in warned[0]
+
+
+def test_strict_topics_option(tmp_path):
+    (tmp_path / "q").write_text("1 1 a 1\n1 2 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 s\n")
+    (tmp_path / "t.xml").write_text('<webtrack2011><topic number="1" type="faceted">'
+                                    '<query>q</query><subtopic number="1" type="inv">x'
+                                    '</subtopic><subtopic number="2" type="nav">y</subtopic>'
+                                    '</topic></webtrack2011>')
+    args = [sys.executable, "-m", "xdiv.cli", "evaluate", str(tmp_path / "q"),
+            str(tmp_path / "r"), "-m", "DIN-nDCG@10", "--topics", str(tmp_path / "t.xml")]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    assert proc.returncode == 0 and "type 'inv'" in proc.stderr
+    proc = subprocess.run(args + ["--strict-topics"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "type 'inv'" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -338,9 +338,13 @@ MEASURE_SETS: dict[str, MeasureSet] = {s.name: s for s in (
                "(Clarke et al., SIGIR 2008 and WSDM 2009; Clarke, Kolla & Vechtomova, "
                "ICTIR 2009)", order="rank"),
     MeasureSet("gdeval", ("nDCG@20", "ERR(H=4)@20"),
-               "the TREC Web Track's gdeval (TREC 2010-2014): nDCG@20 (Järvelin & "
-               "Kekäläinen, TOIS 2002) with gain 2^x-1 and ERR@20 (Chapelle et al., CIKM "
-               "2009) with stop probability (2^x-1)/2^4", order=TREC),
+               "the TREC Web Track's gdeval (gdeval.pl 1.3, TREC 2010-2014; `xdiv gdeval` "
+               "prints its output): nDCG@20 (Järvelin & Kekäläinen, TOIS 2002) with gain "
+               "2^x-1, discount 1/log2(r+1) and the ideal list of the judged relevant "
+               "documents by grade cut at 20, and ERR@20 (Chapelle et al., CIKM 2009) with "
+               "stop probability (2^x-1)/2^4 for gdeval's highest grade 4; negative (spam) "
+               "grades gain 0; documents ranked by score, ties by docno descending",
+               order=TREC),
     MeasureSet("trec_eval", ("AP", "RR") + tuple(f"P@{k}" for k in TREC_CUTOFFS),
                "trec_eval's default measures that xdiv implements: map (AP), recip_rank (RR) "
                "and P at 5 to 1000 (not the counts, gm_map, Rprec, bpref or "
