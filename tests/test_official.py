@@ -414,3 +414,27 @@ def xr_cube(values, *, metrics, runs):
     return xr.DataArray(values, dims=("metric", "run", "topic"),
                         coords={"metric": metrics, "run": runs,
                                 "topic": [str(t + 1) for t in range(values.shape[2])]})
+
+
+def test_ndeval_risk_rows_by_hand(capsys):
+    """Risk rows from the plain rows of the run and the baseline: d = r - b, weighted
+    1 + alpha where negative, the mean over the run's topics (the baseline covers them)."""
+    root = require_trec_2009()
+    qrels, run, base = (root / "qrels.diversity.gz", root / "runs" / "ICTNETDivR2.gz",
+                        root / "runs" / "MSRABASE.gz")
+
+    def rows(text):
+        return {line.split(",")[1]: np.array(line.split(",")[2:], dtype=float)
+                for line in text.splitlines()[1:-1]}
+
+    r, b = rows(_xdiv(capsys, "ndeval", qrels, run)), rows(_xdiv(capsys, "ndeval", qrels, base))
+    out = _xdiv(capsys, "ndeval", "-baseline", base, "-riskAlpha", "5", qrels, run).splitlines()
+    label = "ICTNETDivR2 (rel to. MSRABASE; rs=1+a; a=5)"
+    weighted = {t: np.where(r[t] - b[t] >= 0, r[t] - b[t], 6 * (r[t] - b[t])) for t in r}
+    got = {line.split(",")[1]: np.array(line.split(",")[2:], dtype=float) for line in out[1:-1]}
+    assert all(line.startswith(label + ",") for line in out[1:])
+    assert got.keys() == weighted.keys()
+    for t in got:  # the plain rows are rounded to 6 decimals, so allow 6 * 1e-6
+        np.testing.assert_allclose(got[t], weighted[t], atol=6e-6)
+    mean = np.array(out[-1].split(",")[2:], dtype=float)
+    np.testing.assert_allclose(mean, np.mean(list(weighted.values()), axis=0), atol=6e-6)

@@ -105,7 +105,8 @@ def check_file(path: PathLike) -> None:
 
 @contextlib.contextmanager
 def open_text(path: PathLike) -> Iterator:
-    """Open ``path`` for reading UTF-8 text, transparently decompressing gzip.
+    """Open ``path`` for reading UTF-8 text (a leading byte-order mark is skipped),
+    transparently decompressing gzip.
 
     A context manager: use ``with open_text(path) as fh``. The path is checked with
     :func:`check_file`, and a decoding error or corrupt gzip data met while reading inside
@@ -114,7 +115,7 @@ def open_text(path: PathLike) -> Iterator:
     """
     check_file(path)
     opener = gzip.open if _is_gzip(path) else open
-    with text_errors(path), opener(path, "rt", encoding="utf-8") as fh:
+    with text_errors(path), opener(path, "rt", encoding="utf-8-sig") as fh:
         yield fh
 
 
@@ -232,11 +233,17 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     # general whitespace splitting, and anything malformed to the line-by-line check
     for sep in ((" ", r"\s+") if _looks_single_spaced(path) else (r"\s+",)):
         try:
-            frame = pd.read_csv(path, sep=sep, header=None, names=names, dtype=dtypes,
-                                na_filter=False, engine="c", skip_blank_lines=True,
-                                low_memory=False,
-                                compression=compression, encoding="utf-8")
-        except (ValueError, pd.errors.ParserError, OverflowError, *_GZIP_ERRORS):
+            # index_col=False: a line with an extra field must not turn the first column
+            # into the index (shifting every column); pandas warns that it would drop the
+            # extra field instead, and the warning sends the file to the line-by-line check
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                frame = pd.read_csv(path, sep=sep, header=None, names=names, dtype=dtypes,
+                                    na_filter=False, engine="c", skip_blank_lines=True,
+                                    index_col=False, low_memory=False,
+                                    compression=compression, encoding="utf-8-sig")
+        except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError,
+                *_GZIP_ERRORS):
             continue  # undecodable bytes and corrupt gzip data included: named below
         ok = sep != " " or _single_spaced(frame, columns, optional_last)
         if ok:

@@ -74,9 +74,9 @@ def cut_runs(runs: xr.Dataset, depth: int) -> xr.Dataset:
 
 def _per_topic(runs: xr.Dataset, collection: xr.Dataset, measures: Sequence[str]) -> xr.DataArray:
     """``score(metric, run, topic)`` with NaN (undefined or unjudged) read as 0, as both
-    tools print; the tools' own topic rules are applied by the callers."""
+    tools print. The evaluation's warnings about unjudged or unretrieved topics are
+    silenced: the callers list and average topics by the tools' own rules."""
     with warnings.catch_warnings():
-        # the tools list and average topics by their own rules, applied by the callers
         warnings.simplefilter("ignore")
         return evaluate(runs, collection, list(measures))["score"].fillna(0.0)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import sys
 import textwrap
@@ -51,12 +52,20 @@ def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return convert
 
 
-def level(text: str) -> float:
-    """An argparse type: a significance level strictly between 0 and 1."""
+def number(text: str) -> float:
+    """An argparse type: a finite number."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def level(text: str) -> float:
+    """An argparse type: a significance level strictly between 0 and 1."""
+    value = number(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, not {text}")
     return value

@@ -4,12 +4,11 @@ tools, with their options and their output to the byte (see :mod:`xdiv.official`
 from __future__ import annotations
 
 import argparse
-import math
 
 from ..collection import read_qrels, to_adhoc
 from ..official import cut_runs, gdeval_report, ndeval_report
 from ..runs import read_runs
-from .common import about, command, progress_wanted, whole
+from .common import about, command, number, progress_wanted, whole
 
 NDEVAL_ABOUT = (
     "Evaluate diversity runs exactly as TREC's ndeval (version 4.5, TREC Web Track "
@@ -44,7 +43,7 @@ GDEVAL_EXAMPLES = """examples:
 
 
 def _unit(text: str) -> float:
-    value = _number(text)
+    value = number(text)
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must lie from 0 to 1, not {text}")
     return value
@@ -52,19 +51,9 @@ def _unit(text: str) -> float:
 
 def _risk_alpha(text: str) -> str:
     """A non-negative number, kept as typed: both tools print it in their run labels."""
-    if _number(text) < 0:
+    if number(text) < 0:
         raise argparse.ArgumentTypeError(f"must be at least 0, not {text}")
     return text
-
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
