@@ -55,3 +55,46 @@ def test_byte_order_marks_are_skipped_by_every_text_reader(tmp_path):
                                     '<subtopic number="1" type="nav">s</subtopic></topic>'
                                     '</webtrack>', encoding="utf-8")
     assert xdiv.read_topics(tmp_path / "t.xml")["intent_type"].tolist() == ["nav"]
+
+
+def test_corrupt_netcdf_is_a_one_line_error(tmp_path):
+    import numpy as np
+    import xarray as xr
+
+    good = xdiv.to_netcdf(xr.Dataset({"a": ("x", np.arange(1000.0))}), tmp_path / "ok.nc")
+    data = open(good, "rb").read()
+    (tmp_path / "cut.nc").write_bytes(data[: len(data) // 2])
+    with pytest.raises(xdiv.InputError, match=r"cut.nc: not a readable NetCDF file"):
+        xdiv.open_dataset(tmp_path / "cut.nc")
+
+
+def test_netcdf_of_an_empty_dimension_is_refused(tmp_path):
+    import numpy as np
+    import xarray as xr
+
+    cube = xr.Dataset({"score": (("metric", "run"), np.zeros((0, 2)))})
+    with pytest.raises(xdiv.InputError, match=r"dimension 'metric' is empty"):
+        xdiv.to_netcdf(cube, tmp_path / "e.nc")
+    assert not list(tmp_path.iterdir())
+
+
+def test_probabilities_of_other_topics_are_ignored_with_a_warning(tmp_path):
+    (tmp_path / "q").write_text("1 1 a 1\n1 2 b 1\n")
+    (tmp_path / "p").write_text("1 1 0.75\n1 2 0.25\n7 1 1.0\n")
+    with pytest.warns(xdiv.XdivWarning, match=r"p: 1 topic\(s\) are not in the collection "
+                                              r"and are ignored: 7"):
+        col = xdiv.read_qrels(tmp_path / "q", probabilities=tmp_path / "p")
+    assert col["intent_prob"].sel(topic="1").values.tolist() == [0.75, 0.25]
+
+
+def test_a_run_without_any_judged_document_is_named(tmp_path):
+    import pandas as pd
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    col = xdiv.read_qrels(tmp_path / "q")
+    runs = xdiv.build_runs(pd.DataFrame({"run": ["good", "good", "stray"], "topic": "1",
+                                         "docno": ["a", "z", "clueweb12-x"],
+                                         "score": [2.0, 1.0, 1.0]}))
+    with pytest.warns(xdiv.XdivWarning, match=r"1 run\(s\) retrieved no judged document.*: "
+                                              r"stray$"):
+        xdiv.evaluate(runs, col, ["P@5"])

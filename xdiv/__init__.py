@@ -11,7 +11,8 @@ from .collection import (build_collection, qrels_frame, read_qrels, set_doc_leng
                          set_probabilities, to_adhoc, write_qrels)
 from .hierarchy import attach_hierarchy
 from .imine import read_imine
-from .errors import InputError, MeasureError, ParseError, XdivError, XdivWarning
+from .errors import (AlignmentWarning, InputError, MeasureError, ParseError, XdivError,
+                     XdivWarning)
 from .evaluate import evaluate, summarize
 from .io import read_probabilities, read_topics
 from .measures import measure_set, parse_measure, registry
@@ -35,7 +36,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
+    "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
     "hierarchy", "imine", "read_imine", "set_doc_lengths", "udm",
     "build_collection", "build_runs", "datasets", "evaluate", "judge", "measure_set",
     "open_dataset", "parse_measure", "resolve_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",

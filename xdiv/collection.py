@@ -438,8 +438,14 @@ def set_probabilities(collection: xr.Dataset, probabilities: Probabilities) -> x
 def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) -> np.ndarray:
     grid = np.zeros(collection["intent_valid"].shape)
     t = pd.Index(collection["topic"].values).get_indexer(frame["topic"].astype(str))
+    if (t < 0).any():
+        # a file for a whole year serves part of its qrels: its other topics are ignored
+        others = natural_sorted(frame["topic"].astype(str).to_numpy()[t < 0])
+        warnings.warn(f"{source}: {len(others)} topic(s) are not in the collection and are "
+                      f"ignored: {preview(others)}", XdivWarning, stacklevel=4)
+        frame, t = frame[t >= 0], t[t >= 0]
     i = pd.Index(collection["intent"].values).get_indexer(frame["intent"].astype(str))
-    unknown = (t < 0) | (i < 0)
+    unknown = i < 0
     if unknown.any():
         k = int(np.argmax(unknown))
         raise InputError(f"{source}: topic {frame['topic'].iloc[k]} intent "

@@ -46,3 +46,7 @@ class MeasureError(XdivError):
 
 class XdivWarning(UserWarning):
     """Something in the input was kept but deserves the user's attention."""
+
+
+class AlignmentWarning(XdivWarning):
+    """Runs and qrels cover different topics (scored by the ``missing`` rule, or NaN)."""

@@ -11,7 +11,7 @@ import xarray as xr
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
 from .collection import check_collection, to_adhoc
-from .errors import InputError, MeasureError, XdivWarning
+from .errors import AlignmentWarning, InputError, MeasureError, XdivWarning
 from .hierarchy import flat_hierarchy
 from .labels import from_json, object_strings, preview, to_json
 from .measures.names import expand_resolved, translate
@@ -97,6 +97,7 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         collection = flat_hierarchy(collection)
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
     cube = judge(runs, collection, depth=depth)
+    _warn_unjudged_runs(cube)
     scores = [m.definition.compute(cube, m).transpose("run", "topic") for m in measures]
     score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
                       join="override")
@@ -129,11 +130,22 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     return result
 
 
+def _warn_unjudged_runs(cube: xr.Dataset) -> None:
+    """Name the runs none of whose documents is judged (wrong year, wrong collection or a
+    docno typo): they score 0 on every measure."""
+    unjudged = ~cube["judged"].any(("topic", "rank")).values
+    if unjudged.any():
+        runs = [str(r) for r in cube["run"].values[unjudged]]
+        warnings.warn(f"{len(runs)} run(s) retrieved no judged document, and score 0 (is the "
+                      f"run of another collection or year?): {preview(runs)}", XdivWarning,
+                      stacklevel=3)
+
+
 def _warn_alignment(result: xr.Dataset) -> None:
     unjudged = from_json(result.attrs["topics_not_in_qrels"])
     if unjudged:
         warnings.warn(f"{len(unjudged)} retrieved topic(s) are not in the qrels and score NaN: "
-                      f"{preview(unjudged)}", XdivWarning, stacklevel=3)
+                      f"{preview(unjudged)}", AlignmentWarning, stacklevel=3)
     lacking = from_json(result.attrs["topics_not_in_runs"])
     if lacking:
         what = "0" if result.attrs["missing"] == "zero" else "NaN"
@@ -141,7 +153,7 @@ def _warn_alignment(result: xr.Dataset) -> None:
                           for run, t in list(lacking.items())[:5])
         warnings.warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
                       f"score {what} (missing={result.attrs['missing']!r}): {shown}",
-                      XdivWarning, stacklevel=3)
+                      AlignmentWarning, stacklevel=3)
 
 
 def summarize(scores: xr.Dataset) -> xr.Dataset:

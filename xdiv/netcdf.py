@@ -42,6 +42,11 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
     if not isinstance(dataset, xr.Dataset):
         raise InputError(f"to_netcdf expects an xarray.Dataset, not {type(dataset).__name__}")
     text = check_output_path(path)
+    empty = [dim for dim, size in dataset.sizes.items() if size == 0]
+    if empty:
+        raise InputError(f"{text}: cannot write a dataset whose dimension "
+                         f"{empty[0]!r} is empty (NetCDF-4 needs every dimension of a "
+                         "variable to have a length)")
     out = dataset.copy()
     out.attrs = _safe_attrs(dataset.attrs)
     for name in out.variables:
@@ -77,6 +82,9 @@ def open_dataset(path: str | os.PathLike) -> xr.Dataset:
     try:
         with xr.open_dataset(text, engine="netcdf4") as ds:
             return ds.load()
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RuntimeError, AttributeError, KeyError, TypeError) as exc:
+        # the netCDF4 library reports corrupt files as RuntimeError ("NetCDF: HDF error")
+        # and xarray's decoding of odd content as AttributeError, KeyError or TypeError
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputError(f"{text}: not a readable NetCDF file ({reason})") from None
+        raise InputError(f"{text}: not a readable NetCDF file "
+                         f"({reason or type(exc).__name__})") from None

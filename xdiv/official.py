@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from .errors import InputError
+from .errors import AlignmentWarning, InputError
 from .evaluate import evaluate
 from .kernels.risk import ordered_mean
 from .labels import from_json, natural_key
@@ -74,10 +74,10 @@ def cut_runs(runs: xr.Dataset, depth: int) -> xr.Dataset:
 
 def _per_topic(runs: xr.Dataset, collection: xr.Dataset, measures: Sequence[str]) -> xr.DataArray:
     """``score(metric, run, topic)`` with NaN (undefined or unjudged) read as 0, as both
-    tools print. The evaluation's warnings about unjudged or unretrieved topics are
-    silenced: the callers list and average topics by the tools' own rules."""
+    tools print. The evaluation's warnings about topics only the runs or only the qrels
+    hold are silenced: the callers list and average topics by the tools' own rules."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", AlignmentWarning)
         return evaluate(runs, collection, list(measures))["score"].fillna(0.0)
 
 

@@ -61,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except XdivError as exc:
             print(f"xdiv: error: {exc}", file=sys.stderr)
             return 2
+        except MemoryError:
+            print("xdiv: error: out of memory; evaluate fewer runs at a time, lower -B, or "
+                  "give measures a cutoff (M@k reads only the top k documents)",
+                  file=sys.stderr)
+            return 2
         except BrokenPipeError:
             # the reader went away (``xdiv evaluate ... | head``): stop quietly, as a
             # command killed by SIGPIPE does, and keep the interpreter's final flush quiet

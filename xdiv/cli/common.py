@@ -52,12 +52,16 @@ def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return convert
 
 
-def number(text: str) -> float:
-    """An argparse type: a finite number."""
+def _float(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def number(text: str) -> float:
+    """An argparse type: a finite number."""
+    value = _float(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
@@ -65,7 +69,7 @@ def number(text: str) -> float:
 
 def level(text: str) -> float:
     """An argparse type: a significance level strictly between 0 and 1."""
-    value = number(text)
+    value = _float(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, not {text}")
     return value
