@@ -4,6 +4,7 @@ file and line, or reads exactly as its clean form."""
 from __future__ import annotations
 
 import gzip
+import re
 
 import pytest
 
@@ -98,3 +99,91 @@ def test_a_run_without_any_judged_document_is_named(tmp_path):
     with pytest.warns(xdiv.XdivWarning, match=r"1 run\(s\) retrieved no judged document.*: "
                                               r"stray$"):
         xdiv.evaluate(runs, col, ["P@5"])
+
+
+# ------------------------------------------------------------------ size limits
+# The limits are scaled down here so that each hostile file is small.
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    from xdiv.io import LIMITS
+
+    monkeypatch.setattr(LIMITS, "max_line_bytes", 4096)
+    monkeypatch.setattr(LIMITS, "gzip_ratio_floor", 1 << 16)
+    monkeypatch.setattr(LIMITS, "max_xml_bytes", 1 << 16)
+    return LIMITS
+
+
+def _readers():
+    import xdiv.hierarchy
+    import xdiv.imine
+
+    return {"qrels": xdiv.read_qrels, "run": xdiv.read_run,
+            "probabilities": xdiv.read_probabilities,
+            "hierarchy": xdiv.hierarchy.read_hierarchy, "topics": xdiv.read_topics,
+            "imine": xdiv.imine.read_imine_hierarchy}
+
+
+@pytest.mark.parametrize("reader", list(_readers()))
+@pytest.mark.parametrize("kind", ["newline-bomb", "nul-bomb", "nul-plain", "long-line"])
+def test_hostile_inputs_fail_fast_with_bounded_memory(reader, kind, small_limits, tmp_path):
+    import resource
+    import time
+
+    xml = reader in ("topics", "imine")
+    if kind == "newline-bomb":
+        path, data = tmp_path / "bomb.gz", gzip.compress(b"\n" * (8 << 20), 9)
+    elif kind == "nul-bomb":
+        path, data = tmp_path / "nul.gz", gzip.compress(b"\0" * (8 << 20), 9)
+    elif kind == "nul-plain":
+        path, data = tmp_path / "nul", b"\0" * (1 << 20)
+    else:
+        path, data = tmp_path / "long", b"1 0 " + b"d" * (1 << 20) + b" 1\n"
+    path.write_bytes(data)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    with pytest.raises(xdiv.XdivError) as caught:
+        _readers()[reader](path)
+    assert time.perf_counter() - start < 5
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500 * 1024  # KiB
+    message = str(caught.value)
+    assert message.startswith(str(path)) and "\n" not in message
+    if kind == "newline-bomb":
+        assert "bytes of blank lines" in message
+    elif xml:
+        assert "XDIV_MAX_XML_BYTES" in message or "not well-formed" in message \
+            or "not a UTF-8" in message
+    else:
+        assert re.search(r":1: a line longer than 4096 bytes", message) or \
+            "not a UTF-8" in message
+
+
+def test_gzip_ratio_limit(small_limits, tmp_path):
+    path = tmp_path / "q.gz"
+    path.write_bytes(gzip.compress(b"1 0 doc 1\n" * 200_000, 9))
+    with pytest.raises(xdiv.InputError, match=r"decompresses to more than 100 times its size"):
+        xdiv.read_qrels(path)
+    small_limits.max_gzip_ratio = 1e6
+    assert xdiv.io.read_qrels_frame(path).shape == (200_000, 4)
+
+
+def test_limits_from_the_environment(monkeypatch):
+    from xdiv.io import ReadLimits
+
+    monkeypatch.setenv("XDIV_MAX_XML_BYTES", "123")
+    monkeypatch.setenv("XDIV_MAX_GZIP_RATIO", "7.5")
+    limits = ReadLimits.from_environment()
+    assert (limits.max_xml_bytes, limits.max_gzip_ratio) == (123, 7.5)
+    monkeypatch.setenv("XDIV_MAX_LINE_BYTES", "lots")
+    with pytest.raises(xdiv.InputError, match="XDIV_MAX_LINE_BYTES='lots' is not a whole number"):
+        ReadLimits.from_environment()
+
+
+def test_real_files_pass_the_default_limits():
+    from .conftest import TREC_WEB
+
+    for year in (2009, 2012):
+        path = TREC_WEB / str(year) / "qrels.diversity.gz"
+        if not path.exists():
+            pytest.skip("../shared/reference/trec-web is not available")
+        assert len(xdiv.io.read_qrels_frame(path)) > 1000

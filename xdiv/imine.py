@@ -53,7 +53,7 @@ def _elements(path: str | os.PathLike) -> Iterator[tuple[ET.Element, int]]:
     """
     parser = ET.XMLPullParser(events=("start",))
     found = []
-    with _io.open_text(path) as fh:
+    with _io.open_text(path, xml=True) as fh:
         try:
             for number, line in enumerate(fh, start=1):
                 parser.feed(line)

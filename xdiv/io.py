@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import math
 import mmap
 import os
@@ -23,13 +24,14 @@ import warnings
 import xml.etree.ElementTree as ET
 import zlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from xml.parsers import expat
 
 import numpy as np
 import pandas as pd
 
-from .errors import InputError, ParseError, XdivWarning
+from .errors import InputError, ParseError, XdivError, XdivWarning
 from .labels import preview
 
 PathLike = str | os.PathLike
@@ -46,6 +48,133 @@ __all__ = [
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass
+class ReadLimits:
+    """Bounds that hostile or damaged input files meet within seconds and megabytes.
+
+    Attributes
+    ----------
+    max_line_bytes : int
+        The longest line a text input (qrels, runs, probabilities, hierarchies) may hold,
+        and the longest run of blank lines any input may hold: 1 MiB by default, far beyond
+        any real line (``XDIV_MAX_LINE_BYTES``).
+    max_gzip_ratio : float
+        Decompressed size over compressed size beyond which a gzip input is refused as a
+        likely decompression bomb: 100 by default, where TREC qrels and runs compress 5 to
+        15 times (``XDIV_MAX_GZIP_RATIO``).
+    gzip_ratio_floor : int
+        Decompressed bytes below which the ratio is not checked (64 MiB by default), so
+        that small, very repetitive files pass (``XDIV_GZIP_RATIO_FLOOR``).
+    max_xml_bytes : int
+        The largest topic or IMine XML file, decompressed: 8 MiB by default, where real
+        topic files are under 1 MiB; parsing a single huge XML token takes time quadratic
+        in its size, so larger files are refused up front (``XDIV_MAX_XML_BYTES``).
+
+    The defaults can be changed for a process through the environment variables named
+    above, or in Python on :data:`LIMITS` (``xdiv.io.LIMITS.max_xml_bytes = 64 << 20``).
+    """
+
+    max_line_bytes: int = 1 << 20
+    max_gzip_ratio: float = 100.0
+    gzip_ratio_floor: int = 64 << 20
+    max_xml_bytes: int = 8 << 20
+
+    @classmethod
+    def from_environment(cls) -> ReadLimits:
+        """The defaults, overridden by the ``XDIV_*`` environment variables set."""
+        limits = cls()
+        for name in ("max_line_bytes", "max_gzip_ratio", "gzip_ratio_floor", "max_xml_bytes"):
+            text = os.environ.get(f"XDIV_{name.upper()}")
+            if text is not None:
+                kind = type(getattr(limits, name))
+                try:
+                    value = kind(text)
+                except ValueError:
+                    raise InputError(f"XDIV_{name.upper()}={text!r} is not a "
+                                     f"{'whole ' if kind is int else ''}number") from None
+                setattr(limits, name, value)
+        return limits
+
+
+LIMITS = ReadLimits.from_environment()
+"""The :class:`ReadLimits` every reader applies."""
+
+
+_BLANK = b" \t\r\n"
+
+
+class _GuardedStream(io.RawIOBase):
+    """A binary input stream that refuses lines longer than ``max_line`` bytes, more than
+    ``max_total`` bytes, and (for gzip data of ``compressed`` bytes) a decompressed size
+    past the :data:`LIMITS` ratio, naming the file and the line."""
+
+    def __init__(self, raw, path: PathLike, *, compressed: int | None,
+                 max_line: int | None, max_total: int | None):
+        super().__init__()
+        self._raw, self._path = raw, os.fspath(path)
+        self._compressed, self._max_line, self._max_total = compressed, max_line, max_total
+        self._total = self._lines = self._gap = self._blank = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self._raw.readinto(buffer)
+        if n:
+            self._check(bytes(memoryview(buffer)[:n]))
+        return n
+
+    def _check(self, chunk: bytes) -> None:
+        self._total += len(chunk)
+        if self._max_total is not None and self._total > self._max_total:
+            raise InputError(f"{self._path}: larger than {self._max_total} bytes, the limit "
+                             "for this kind of file (xdiv.io.LIMITS, XDIV_MAX_XML_BYTES)")
+        if self._compressed is not None and self._total > max(
+                LIMITS.gzip_ratio_floor, LIMITS.max_gzip_ratio * self._compressed):
+            raise InputError(f"{self._path}: decompresses to more than "
+                             f"{LIMITS.max_gzip_ratio:g} times its size, refused as a likely "
+                             "gzip bomb (xdiv.io.LIMITS, XDIV_MAX_GZIP_RATIO)")
+        if self._max_line is not None:
+            self._gap = _check_gaps(chunk, self._gap, self._max_line, self._path, self._lines)
+        self._check_blank_run(chunk)
+        self._lines += chunk.count(b"\n")
+
+    def _check_blank_run(self, chunk: bytes) -> None:
+        """Refuse a run of blank lines longer than ``max_line_bytes`` (a newline bomb
+        would otherwise cost a Python loop per line)."""
+        leading = len(chunk) - len(chunk.lstrip(_BLANK))
+        self._blank += leading
+        if self._blank > LIMITS.max_line_bytes:
+            raise ParseError(self._path, self._lines + 1,
+                             f"more than {LIMITS.max_line_bytes} bytes of blank lines (not a "
+                             "text file of this kind? xdiv.io.LIMITS, XDIV_MAX_LINE_BYTES)")
+        if leading < len(chunk):
+            self._blank = len(chunk) - len(chunk.rstrip(_BLANK))
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def _check_gaps(data, gap: int, limit: int, path: str, lines: int) -> int:
+    """Raise unless every line of ``data`` (whose first line continues one of ``gap``
+    bytes, after ``lines`` complete lines) holds at most ``limit`` bytes; return the
+    length of the unfinished last line. Looks at about ``len(data) / limit`` places."""
+    start = 0
+    while True:
+        newline = data.find(b"\n", start, start + limit + 1 - gap)
+        if newline < 0:
+            if len(data) - start + gap > limit:
+                line = lines + data[:start].count(b"\n") + 1
+                raise ParseError(path, line, f"a line longer than {limit} bytes (not a text "
+                                             "file of this kind? xdiv.io.LIMITS, "
+                                             "XDIV_MAX_LINE_BYTES)")
+            return len(data) - start + gap
+        # the last newline within reach: the line after it starts the next window
+        start = data.rfind(b"\n", newline, start + limit + 1 - gap) + 1
+        gap = 0
 
 
 def _is_gzip(path: PathLike) -> bool:
@@ -103,19 +232,35 @@ def check_file(path: PathLike) -> None:
         raise InputError(f"{name}: not readable (permission denied)")
 
 
+def open_guarded(path: PathLike, *, xml: bool = False) -> io.BufferedReader:
+    """Open ``path`` as a binary stream, decompressing gzip, under the :data:`LIMITS`:
+    lines of at most ``max_line_bytes`` (XML: a total of at most ``max_xml_bytes``
+    instead) and gzip data that decompresses at most ``max_gzip_ratio`` times."""
+    check_file(path)
+    size = os.path.getsize(path)
+    if xml and size > LIMITS.max_xml_bytes:
+        raise InputError(f"{os.fspath(path)}: {size} bytes, larger than the {LIMITS.max_xml_bytes} "
+                         "bytes allowed for an XML file (xdiv.io.LIMITS, XDIV_MAX_XML_BYTES)")
+    compressed = _is_gzip(path)
+    raw = gzip.open(path, "rb") if compressed else open(path, "rb")
+    return io.BufferedReader(_GuardedStream(
+        raw, path, compressed=size if compressed else None,
+        max_line=None if xml else LIMITS.max_line_bytes,
+        max_total=LIMITS.max_xml_bytes if xml else None))
+
+
 @contextlib.contextmanager
-def open_text(path: PathLike) -> Iterator:
+def open_text(path: PathLike, *, xml: bool = False) -> Iterator:
     """Open ``path`` for reading UTF-8 text (a leading byte-order mark is skipped),
-    transparently decompressing gzip.
+    transparently decompressing gzip, under the :data:`LIMITS` (see :func:`open_guarded`).
 
     A context manager: use ``with open_text(path) as fh``. The path is checked with
     :func:`check_file`, and a decoding error or corrupt gzip data met while reading inside
     the ``with`` block raises :class:`InputError` naming the file (see
     :func:`text_errors`).
     """
-    check_file(path)
-    opener = gzip.open if _is_gzip(path) else open
-    with text_errors(path), opener(path, "rt", encoding="utf-8-sig") as fh:
+    with text_errors(path), io.TextIOWrapper(open_guarded(path, xml=xml),
+                                             encoding="utf-8-sig") as fh:
         yield fh
 
 
@@ -140,7 +285,7 @@ def _utf8_error(path: PathLike) -> InputError:
     file (byte 0x.. at offset N)``, the offset counted in the (decompressed) data."""
     offset = 0
     try:
-        with gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb") as fh:
+        with open_guarded(path) as fh:
             for number, line in enumerate(fh, start=1):
                 try:
                     line.decode("utf-8")
@@ -227,7 +372,10 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     if os.path.getsize(path) == 0:
         raise InputError(f"{os.fspath(path)}: the file is empty")
     names = [c for c, _ in columns]
-    compression = "gzip" if _is_gzip(path) else None
+    compressed = _is_gzip(path)
+    if not compressed:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            _check_gaps(data, 0, LIMITS.max_line_bytes, os.fspath(path), 0)
     frame, ok = None, False
     # single spaces (what most tools write) parse fastest; any other layout falls back to
     # general whitespace splitting, and anything malformed to the line-by-line check
@@ -238,10 +386,13 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
             # extra field instead, and the warning sends the file to the line-by-line check
             with warnings.catch_warnings():
                 warnings.simplefilter("error", pd.errors.ParserWarning)
-                frame = pd.read_csv(path, sep=sep, header=None, names=names, dtype=dtypes,
-                                    na_filter=False, engine="c", skip_blank_lines=True,
-                                    index_col=False, low_memory=False,
-                                    compression=compression, encoding="utf-8-sig")
+                with open_guarded(path) if compressed else contextlib.nullcontext(path) as src:
+                    frame = pd.read_csv(src, sep=sep, header=None, names=names, dtype=dtypes,
+                                        na_filter=False, engine="c", skip_blank_lines=True,
+                                        index_col=False, low_memory=False,
+                                        encoding="utf-8-sig")
+        except XdivError:
+            raise  # a limit of the guarded stream: reading on would cost what it guards
         except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError,
                 *_GZIP_ERRORS):
             continue  # undecodable bytes and corrupt gzip data included: named below
@@ -408,7 +559,7 @@ def read_topics(path: PathLike, *, strict: bool = False) -> pd.DataFrame:
     ``type="inv"`` (topic 102) and ``type="inav"`` (topic 138).
     """
     try:
-        with open_text(path) as fh:
+        with open_text(path, xml=True) as fh:
             text = fh.read()
         root = ET.fromstring(text)
     except ET.ParseError as exc:
