@@ -187,3 +187,35 @@ def test_real_files_pass_the_default_limits():
         if not path.exists():
             pytest.skip("../shared/reference/trec-web is not available")
         assert len(xdiv.io.read_qrels_frame(path)) > 1000
+
+
+def test_oversized_topic_xml_is_refused_up_front(tmp_path):
+    """One huge text token made the XML parser take quadratic time (64 MiB: 48 s)."""
+    import time
+
+    from xdiv.io import LIMITS
+
+    path = tmp_path / "topics.xml"
+    path.write_text('<webtrack><topic number="1"><query>'
+                    + "a" * (LIMITS.max_xml_bytes + 1) + "</query></topic></webtrack>")
+    start = time.perf_counter()
+    with pytest.raises(xdiv.InputError, match=r"topics.xml: \d+ bytes, larger than the "
+                                              r"8388608 bytes allowed for an XML file"):
+        xdiv.read_topics(path)
+    assert time.perf_counter() - start < 1
+    gz = tmp_path / "topics.xml.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    with pytest.raises(xdiv.InputError, match=r"larger than 8388608 bytes"):
+        xdiv.read_topics(gz)
+
+
+def test_out_of_memory_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    import xdiv.cli.demo
+
+    def exhausted(args):
+        raise MemoryError
+
+    monkeypatch.setattr(xdiv.cli.demo, "run", exhausted)
+    assert xdiv.cli.main(["demo", "-o", str(tmp_path / "d.nc")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("xdiv: error: out of memory;")
