@@ -12,6 +12,19 @@ from collections.abc import Sequence
 import numpy as np
 
 
+def rank_sum(values: np.ndarray) -> np.ndarray:
+    """Sum over the last (rank) axis, adding the ranks in order.
+
+    numpy's ``sum`` adds pairwise, in groups that depend on the axis length, so the same
+    ranked list padded to another depth (evaluated beside a longer run) could sum to a
+    different last bit. Added in order, trailing zeros leave the sum unchanged: a run's
+    score is the same bits whichever runs it is evaluated with.
+    """
+    if values.shape[-1] == 0:
+        return np.zeros(values.shape[:-1])
+    return np.cumsum(values, axis=-1)[..., -1]
+
+
 def gain_table(gain: str | Sequence[float], highest: int) -> np.ndarray:
     """Gain value of each level ``0..highest`` as a lookup table.
 

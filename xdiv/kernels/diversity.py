@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import cut, discount, divide, fit, lookup, ranks
+from .common import cut, discount, divide, fit, lookup, rank_sum, ranks
 
 
 def relevant(levels: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -84,8 +84,8 @@ def d_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din=False):
     levels = cut_ranks(levels, cutoff)
     gg = global_gain(levels, prob, valid, table, nav if din else None)
     ideal = cut(ideal_gg, cutoff)  # ranks past the ideal list add nothing: no padding
-    value = divide((gg * discount(gg.shape[-1])).sum(axis=-1),
-                   (ideal * discount(ideal.shape[-1])).sum(axis=-1))
+    value = divide(rank_sum(gg * discount(gg.shape[-1])),
+                   rank_sum(ideal * discount(ideal.shape[-1])))
     return _undefined_without_intents(value, valid)
 
 
@@ -101,7 +101,7 @@ def d_q(levels, ideal_gg, prob, valid, nav, n_relevant, *, cutoff, table, beta, 
     ratio = (np.cumsum(rel, axis=-1) + beta * np.cumsum(gg, axis=-1)) / (
         ranks(k) + beta * np.cumsum(fit(ideal_gg, k), axis=-1))
     norm = n_relevant if cutoff is None else np.minimum(n_relevant, cutoff)
-    return _undefined_without_intents(divide((rel * ratio).sum(axis=-1), norm), valid)
+    return _undefined_without_intents(divide(rank_sum(rel * ratio), norm), valid)
 
 
 def count_relevant_any(qrels_levels, valid):

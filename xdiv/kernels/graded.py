@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from .common import (count_relevant, cut, defined_where, discount, divide,
-                     exclusive_cumprod, fit, lookup, ranks)
+                     exclusive_cumprod, fit, lookup, rank_sum, ranks)
 
 
 def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``sum_r gv(x_r) / log2(r + 1)`` over the whole of ``levels``."""
-    return (lookup(table, levels) * discount(levels.shape[-1])).sum(axis=-1)
+    return rank_sum(lookup(table, levels) * discount(levels.shape[-1]))
 
 
 def ndcg(levels, ideal, *, cutoff, table):
@@ -46,7 +46,7 @@ def q_measure(levels, ideal, *, cutoff, table, beta, denominator="min"):
     rel, _, ratio = _blended(levels, ideal, table, beta)
     total = count_relevant(ideal)
     norm = total if cutoff is None or denominator == "R" else np.minimum(total, cutoff)
-    return defined_where(divide((rel * ratio).sum(axis=-1), norm), total)
+    return defined_where(divide(rank_sum(rel * ratio), norm), total)
 
 
 def p_plus(levels, ideal, *, cutoff, table, beta):
@@ -61,7 +61,7 @@ def p_plus(levels, ideal, *, cutoff, table, beta):
     rp = np.argmax(levels == top[..., None], axis=-1)
     upto = np.arange(levels.shape[-1]) <= rp[..., None]
     c_rp = np.take_along_axis(count, rp[..., None], axis=-1)[..., 0] if levels.shape[-1] else 0
-    value = np.where(top > 0, divide((rel * ratio * upto).sum(axis=-1), c_rp), 0.0)
+    value = np.where(top > 0, divide(rank_sum(rel * ratio * upto), c_rp), 0.0)
     return defined_where(value, count_relevant(ideal))
 
 
@@ -72,7 +72,7 @@ def err(levels, *, table):
     any gain it is NTCIREVAL's stop probability ``g / (g_max + 1)``.
     """
     stop = lookup(table, levels) / (table[-1] + 1.0)
-    return (stop * exclusive_cumprod(1.0 - stop) / ranks(levels.shape[-1])).sum(axis=-1)
+    return rank_sum(stop * exclusive_cumprod(1.0 - stop) / ranks(levels.shape[-1]))
 
 
 def err_at(levels, ideal, *, cutoff, table):
@@ -96,7 +96,7 @@ def _gap_numerator(levels, q):
     above = levels[..., None] >= np.arange(1, len(q))
     counts = np.cumsum(above, axis=-2)
     inner = (above * counts * steps).sum(axis=-1)
-    return (inner / ranks(levels.shape[-1])).sum(axis=-1)
+    return rank_sum(inner / ranks(levels.shape[-1]))
 
 
 def gap(levels, ideal, *, cutoff, q):
@@ -106,7 +106,7 @@ def gap(levels, ideal, *, cutoff, q):
     threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; a
     cutoff truncates the run only.
     """
-    denominator = lookup(q, ideal).sum(axis=-1)
+    denominator = rank_sum(lookup(q, ideal))
     value = divide(_gap_numerator(cut(levels, cutoff), q), denominator)
     return defined_where(value, count_relevant(ideal))
 
@@ -142,5 +142,5 @@ def rbp(levels, ideal, *, cutoff, table, p):
     """RBP = (1 - p) sum_r p^(r-1) gv(x_r) / gv(H) (Moffat & Zobel, graded)."""
     levels = cut(levels, cutoff)
     weights = p ** np.arange(levels.shape[-1], dtype=np.float64)
-    value = (1.0 - p) * (lookup(table, levels) * weights).sum(axis=-1) / table[-1]
+    value = (1.0 - p) * rank_sum(lookup(table, levels) * weights) / table[-1]
     return defined_where(value, count_relevant(ideal))

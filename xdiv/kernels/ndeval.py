@@ -30,7 +30,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .common import discount, divide, ranks
+from .common import discount, divide, rank_sum, ranks
 from .diversity import cut_ranks, relevant
 
 
@@ -155,7 +155,7 @@ def _undefined(value, n_intents):
 def _cumulative(gains, weights, cutoff):
     """``sum_{r<=cutoff} G(r) w(r)`` where lists shorter than the cutoff add nothing."""
     k = min(gains.shape[-1], cutoff)
-    return (gains[..., :k] * weights[:k]).sum(axis=-1)
+    return rank_sum(gains[..., :k] * weights[:k])
 
 
 def alpha_dcg(levels, valid, *, cutoff, alpha):
@@ -213,9 +213,9 @@ def compact_relevant(levels, valid, cutoff=None):
 def _rbp_sum(gains, beta, rank=None):
     """``sum beta^{r-1} G(r)``; ``rank`` gives the 1-based ranks of compact gains."""
     if rank is None:
-        return (gains * running_powers(beta, gains.shape[-1])).sum(axis=-1)
+        return rank_sum(gains * running_powers(beta, gains.shape[-1]))
     powers = running_powers(beta, int(rank.max(initial=1)) + 1)
-    return (gains * powers[np.maximum(rank - 1, 0)]).sum(axis=-1)
+    return rank_sum(gains * powers[np.maximum(rank - 1, 0)])
 
 
 def _compact_nrbp_sum(levels, valid, cutoff, alpha, beta):

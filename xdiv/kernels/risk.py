@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .common import rank_sum
+
 
 def risk_weighted(run: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
     """``d = run - baseline``, kept where ``d >= 0`` and weighted ``(1 + alpha) d`` where
@@ -26,9 +28,7 @@ def ordered_mean(values: np.ndarray, axis: int = -1) -> np.ndarray:
     order (not pairwise): the sum a C or Perl loop forms; NaN where none is defined."""
     moved = np.moveaxis(np.asarray(values, dtype=np.float64), axis, -1)
     defined = ~np.isnan(moved)
-    if moved.shape[-1] == 0:
-        return np.full(moved.shape[:-1], np.nan)
-    total = np.cumsum(np.where(defined, moved, 0.0), axis=-1)[..., -1]
+    total = rank_sum(np.where(defined, moved, 0.0))
     count = defined.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(count > 0, total / count, np.nan)
