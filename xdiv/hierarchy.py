@@ -39,6 +39,7 @@ import pandas as pd
 import xarray as xr
 
 from . import io as _io
+from .atomic import atomic_output
 from .collection import check_collection
 from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, preview, to_json
@@ -330,9 +331,10 @@ def extend_hierarchy(hierarchy: pd.DataFrame | Mapping | str | os.PathLike) -> p
 
 def write_hierarchy(path: str | os.PathLike, hierarchy: pd.DataFrame) -> None:
     """Write a hierarchy frame as ``topic node parent weight intent`` lines (the format
-    :func:`read_hierarchy` reads; ``-`` marks the root and empty fields)."""
+    :func:`read_hierarchy` reads; ``-`` marks the root and empty fields), replacing
+    ``path`` only once the file is complete (see :mod:`xdiv.atomic`)."""
     frame, _ = _hierarchy_input(hierarchy)
-    with open(_io.check_output_path(path), "w", encoding="utf-8") as fh:
+    with atomic_output(_io.check_output_path(path)) as fh:
         fh.write("# topic node parent weight intent  (parent - = the query)\n")
         for topic, node, parent, weight, intent in frame[
                 ["topic", "node", "parent", "weight", "intent"]].itertuples(index=False):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import itertools
 import math
 import mmap
 import os
@@ -26,11 +27,13 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 from xml.parsers import expat
 
 import numpy as np
 import pandas as pd
 
+from .atomic import atomic_output, output_target
 from .errors import InputError, ParseError, XdivError, XdivWarning
 from .labels import preview
 
@@ -188,7 +191,9 @@ _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
 def check_output_path(path: PathLike) -> str:
     """``path`` as text, after checking that a file can be written there: it names a file
-    (no trailing separator), is not a folder, and its folder exists.
+    (no trailing separator), is not a folder, and the folder of the file it names exists
+    (for a symbolic link, of the link's target; see :mod:`xdiv.atomic`). A FIFO, a device
+    or an open descriptor, such as ``/dev/stdout``, is accepted: it is written to directly.
 
     Raises
     ------
@@ -200,8 +205,9 @@ def check_output_path(path: PathLike) -> str:
         raise InputError(f"{text}: is a directory, not a file")
     if text.endswith(("/", os.sep)):
         raise InputError(f"{text}: names a directory (it ends with {text[-1]!r}), not a file")
-    folder = os.path.dirname(os.path.abspath(text))
-    if not os.path.isdir(folder):
+    target = output_target(text)
+    folder = os.path.dirname(target) if isinstance(target, str) else None
+    if folder is not None and not os.path.isdir(folder):
         raise InputError(f"{text}: the directory {folder} does not exist")
     return text
 
@@ -299,10 +305,10 @@ def _utf8_error(path: PathLike) -> InputError:
     return InputError(f"{os.fspath(path)}: not a UTF-8 text file")  # pragma: no cover
 
 
-def _open_write(path: PathLike):
-    if os.fspath(path).endswith(".gz"):
-        return gzip.open(path, "wt", encoding="utf-8")
-    return open(path, "w", encoding="utf-8")
+def _open_write(path: PathLike) -> contextlib.AbstractContextManager[TextIO]:
+    """A UTF-8 text file replacing ``path`` atomically (see :mod:`xdiv.atomic`), gzipped
+    when the name ends with ``.gz``."""
+    return atomic_output(path, gzip=os.fspath(path).endswith(".gz"))
 
 
 def _numbered_fields(path: PathLike) -> Iterator[tuple[int, list[str]]]:
@@ -637,11 +643,16 @@ def read_doc_lengths(path: PathLike) -> pd.DataFrame:
     return _read_table(path, [("docno", "str"), ("length", "float")])
 
 
+_LINES_PER_WRITE = 10_000
+
+
 def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
-    cols = [np.asarray(c).astype(str) for c in columns]
-    body = "\n".join(" ".join(fields) for fields in zip(*cols))
-    with _open_write(check_output_path(path)) as fh:
-        fh.write(body + ("\n" if body else ""))
+    """Write the columns' values as space-separated lines, a block of lines at a time."""
+    text = check_output_path(path)
+    lines = map(" ".join, zip(*(np.asarray(c).astype(str) for c in columns)))
+    with _open_write(text) as fh:
+        while block := list(itertools.islice(lines, _LINES_PER_WRITE)):
+            fh.write("\n".join(block) + "\n")
 
 
 def write_qrels(path: PathLike, qrels: pd.DataFrame) -> None:

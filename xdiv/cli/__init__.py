@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -66,6 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "give measures a cutoff (M@k reads only the top k documents)",
                   file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            # outputs being written were removed on the way out (xdiv.atomic); end as
+            # a command stopped by Ctrl-C does, without a traceback
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+            return 130
         except BrokenPipeError:
             # the reader went away (``xdiv evaluate ... | head``): stop quietly, as a
             # command killed by SIGPIPE does, and keep the interpreter's final flush quiet

@@ -17,7 +17,7 @@ import xarray as xr
 from ..errors import InputError, XdivError
 from ..evaluate import summarize
 from ..io import check_output_path
-from ..netcdf import open_dataset
+from ..netcdf import open_cube
 
 QUIET_HELP = "print no warnings or progress bars"
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
@@ -101,6 +101,14 @@ def output(path: str, *inputs: str | None) -> str:
     return text
 
 
+def save_figure(fig, path: str) -> None:
+    """Write a matplotlib figure atomically, in the format its extension names."""
+    from ..atomic import atomic_output
+
+    with atomic_output(path, binary=True) as fh:
+        fig.savefig(fh, format=os.path.splitext(path)[1][1:].lower(), bbox_inches="tight")
+
+
 def figure_output(path: str, *inputs: str) -> str:
     """:func:`output` for a figure, whose format follows the extension."""
     if os.path.splitext(path)[1].lower() not in FIGURE_FORMATS:
@@ -120,14 +128,9 @@ def about(path: str):
 
 def open_netcdf(path: str, kind: str) -> xr.Dataset:
     """A NetCDF file of the ``kind`` a command needs: ``"scores"`` (from ``xdiv evaluate
-    -o``) or ``"meta"`` (from ``xdiv meta -o``)."""
-    data = open_dataset(path)
-    if kind == "meta" and "asl_curve" not in data:
-        raise XdivError(f"{path}: not a meta-evaluation file (write one with 'xdiv meta -o')")
-    if kind == "scores" and ("score" not in data or
-                             set(data["score"].dims) != {"metric", "run", "topic"}):
-        raise XdivError(f"{path}: not a score cube (write one with 'xdiv evaluate -o')")
-    return data
+    -o``) or ``"meta"`` (from ``xdiv meta -o``), checked once by
+    :func:`xdiv.netcdf.open_cube`; a bad file raises a one-line ``InputError`` naming it."""
+    return open_cube(path, kind)
 
 
 def progress_wanted(args: argparse.Namespace) -> bool:

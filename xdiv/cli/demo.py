@@ -10,7 +10,7 @@ import xarray as xr
 from .. import datasets
 from ..evaluate import evaluate
 from ..netcdf import to_netcdf
-from .common import command, output, print_frame, summary_frame, whole
+from .common import command, output, print_frame, save_figure, summary_frame, whole
 
 DEMO_MEASURES = ["I-rec@10", "alpha-nDCG@10", "ERR-IA@10", "nDCG-IA@10", "D-nDCG@10",
                  "D#-nDCG@10", "DIN#-nDCG@10", "P+Q#@10", "Ef-P@10"]
@@ -74,7 +74,7 @@ def run(args) -> int:
     stem = os.path.splitext(os.path.abspath(path))[0]
     outputs = [to_netcdf(power, f"{stem}-meta.nc")]
     for name, fig in (("asl", asl_curves(power)), ("irec-dndcg", irec_dndcg(scores))):
-        fig.savefig(f"{stem}-{name}.png", bbox_inches="tight")
+        save_figure(fig, f"{stem}-{name}.png")
         outputs.append(f"{stem}-{name}.png")
     print("\nmeta-evaluation and plots written to " + ", ".join(outputs))
     return 0

@@ -9,7 +9,7 @@ import xarray as xr
 from ..errors import XdivError
 from ..kernels.meta import RANK_CORRELATIONS
 from ..measures.registry import MAX_CUTOFF
-from .common import about, command, figure_output, open_netcdf, whole
+from .common import about, command, figure_output, open_netcdf, save_figure, whole
 
 KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation")
 
@@ -89,10 +89,7 @@ def run(args) -> int:
                                                                    args.gold))
         else:
             fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
-    try:
-        fig.savefig(args.output, bbox_inches="tight")
-    except OSError as exc:
-        raise XdivError(f"{args.output}: cannot write ({exc.strerror or exc})") from None
+    save_figure(fig, args.output)
     print(f"plot written to {args.output}", file=sys.stderr)
     return 0
 
