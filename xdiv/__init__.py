@@ -17,7 +17,7 @@ from .evaluate import evaluate, summarize
 from .io import read_probabilities, read_topics
 from .measures import measure_set, parse_measure, registry
 from .measures import resolve as resolve_measure
-from .netcdf import open_dataset, to_netcdf
+from .netcdf import open_cube, open_dataset, to_netcdf
 from .runs import build_runs, judge, read_run, read_runs, runs_frame, write_run
 
 __version__ = "0.1.0"
@@ -36,10 +36,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError", "XdivWarning", "attach_hierarchy",
-    "hierarchy", "imine", "read_imine", "set_doc_lengths", "udm",
-    "build_collection", "build_runs", "datasets", "evaluate", "judge", "measure_set",
-    "open_dataset", "parse_measure", "resolve_measure", "qrels_frame", "read_probabilities", "read_qrels", "read_run",
-    "read_runs", "read_topics", "registry", "runs_frame", "set_probabilities", "summarize",
-    "to_adhoc", "to_netcdf", "write_qrels", "write_run", *_LAZY,
+    "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError",
+    "XdivWarning", "attach_hierarchy", "build_collection", "build_runs", "datasets",
+    "evaluate", "hierarchy", "imine", "judge", "measure_set", "open_cube",
+    "open_dataset", "parse_measure", "qrels_frame", "read_imine", "read_probabilities",
+    "read_qrels", "read_run", "read_runs", "read_topics", "registry", "resolve_measure",
+    "runs_frame", "set_doc_lengths", "set_probabilities", "summarize", "to_adhoc",
+    "to_netcdf", "udm", "write_qrels", "write_run", *_LAZY,
 ]
