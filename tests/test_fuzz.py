@@ -37,11 +37,16 @@ CLEAN = {
                '<subtopic number="2" type="inf">t</subtopic>\n</topic>\n'
                '<topic number="2" type="ambiguous">\n<query>q two</query>\n'
                '<subtopic number="1" type="inf">u</subtopic>\n</topic>\n</webtrack2009>\n'),
+    "imine": ('<?xml version="1.0" encoding="utf-8"?>\n<root>\n'
+              '<topic id="0101" content="jaguar">\n'
+              '<fls content="car" poss="0.6">\n'
+              '<sls content="car_models" poss="0.3"/>\n<sls content="car_dealers" poss="0.7"/>\n'
+              '</fls>\n<fls content="animal" poss="0.4"/>\n</topic>\n</root>\n'),
 }
 READERS = {
     "qrels": xdiv.io.read_qrels_frame, "run": xdiv.io.read_run_frame,
     "probabilities": xdiv.read_probabilities, "hierarchy": xdiv.hierarchy.read_hierarchy,
-    "topics": xdiv.read_topics,
+    "topics": xdiv.read_topics, "imine": xdiv.imine.read_imine_hierarchy,
 }
 NEUTRAL = ("crlf", "cr", "tabs", "bom", "gzip", "trailing-blank")
 """Mutations that leave the content as it was."""
@@ -83,12 +88,13 @@ def _mutate(text: str, mutation: str, draw) -> bytes:
     elif mutation == "nul":
         lines[k] = lines[k][:1] + "\0" + lines[k][1:]
     elif mutation == "latin1":
-        return "".join(lines[:k] + ["é" + lines[k]] + lines[k + 1:]).encode("latin-1")
+        return "".join(lines[:k] + ["é" + lines[k]] + lines[k + 1:]).encode("latin-1", "replace")
     elif mutation == "truncate":
         data = text.encode()
         return data[:draw(st.integers(0, len(data) - 1))]
     elif mutation == "drop-attribute":
-        name = draw(st.sampled_from(['number="1"', 'number="2"', 'type="nav"', 'type="inf"']))
+        name = draw(st.sampled_from(['number="1"', 'number="2"', 'type="nav"', 'type="inf"',
+                                     'poss="0.6"', 'content="car"', 'id="0101"']))
         return text.replace(name, "", 1).encode()
     elif mutation == "empty":
         return b""
