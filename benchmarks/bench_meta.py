@@ -1,6 +1,9 @@
-"""Benchmark: xdiv's significance tests vs ranx and statsmodels on the same scores.
+"""Benchmark: xdiv's significance tests vs ranx and statsmodels on the same scores, and the
+time and peak memory of ``xdiv meta`` as the number of replicates B grows.
 
 Usage: python benchmarks/bench_meta.py
+       python benchmarks/bench_meta.py --memory [--B 1000 10000 50000] [--baseline DIR]
+                                           [--repeat 3]
 
 Scores: 20 runs x 50 topics x 10 metrics (xdiv.datasets.synthetic, seed 3). Timed:
 xdiv's paired bootstrap (B = 1000) and randomised Tukey HSD (B = 5000) over all metrics and
@@ -8,12 +11,26 @@ run pairs; ranx's Tukey HSD test and Fisher's randomisation test (its `compare`,
 metric; ranx evaluates 10 of its own adhoc metrics on the same runs, max-level qrels, and
 tests every pair) and statsmodels' pairwise_tukeyhsd (per metric). Target: each xdiv test
 < 2 s.
+
+``--memory``: the score cube of the 18 TREC 2009 runs x 50 topics x 4 metrics
+(alpha-nDCG@10, ERR-IA@10, I-rec@10, D#-nDCG@10; ``xdiv evaluate`` on
+``../shared/reference/trec-web/2009``), then ``xdiv meta --test both -B B`` for each B in a
+fresh process: wall time (best of ``--repeat``) and peak resident memory (ru_maxrss).
+``--baseline DIR`` also runs the ``xdiv`` package found in DIR (an older checkout) on the
+same cube, for before / after comparisons. Target: under 2 GiB at B = 50000.
 """
 
 from __future__ import annotations
 
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -67,7 +84,71 @@ def statsmodels_tukey(scores):
         pairwise_tukeyhsd(values, groups)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+TREC_2009 = ROOT / ".." / "shared" / "reference" / "trec-web" / "2009"
+CUBE_METRICS = ["alpha-nDCG@10", "ERR-IA@10", "I-rec@10", "D#-nDCG@10"]
+
+PEAK_RSS = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(seconds, peak / 1024 if sys.platform != "darwin" else peak / 2 ** 20)
+"""
+"""Runs a command in a process of its own; prints its wall time (s) and peak RSS (MiB)."""
+
+
+def trec_cube(directory: str) -> str:
+    """The TREC 2009 score cube of the memory benchmark, written with ``xdiv evaluate``."""
+    cube = os.path.join(directory, "cube.nc")
+    subprocess.run([sys.executable, "-m", "xdiv.cli", "-q", "evaluate",
+                    str(TREC_2009 / "qrels.diversity.gz"),
+                    *sorted(glob.glob(str(TREC_2009 / "runs" / "*.gz"))), "-m", *CUBE_METRICS,
+                    "--topics", str(TREC_2009 / "wt09.topics.full.xml"), "-o", cube],
+                   check=True, stdout=subprocess.DEVNULL)
+    return cube
+
+
+def meta_cost(cube: str, B: int, pythonpath: str | None = None) -> tuple[float, float]:
+    """Wall time (s) and peak RSS (MiB) of ``xdiv meta cube --test both -B B``."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    out = subprocess.run([sys.executable, "-c", PEAK_RSS, sys.executable, "-m", "xdiv.cli",
+                          "-q", "meta", cube, "--test", "both", "-B", str(B)],
+                         check=True, capture_output=True, text=True, env=env,
+                         cwd=tempfile.gettempdir())
+    seconds, mib = out.stdout.split()
+    return float(seconds), float(mib)
+
+
+def memory(Bs: list[int], baseline: str | None, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        cube = trec_cube(directory)
+        print("xdiv meta --test both, TREC 2009: 18 runs x 50 topics x 4 metrics "
+              "(153 run pairs per metric)")
+        versions = [("this checkout", str(ROOT))]
+        if baseline:
+            versions.append(("baseline", os.path.abspath(baseline)))
+        for B in Bs:
+            for label, path in versions:
+                costs = [meta_cost(cube, B, path) for _ in range(repeat)]
+                seconds, mib = min(c[0] for c in costs), max(c[1] for c in costs)
+                print(f"  B = {B:6d}  {label:14s} {seconds:7.2f} s  peak RSS {mib:7.0f} MiB")
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memory", action="store_true",
+                        help="time and peak RSS of xdiv meta on TREC 2009 for each B")
+    parser.add_argument("--B", type=int, nargs="+", default=[1000, 10000, 50000])
+    parser.add_argument("--baseline", help="directory holding an older xdiv package")
+    parser.add_argument("--repeat", type=int, default=3, help="--memory: runs per B (best time)")
+    args = parser.parse_args()
+    if args.memory:
+        memory(args.B, args.baseline, args.repeat)
+        return
     warnings.simplefilter("ignore")
     col, runs = xdiv.datasets.synthetic(n_topics=50, n_runs=20, depth=100, seed=3)
     scores = xdiv.evaluate(runs, col, METRICS)

@@ -1,6 +1,8 @@
-"""Meta-evaluation of measures (spec §7): discriminative power with the paired bootstrap
-and the randomised Tukey HSD, the concordance test, rank correlations, agreement of
-significance sets, run and topic sampling.
+"""Meta-evaluation of measures: discriminative power (Sakai, SIGIR 2006) with the paired
+bootstrap test (Sakai, SIGIR 2006) and the randomised Tukey HSD test (Carterette, TOIS 2012;
+Sakai, WWW 2012 / CIKM 2012), the concordance test (Sakai, WWW 2012 / CIKM 2012), rank
+correlations, agreement of significance sets (Sakai & Song, SIGIR 2011), run and topic
+sampling.
 
 Input is the ``score(metric, run, topic)`` cube of :func:`xdiv.evaluate` (a Dataset or
 its ``score`` DataArray). Results are labelled datasets whose run-pair variables are full
@@ -8,7 +10,9 @@ its ``score`` DataArray). Results are labelled datasets whose run-pair variables
 parameters and seeds are attributes, and which round-trip through NetCDF. Topics with a
 NaN score for some run (undefined) are left out of a metric's tests, and counted in
 ``n_topics``. Metrics tested on the same topics share the resamples drawn from ``seed``,
-and a metric's result never depends on which other metrics the cube holds.
+and a metric's result never depends on which other metrics the cube holds. The tests
+resample in blocks and keep no per-replicate arrays, so their memory does not grow with
+the number of replicates B (beyond the bootstrap's ``B alpha`` largest ``|t*|`` per pair).
 """
 
 from __future__ import annotations
@@ -82,17 +86,38 @@ def _pair_dataset(da, variables: dict, attrs: dict) -> xr.Dataset:
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
+def _progress(da: xr.DataArray, B: int, progress: bool, desc: str) -> tqdm:
+    """A progress bar of ``metric × resample block`` steps (advanced by the kernels'
+    ``on_block`` once per block for every metric resampled together)."""
+    return tqdm(total=da.sizes["metric"] * K.n_blocks(B), disable=not progress, desc=desc,
+                unit="block")
+
+
 def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
                    progress: bool = False) -> xr.Dataset:
-    """Paired bootstrap test of every run pair for every metric (Sakai; seed 002 Fig. 2).
+    """Paired bootstrap test of every run pair for every metric (Sakai, SIGIR 2006; the
+    two-sided version of Sakai, WWW 2012 / CIKM 2012, Fig. 2).
+
+    Parameters
+    ----------
+    scores : xarray.Dataset or xarray.DataArray
+        The ``score(metric, run, topic)`` cube.
+    B : int
+        Number of bootstrap resamples of the topics.
+    seed : int
+        Seed of the resamples (recorded as an attribute).
+    alpha : float
+        Significance level of the required difference.
+    progress : bool
+        Show a progress bar advancing per metric and resample block.
 
     Returns
     -------
     xarray.Dataset
         ``asl``, ``diff`` (mean of run_a - run_b), ``t`` and ``delta`` (the pair's required
-        difference at ``alpha``, seed 000 Fig. 3) over (metric, run_a, run_b);
-        ``required_delta(metric)`` = max over pairs; ``n_topics(metric)``. Attributes:
-        test, B, seed, alpha.
+        difference at ``alpha``, Sakai, SIGIR 2006) over (metric, run_a, run_b);
+        ``required_delta(metric)`` = max over pairs (Sakai & Song, SIGIR 2011);
+        ``n_topics(metric)``. Attributes: test, B, seed, alpha.
     """
     _check_resampling(B, seed, alpha)
     da = _scores(scores)
@@ -101,13 +126,14 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     n_metrics = da.sizes["metric"]
     out = {k: np.full((n_metrics, n_runs, n_runs), np.nan) for k in ("asl", "diff", "t", "delta")}
     n_topics = np.zeros(n_metrics, dtype=np.int64)
-    for members, values in tqdm(list(_metric_groups(da)), disable=not progress,
-                                desc="bootstrap"):
-        mean, t, asl, delta = K.paired_bootstrap(values[:, i] - values[:, j], replicates=B,
-                                                 rng=np.random.default_rng(seed), alpha=alpha)
-        for key, v in zip(("asl", "diff", "t", "delta"), (asl, mean, t, delta)):
-            out[key][members] = _square(v, n_runs, antisymmetric=key in ("diff", "t"))
-        n_topics[members] = values.shape[-1]
+    with _progress(da, B, progress, "bootstrap") as bar:
+        for members, values in _metric_groups(da):
+            mean, t, asl, delta = K.paired_bootstrap(
+                values[:, i] - values[:, j], replicates=B, rng=np.random.default_rng(seed),
+                alpha=alpha, on_block=lambda step=len(members): bar.update(step))
+            for key, v in zip(("asl", "diff", "t", "delta"), (asl, mean, t, delta)):
+                out[key][members] = _square(v, n_runs, antisymmetric=key in ("diff", "t"))
+            n_topics[members] = values.shape[-1]
     dims = ("metric", "run_a", "run_b")
     result = _pair_dataset(da, {k: (dims, v) for k, v in out.items()},
                            {"test": "paired bootstrap", "B": B, "seed": seed, "alpha": alpha})
@@ -118,13 +144,28 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
 
 def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
               progress: bool = False) -> xr.Dataset:
-    """Randomised Tukey HSD test of every run pair for every metric (seed 002 Fig. 4).
+    """Randomised Tukey HSD test of every run pair for every metric (Carterette, TOIS 2012;
+    as in Sakai, WWW 2012 / CIKM 2012, Fig. 4).
+
+    Parameters
+    ----------
+    scores : xarray.Dataset or xarray.DataArray
+        The ``score(metric, run, topic)`` cube.
+    B : int
+        Number of randomisation trials.
+    seed : int
+        Seed of the permutations (recorded as an attribute).
+    alpha : float
+        Significance level of the required difference.
+    progress : bool
+        Show a progress bar advancing per metric and resample block.
 
     Returns
     -------
     xarray.Dataset
         ``asl`` and ``diff`` over (metric, run_a, run_b); ``required_delta(metric)`` = the
-        smallest |diff| among pairs with ASL < alpha (seed 002 Fig. 5); ``n_topics``.
+        smallest |diff| among pairs with ASL < alpha (Sakai, WWW 2012 / CIKM 2012, Fig. 5);
+        ``n_topics``.
     """
     _check_resampling(B, seed, alpha)
     da = _scores(scores)
@@ -133,12 +174,13 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     asl = np.full((n_metrics, n_runs, n_runs), np.nan)
     diff = np.full((n_metrics, n_runs, n_runs), np.nan)
     n_topics = np.zeros(n_metrics, dtype=np.int64)
-    for members, values in tqdm(list(_metric_groups(da)), disable=not progress,
-                                desc="Tukey HSD"):
-        d, a = K.randomised_tukey(values, replicates=B, rng=np.random.default_rng(seed))
-        asl[members] = _square(a, n_runs)
-        diff[members] = _square(d, n_runs, antisymmetric=True)
-        n_topics[members] = values.shape[-1]
+    with _progress(da, B, progress, "Tukey HSD") as bar:
+        for members, values in _metric_groups(da):
+            d, a = K.randomised_tukey(values, replicates=B, rng=np.random.default_rng(seed),
+                                      on_block=lambda step=len(members): bar.update(step))
+            asl[members] = _square(a, n_runs)
+            diff[members] = _square(d, n_runs, antisymmetric=True)
+            n_topics[members] = values.shape[-1]
     dims = ("metric", "run_a", "run_b")
     result = _pair_dataset(da, {"asl": (dims, asl), "diff": (dims, diff)},
                            {"test": "randomised Tukey HSD", "B": B, "seed": seed,
@@ -182,8 +224,8 @@ def _differences(values: np.ndarray) -> np.ndarray:
 
 
 def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Dataset:
-    """The concordance test of two metrics against one or more gold standards (seed 002
-    Fig. 6), over all run pairs × topics with scores for both runs.
+    """The concordance test of two metrics against one or more gold standards (Sakai,
+    WWW 2012 / CIKM 2012, Fig. 6), over all run pairs × topics with scores for both runs.
 
     Returns
     -------
@@ -251,8 +293,8 @@ def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
     ``method``: ``"kendall"`` (tau-b, scipy), ``"tau_ap"`` (metric_1's ranking evaluated
     against metric_2's as the reference; top-weighted; ties as in
     :func:`xdiv.kernels.meta.tau_ap`), ``"tau_ap_sym"`` (mean of both directions of
-    tau_ap, seed 002's symmetric tau_ap) or ``"tau_ap_b"`` (Urbano & Marrero's
-    tau_AP-b, symmetric, for rankings with ties).
+    tau_ap, the symmetric tau_ap of Sakai, WWW 2012 / CIKM 2012) or ``"tau_ap_b"``
+    (Urbano & Marrero's tau_AP-b, ICTIR 2017, symmetric, for rankings with ties).
     """
     if method not in CORRELATIONS:
         raise InputError(f"method must be one of {', '.join(CORRELATIONS)}, not {method!r}")
@@ -267,8 +309,9 @@ def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
 
 
 def significance_agreement(test: xr.Dataset, alpha: float | None = None) -> xr.Dataset:
-    """Agreement of metrics' sets of significantly different run pairs (seed 000 Table 5):
-    ``jaccard = |A ∩ B| / |A ∪ B|``, ``only_1 = |A - B|``, ``only_2 = |B - A|``."""
+    """Agreement of metrics' sets of significantly different run pairs (Sakai & Song,
+    SIGIR 2011, Table 5): ``jaccard = |A ∩ B| / |A ∪ B|``, ``only_1 = |A - B|``,
+    ``only_2 = |B - A|``."""
     alpha = test.attrs.get("alpha", 0.05) if alpha is None else alpha
     _check_resampling(alpha=alpha)
     i, j = K.pair_index(test.sizes["run_a"])

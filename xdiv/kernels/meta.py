@@ -1,20 +1,39 @@
-"""Numpy kernels of the meta-evaluation (spec §7): paired bootstrap, randomised Tukey HSD,
-concordance counts, rank correlations. Scores come as ``(..., run, topic)``; run pairs
-are the upper triangle ``i < j`` of the run axis.
+"""Numpy kernels of the meta-evaluation: the paired bootstrap test (Sakai, SIGIR 2006), the
+randomised Tukey HSD test (Carterette, TOIS 2012; Sakai, WWW 2012 / CIKM 2012), the
+concordance test counts (Sakai, WWW 2012 / CIKM 2012) and rank correlations. Scores come
+as ``(..., run, topic)``; run pairs are the upper triangle ``i < j`` of the run axis.
+
+The resampling tests draw their replicates in blocks of ``CHUNK`` and keep, per run pair,
+only running counts and (for the bootstrap's required difference) the ``B alpha``
+replicates with the largest ``|t*|``, so their memory does not grow with the number of
+replicates B beyond that top-``B alpha`` buffer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+
+from ..errors import InputError
 
 
 RANK_CORRELATIONS = ("kendall", "tau_ap", "tau_ap_sym", "tau_ap_b")
 """The rank correlation coefficients of :func:`xdiv.meta.rank_correlation`, by name."""
 
+CHUNK = 250
+"""Replicates drawn per block by the resampling tests (the draws, and so the results for a
+seed, depend on it)."""
+
 
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)``, ``i < j``, of every unordered run pair."""
     return np.triu_indices(n_runs, k=1)
+
+
+def n_blocks(replicates: int, chunk: int = CHUNK) -> int:
+    """Number of resample blocks of ``chunk`` replicates that ``replicates`` take."""
+    return -(-replicates // chunk)
 
 
 def _t_statistic(mean, sumsq, n):
@@ -26,21 +45,125 @@ def _t_statistic(mean, sumsq, n):
         return np.where(sd > 0, t, np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
 
 
-def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,
-                     alpha: float, chunk: int = 250):
-    """Sakai's paired bootstrap test for many paired differences at once.
+class RunningTop:
+    """The ``k`` first entries of a stream of ``(key, value)`` blocks, per row, in the order
+    "larger key first, earlier entry first among equal keys"; keys are non-negative
+    numbers (``|t*|``, possibly infinite) or NaN, which ranks last.
 
-    ``diff`` ``(..., topic)``: per-topic score differences of run pairs. Every pair uses
-    the same ``replicates`` resamples of the topics (drawn in chunks). Returns the
-    observed mean and t, the ASL ``#{|t*| >= |t|} / B`` and the pair's required delta
-    (``|mean*|`` of the resample with the ``B alpha``-th largest ``|t*|``).
+    Entries arrive in blocks along the last axis (:meth:`add`); the buffer keeps the
+    selected entries in arrival order and holds at most ``k + max(k, 4 block)`` entries per
+    row, so memory depends on ``k``, not on the length of the stream. The selection is
+    exact: ``top-k(A + B) = top-k(top-k(A) + B)`` for a strict total order, and arrival
+    order breaks ties between equal keys.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the rows (every axis but the stream's).
+    k : int
+        Number of entries to keep per row, at least 1.
+    block : int
+        Largest block that :meth:`add` receives.
     """
+
+    def __init__(self, shape: tuple[int, ...], k: int, block: int):
+        self.k = k
+        capacity = k + max(k, 4 * block)
+        self._key = np.empty(tuple(shape) + (capacity,))
+        self._value = np.empty(tuple(shape) + (capacity,))
+        self._fill = 0
+
+    def add(self, key: np.ndarray, value: np.ndarray) -> None:
+        """Append a block ``(..., b)`` of keys and their values (``b <= block``)."""
+        b = key.shape[-1]
+        if self._fill + b > self._key.shape[-1]:
+            self._select()
+        # NaN keys rank after every number: |t*| >= 0, so -1 stands below them all
+        self._key[..., self._fill:self._fill + b] = np.where(np.isnan(key), -1.0, key)
+        self._value[..., self._fill:self._fill + b] = value
+        self._fill += b
+
+    def _select(self) -> None:
+        """Keep the ``k`` first entries of each row, in arrival order, at the buffer's front."""
+        m, k = self._fill, self.k
+        if m <= k:
+            return
+        key = self._key[..., :m]
+        kth = np.partition(key, m - k, axis=-1)[..., m - k:m - k + 1]  # k-th largest key
+        take = key >= kth
+        extra = take.sum(axis=-1) - k  # entries tied with the k-th beyond the first k
+        if extra.any():  # drop the latest of them
+            rows = extra > 0
+            tied = key[rows] == kth[rows]
+            latest = np.cumsum(tied[:, ::-1], axis=-1)[:, ::-1] <= extra[rows][:, None]
+            take[rows] &= ~(tied & latest)
+        shape = key.shape[:-1] + (k,)
+        kept_key = key[take].reshape(shape)  # row-major: each row's k entries in arrival order
+        kept_value = self._value[..., :m][take].reshape(shape)
+        self._key[..., :k] = kept_key
+        self._value[..., :k] = kept_value
+        self._fill = k
+
+    def kth_value(self) -> np.ndarray:
+        """The value of each row's ``k``-th entry (the last of its first ``k``): ``(...)``."""
+        if self._fill < self.k:
+            raise InputError(f"only {self._fill} entries for the {self.k}-th largest")
+        self._select()
+        key = self._key[..., :self.k]
+        last = key == key.min(axis=-1, keepdims=True)  # the smallest kept key ...
+        position = self.k - 1 - np.argmax(last[..., ::-1], axis=-1)  # ... arrived last
+        return np.take_along_axis(self._value[..., :self.k], position[..., None],
+                                  axis=-1)[..., 0]
+
+
+def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,
+                     alpha: float, axis: int = -1, chunk: int = CHUNK,
+                     on_block: Callable[[], None] | None = None):
+    """The two-sided paired bootstrap test (Sakai, SIGIR 2006) for many paired differences
+    at once.
+
+    Every series uses the same ``replicates`` resamples of the topics, drawn from ``rng``
+    in blocks of ``chunk`` (``rng.integers(0, n, size=(b, n))`` per block, in order). Per
+    block only the exceedance counts are accumulated and the running ``B alpha`` largest
+    ``|t*|`` with their ``|mean*|`` are merged (:class:`RunningTop`), so memory does not
+    grow with ``replicates`` beyond that buffer.
+
+    Parameters
+    ----------
+    diff : numpy.ndarray
+        Per-topic score differences of run pairs, topics along ``axis``.
+    replicates : int
+        Number of bootstrap resamples B.
+    rng : numpy.random.Generator
+        Source of the resamples.
+    alpha : float
+        Significance level of the required difference.
+    axis : int
+        The topic axis of ``diff``.
+    chunk : int
+        Resamples drawn per block.
+    on_block : callable, optional
+        Called with no argument after every block (progress bars).
+
+    Returns
+    -------
+    mean, t, asl, delta : numpy.ndarray
+        Over ``diff``'s other axes: the observed mean difference and paired t, the ASL
+        ``#{|t*| >= |t|} / B`` and the required difference at ``alpha``: the ``|mean*|`` of
+        the resample with the ``round(B alpha)``-th largest ``|t*|`` (the earlier resample
+        first among equal ``|t*|``; Sakai, SIGIR 2006).
+    """
+    diff = np.moveaxis(np.asarray(diff), axis, -1)
     n = diff.shape[-1]
+    rank = max(int(round(replicates * alpha)), 1)
+    if not 1 <= rank <= replicates:
+        raise InputError(f"the required difference at alpha = {alpha} needs the "
+                         f"{rank}-th of {replicates} replicates")
     mean = diff.mean(axis=-1)
     t_obs = _t_statistic(mean, (diff ** 2).sum(axis=-1), n)
     centred = diff - mean[..., None]
     exceed = np.zeros(diff.shape[:-1])
-    kept_t, kept_mean = [], []
+    top = RunningTop(diff.shape[:-1], rank, chunk)
     for start in range(0, replicates, chunk):
         b = min(chunk, replicates - start)
         picks = rng.integers(0, n, size=(b, n))
@@ -48,25 +171,43 @@ def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Genera
         np.add.at(counts, (np.arange(b)[:, None], picks), 1.0)
         boot_mean = centred @ counts.T / n
         boot_t = _t_statistic(boot_mean, (centred ** 2) @ counts.T, n)
-        exceed += (np.abs(boot_t) >= np.abs(t_obs)[..., None]).sum(axis=-1)
-        kept_t.append(np.abs(boot_t))
-        kept_mean.append(np.abs(boot_mean))
-    abs_t = np.concatenate(kept_t, axis=-1)
-    abs_mean = np.concatenate(kept_mean, axis=-1)
-    rank = max(int(round(replicates * alpha)), 1)
-    order = np.argsort(-abs_t, axis=-1, kind="stable")[..., rank - 1:rank]
-    delta = np.take_along_axis(abs_mean, order, axis=-1)[..., 0]
-    return mean, t_obs, exceed / replicates, delta
+        abs_t = np.abs(boot_t)
+        exceed += (abs_t >= np.abs(t_obs)[..., None]).sum(axis=-1)
+        top.add(abs_t, np.abs(boot_mean))
+        if on_block is not None:
+            on_block()
+    return mean, t_obs, exceed / replicates, top.kth_value()
 
 
 def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Generator,
-                     chunk: int = 250):
-    """Randomised Tukey HSD (Sakai, seed 002 Fig. 4): permute each topic's scores across
-    runs; per trial the range of run means; a pair's ASL is the share of trials whose range
-    reaches the pair's observed ``|mean difference|``.
+                     chunk: int = CHUNK, on_block: Callable[[], None] | None = None):
+    """The randomised Tukey HSD test (Carterette, TOIS 2012; as in Sakai, WWW 2012 /
+    CIKM 2012, Fig. 4): each trial permutes every topic's scores across the runs and takes
+    the range of the run means; a pair's ASL is the share of trials whose range reaches
+    the pair's observed ``|mean difference|``.
 
-    ``scores`` ``(..., run, topic)``. Returns the observed mean differences of every pair
-    ``(..., pair)`` and their ASLs.
+    Trials are drawn from ``rng`` in blocks of ``chunk``; per block only the counts of
+    trials reaching each pair are accumulated, so memory does not grow with
+    ``replicates``.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        ``(..., run, topic)`` scores.
+    replicates : int
+        Number of trials B.
+    rng : numpy.random.Generator
+        Source of the permutations.
+    chunk : int
+        Trials drawn per block.
+    on_block : callable, optional
+        Called with no argument after every block (progress bars).
+
+    Returns
+    -------
+    diff, asl : numpy.ndarray
+        ``(..., pair)``: the observed mean differences of every pair ``i < j`` and their
+        ASLs.
     """
     n_runs, n_topics = scores.shape[-2:]
     i, j = pair_index(n_runs)
@@ -83,6 +224,8 @@ def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Gene
         trial_means = permuted.mean(axis=-1)
         spread = trial_means.max(axis=-1) - trial_means.min(axis=-1)
         reached += (spread[..., :, None] >= observed[..., None, :] - 1e-12).sum(axis=-2)
+        if on_block is not None:
+            on_block()
     return means[..., i] - means[..., j], reached / replicates
 
 
