@@ -88,6 +88,22 @@ def started_writing(folder: Path, name: str) -> bool:
     return False
 
 
+def _default_signals() -> None:
+    """In a child: the default SIGINT and SIGTERM actions, whatever the test runner
+    inherited (a job started in the background of a shell ignores SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, even where the
+    runner inherited an ignored SIGINT."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def kill_midway(tmp_path: Path, writer: str, signum: int) -> subprocess.CompletedProcess:
     """Start ``writer`` on ``tmp_path/out.txt`` (which holds OLD), send ``signum`` once the
     temporary file has content, and return the finished process."""
@@ -97,7 +113,8 @@ def kill_midway(tmp_path: Path, writer: str, signum: int) -> subprocess.Complete
     target.write_text(OLD)
     script = SLOW_WRITES + WRITERS[writer]
     proc = subprocess.Popen([sys.executable, "-c", script, str(target), str(source)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_signals)
     deadline = time.monotonic() + 120
     try:
         while not started_writing(tmp_path, "out.txt"):
@@ -183,7 +200,7 @@ def test_an_exception_midway_leaves_the_old_file_and_no_temporary_file(tmp_path,
 
 
 def test_sigint_in_process_raises_keyboardinterrupt_after_removing_the_temporary_file(
-        tmp_path):
+        tmp_path, python_sigint):
     target = tmp_path / "out.txt"
     target.write_text(OLD)
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
