@@ -61,7 +61,8 @@ def test_random_collections_agree_with_ntcireval(seed):
             assert scores.score.sel(topic=topic).isnull().all()
             continue
         for run in runs_ds.run.values:
-            ranking = [d for d in runs_ds.docno.sel(run=run, topic=topic).values if d]
+            ranking = [d for d in xdiv.decode_docnos(runs_ds).sel(run=run, topic=topic).values
+                       if d]
             labelled = [(d, levels.get(d)) for d in ranking]
             for key, make in _oracles(xrelnum, grades).items():
                 name, cut = (key, None) if isinstance(key, str) else key

@@ -18,7 +18,7 @@ from .io import read_probabilities, read_topics
 from .measures import measure_set, parse_measure, registry
 from .measures import resolve as resolve_measure
 from .netcdf import open_cube, open_dataset, to_netcdf
-from .runs import build_runs, judge, read_run, read_runs, runs_frame, write_run
+from .runs import build_runs, decode_docnos, judge, read_run, read_runs, runs_frame, write_run
 
 __version__ = "0.1.0"
 
@@ -38,7 +38,7 @@ def __getattr__(name: str):
 __all__ = [
     "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError",
     "XdivWarning", "attach_hierarchy", "build_collection", "build_runs", "datasets",
-    "evaluate", "hierarchy", "imine", "judge", "measure_set", "open_cube",
+    "decode_docnos", "evaluate", "hierarchy", "imine", "judge", "measure_set", "open_cube",
     "open_dataset", "parse_measure", "qrels_frame", "read_imine", "read_probabilities",
     "read_qrels", "read_run", "read_runs", "read_topics", "registry", "resolve_measure",
     "runs_frame", "set_doc_lengths", "set_probabilities", "summarize", "to_adhoc",

@@ -1,8 +1,19 @@
 """The run model (``run × topic × rank``) and the judged run cube.
 
-A **Runs** dataset has the dimensions ``run``, ``topic`` and ``rank`` (1-based):
-``docno(run, topic, rank)`` (``""`` in padding), ``score(run, topic, rank)`` (NaN in
-padding) and ``length(run, topic)``, the number of documents retrieved. Ranks follow the
+A **Runs** dataset has the dimensions ``run``, ``topic``, ``rank`` (1-based) and
+``docid``. Documents are integer codes into a vocabulary of the dataset's docnos:
+
+``doc(run, topic, rank)``
+    int32 code of the ranked document (-1 in padding): its docno is ``docno[code]``.
+``docno(docid)``
+    coordinate: the distinct docnos of the dataset, sorted ascending, so that code order
+    is docno order (ties are broken, and duplicates found, on the codes).
+``score(run, topic, rank)``
+    float64 (NaN in padding).
+``length(run, topic)``
+    the number of documents retrieved.
+
+:func:`decode_docnos` gives the docno strings over ``(run, topic, rank)``. Ranks follow the
 ordering convention given to :func:`build_runs`:
 
 ``"score-docno-desc"`` (default)
@@ -19,8 +30,9 @@ The **judged cube** (:func:`judge`) joins Runs with a collection on (topic, docn
 ``level(run, topic, rank, intent)`` (0 where unjudged or padding), ``judged(run, topic,
 rank)`` and ``slot(run, topic, rank)`` (the collection's topic-local slot, -1 if
 unjudged), together with the per-topic collection variables every measure needs, aligned
-on the union of the runs' and the collection's topics. The join is a vectorised hash
-lookup (no Python loop per document) and works on dask-chunked runs.
+on the union of the runs' and the collection's topics. The collection's judged docnos are
+mapped into the run vocabulary once; the join is then a vectorised search of integer
+(topic, code) keys (no Python loop per document) and works on dask-chunked runs.
 """
 
 from __future__ import annotations
@@ -50,7 +62,8 @@ ORDER_HELP = ("ranking of a run's documents: by score, ties by docno descending 
               "(pyndeval), or by the rank column (ndeval's default), ties by score")
 """The ranking conventions in one sentence, for help texts."""
 
-__all__ = ["build_runs", "read_run", "read_runs", "runs_frame", "judge", "write_run"]
+__all__ = ["build_runs", "decode_docnos", "read_run", "read_runs", "runs_frame", "judge",
+           "write_run"]
 
 
 def read_run(path, *, order: Order = "score-docno-desc",
@@ -101,8 +114,7 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         frames.append(frame.drop(columns="run"))
     names = list(origin)
     run_codes = np.repeat(np.arange(len(frames)), [len(f) for f in frames])
-    # numpy concatenation of the columns: pandas' concat of object columns is far slower
-    frame = pd.DataFrame({column: np.concatenate([f[column].to_numpy() for f in frames])
+    frame = pd.DataFrame({column: _concat_column([f[column] for f in frames])
                           for column in frames[0].columns}, copy=False)
     frame["run"] = pd.Categorical.from_codes(run_codes, categories=names)
     runs = build_runs(frame, order=order, duplicates=duplicates)
@@ -111,17 +123,54 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     return runs
 
 
+def _concat_column(parts: list[pd.Series]) -> pd.Series:
+    """One column of several run frames, in the readers' dtype: categoricals (codes and
+    categories) are united without decoding them, columns of one pandas extension dtype
+    (such as its string dtype) concatenated by pandas, numpy columns (Python strings
+    included: pandas' concat of object columns is far slower) by numpy."""
+    dtypes = {part.dtype for part in parts}
+    if all(isinstance(dtype, pd.CategoricalDtype) for dtype in dtypes):
+        # the files' categories are factorised together once, and each file's codes
+        # remapped with a take (pandas' union_categoricals recodes file by file, slower)
+        categories = [part.cat.categories for part in parts]
+        united, merged = pd.factorize(categories[0].append(categories[1:]))
+        starts = np.cumsum([0] + [len(c) for c in categories[:-1]])
+        codes = [part.cat.codes.to_numpy() for part in parts]
+        return pd.Series(pd.Categorical.from_codes(
+            np.concatenate([np.where(c < 0, -1, united[start + c])
+                            for c, start in zip(codes, starts)]), categories=merged))
+    if len(dtypes) == 1 and not isinstance(parts[0].dtype, np.dtype):
+        return pd.concat(parts, ignore_index=True)
+    values = np.concatenate([part.to_numpy() for part in parts])
+    return pd.Series(values, dtype=values.dtype, copy=False)
+
+
 def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
                duplicates: Duplicates = "error") -> xr.Dataset:
     """Build a Runs dataset from a tidy frame.
 
+    The docnos are factorised once into a vocabulary sorted ascending; ranking, tie-breaking
+    by docno and the detection of duplicates then work on the integer codes.
+
     Parameters
     ----------
     frame : pandas.DataFrame
-        Columns ``run``, ``topic``, ``docno``, ``score`` and, for ``order="rank"``,
-        ``rank``.
+        Columns ``run``, ``topic``, ``docno`` (strings, or a categorical whose categories
+        are the docnos) and ``score`` and, for ``order="rank"``, ``rank``.
     order, duplicates
         As in :func:`read_run`.
+
+    Returns
+    -------
+    xarray.Dataset
+        A Runs dataset (see :mod:`xdiv.runs`).
+
+    Raises
+    ------
+    InputError
+        A column is lacking, the frame is empty, a docno is missing, a score is not a
+        finite number (or, for ``order="rank"``, a rank is not a number), or a docno is
+        retrieved twice for a topic while ``duplicates="error"``.
     """
     if order not in ORDERS:
         raise InputError(f"order must be one of {ORDERS}, not {order!r}")
@@ -133,49 +182,47 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         raise InputError(f"run frame lacks column(s) {sorted(lacking)}")
     if len(frame) == 0:
         raise InputError("run frame is empty")
-    missing_docno = frame["docno"].isna().to_numpy()
-    if missing_docno.any():
-        k = int(np.argmax(missing_docno))
-        raise InputError(f"run frame row {k}: the docno is missing")
-    docno = frame["docno"].astype(str).to_numpy(dtype=object)
+    vocabulary, code = docno_codes(frame["docno"])
     try:
         score = frame["score"].to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError("run scores must be numbers") from None
     run_labels, r_code = label_codes(frame["run"])
     topic_labels, t_code = label_codes(frame["topic"])
+
+    def row(k: int) -> str:
+        """Run, topic and docno of frame row ``k``, for messages."""
+        return (f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} "
+                f"docno {vocabulary[code[k]]}")
+
     bad = ~np.isfinite(score)
     if bad.any():
         k = int(np.argmax(bad))
-        raise InputError(f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno "
-                         f"{docno[k]}: score {score[k]} is not finite")
+        raise InputError(f"{row(k)}: score {score[k]} is not finite")
 
+    rank = frame["rank"].to_numpy(dtype=np.float64) if "rank" in frame.columns else None
     if order == "rank":
-        primary = frame["rank"].to_numpy(dtype=np.float64)
-        bad_rank = ~np.isfinite(primary)
+        bad_rank = ~np.isfinite(rank)
         if bad_rank.any():
             k = int(np.argmax(bad_rank))
-            raise InputError(f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} "
-                             f"docno {docno[k]}: rank {primary[k]} is not a number")
-        ties = (primary, score)
-    else:
-        primary = None
-        ties = (score,)
+            raise InputError(f"{row(k)}: rank {rank[k]} is not a number")
+    primary = rank if order == "rank" else None
+    ties = (score,) if primary is None else (primary, score)
     sort = _ranking_order(r_code, t_code, primary, score)
-    sort = _break_ties_by_docno(sort, r_code, t_code, ties, docno,
+    sort = _break_ties_by_docno(sort, r_code, t_code, ties, code,
                                 descending=order != "score-docno-asc")
-    if "rank" in frame.columns:
-        _warn_rank_disagreement(frame["rank"].to_numpy(dtype=np.float64)[sort],
-                                score[sort], docno[sort], r_code[sort], t_code[sort],
-                                run_labels, order)
-    r_code, t_code = r_code[sort], t_code[sort]
-    score, docno = score[sort], docno[sort]
+    if not np.array_equal(sort, np.arange(len(sort))):  # rows not given in rank order
+        r_code, t_code, score, code = r_code[sort], t_code[sort], score[sort], code[sort]
+        rank = None if rank is None else rank[sort]
+    if rank is not None:
+        _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order)
 
-    group = r_code.astype(np.int64) * len(topic_labels) + t_code
-    dup = _duplicates(group, docno)
-    if dup.any():
-        listed = [f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} docno {docno[k]}"
-                  for k in np.flatnonzero(dup)[:5]]
+    shape = (len(run_labels), len(topic_labels))
+    doc_grid, score_grid, length = _grids(r_code, t_code, code, score, shape)
+    if _has_repeats(doc_grid):
+        dup = _duplicates(r_code * shape[1] + t_code, code, len(vocabulary))
+        listed = [f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} "
+                  f"docno {vocabulary[code[k]]}" for k in np.flatnonzero(dup)[:5]]
         more = f" (and {int(dup.sum()) - 5} more)" if dup.sum() > 5 else ""
         if duplicates == "error":
             raise InputError("a docno is retrieved more than once for a topic: "
@@ -185,30 +232,22 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         warnings.warn("kept only the highest-ranked occurrence of duplicated documents: "
                       + "; ".join(listed) + more, XdivWarning, stacklevel=2)
         keep = ~dup
-        group, score, docno = group[keep], score[keep], docno[keep]
-        r_code, t_code = r_code[keep], t_code[keep]
-
-    position = group_positions(group)
-    n_runs, n_topics = len(run_labels), len(topic_labels)
-    length = np.bincount(group, minlength=n_runs * n_topics).reshape(n_runs, n_topics)
-    depth = max(int(length.max()), 1)
-    docno_grid = np.full((n_runs, n_topics, depth), "", dtype=object)
-    score_grid = np.full((n_runs, n_topics, depth), np.nan)
-    docno_grid[r_code, t_code, position] = docno
-    score_grid[r_code, t_code, position] = score
+        doc_grid, score_grid, length = _grids(r_code[keep], t_code[keep], code[keep],
+                                              score[keep], shape)
     return xr.Dataset(
         {
-            "docno": (("run", "topic", "rank"), docno_grid),
+            "doc": (("run", "topic", "rank"), doc_grid),
             "score": (("run", "topic", "rank"), score_grid),
-            "length": (("run", "topic"), length.astype(np.int64)),
+            "length": (("run", "topic"), length),
         },
         coords={"run": object_strings(run_labels), "topic": object_strings(topic_labels),
-                "rank": np.arange(1, depth + 1, dtype=np.int64)},
+                "rank": np.arange(1, doc_grid.shape[-1] + 1, dtype=np.int64),
+                "docno": ("docid", vocabulary)},
         attrs={"xdiv_kind": "runs", "order": order},
     )
 
 
-def _warn_rank_disagreement(rank, score, docno, r_code, t_code, run_labels, order) -> None:
+def _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order) -> None:
     """Warn, once per run, about the topics where the rank column and the scores (ties by
     docno descending) put the documents in different orders: trec_eval, gdeval and
     ``ndeval -traditional`` follow the scores, ndeval by default the rank column.
@@ -216,8 +255,8 @@ def _warn_rank_disagreement(rank, score, docno, r_code, t_code, run_labels, orde
     The rows come in the order ``order`` ranks them. Ranked by score, the two rankings
     agree when the rank column never decreases (equal ranks fall back on the scores);
     ranked by the rank column, when each document outscores the next, or ties with it and
-    has the larger docno. Topics where they differ only in the order of tied scores are
-    counted apart.
+    has the larger docno (the larger code: code order is docno order). Topics where they
+    differ only in the order of tied scores are counted apart.
     """
     if len(rank) < 2:
         return
@@ -226,7 +265,7 @@ def _warn_rank_disagreement(rank, score, docno, r_code, t_code, run_labels, orde
     if order == "rank":
         differ = same & (score[1:] >= score[:-1])
         tied = np.flatnonzero(differ & tie)
-        differ[tied] = docno[tied + 1] > docno[tied]
+        differ[tied] = code[tied + 1] > code[tied]
     else:
         differ = same & (rank[1:] < rank[:-1])
     if not differ.any():
@@ -254,6 +293,52 @@ def _warn_rank_disagreement(rank, score, docno, r_code, t_code, run_labels, orde
                       XdivWarning, stacklevel=4)
 
 
+def docno_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted vocabulary of a docno column and each row's code into it.
+
+    A categorical column gives its codes; other columns are factorised once. The distinct
+    docnos (as strings) are then sorted once and the codes remapped with a take, so that
+    code order is docno order.
+
+    Parameters
+    ----------
+    column : pandas.Series
+        Docnos: strings, or a categorical.
+
+    Returns
+    -------
+    vocabulary : numpy.ndarray
+        The distinct docnos, a 1-d object array of ``str`` sorted ascending.
+    codes : numpy.ndarray
+        int32 code of each row into ``vocabulary``.
+
+    Raises
+    ------
+    InputError
+        A docno is missing (None or NaN).
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        uniques = column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column)
+    missing = codes < 0
+    if missing.any():
+        raise InputError(f"run frame row {int(np.argmax(missing))}: the docno is missing")
+    # only the values present (categories may go unused), as strings; values that differ
+    # but read the same (1 and "1") become one docno
+    present = np.flatnonzero(np.bincount(codes, minlength=len(uniques)))
+    text = np.asarray(pd.Index(uniques).take(present), dtype=object)
+    if pd.api.types.infer_dtype(text, skipna=False) != "string":
+        text = object_strings(text)
+    by_text = np.asarray(pd.Index(text, dtype="str").argsort())  # by code point
+    ordered = text[by_text]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    remap = np.empty(len(uniques), dtype=np.int32)
+    remap[present[by_text]] = np.cumsum(new) - 1
+    return ordered[new], remap[codes]
+
+
 def label_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
     """Natural-ordered string labels of ``column`` and each row's code into them.
 
@@ -261,18 +346,21 @@ def label_codes(column: pd.Series) -> tuple[list[str], np.ndarray]:
     files are grouped by topic), so only the heads of runs of equal values are hashed.
     """
     if isinstance(column.dtype, pd.CategoricalDtype):
-        categories = np.asarray([str(c) for c in column.cat.categories], dtype=object)
         codes = column.cat.codes.to_numpy()
-        heads_codes, heads = codes, categories
+        if (codes < 0).any():
+            raise InputError(f"run frame row {int(np.argmax(codes < 0))}: the "
+                             f"{column.name} is missing")
+        heads = np.asarray([str(c) for c in column.cat.categories], dtype=object)
+        present = heads[np.flatnonzero(np.bincount(codes, minlength=len(heads)))]
     else:
-        values = column.to_numpy(dtype=object)
-        change = np.r_[True, values[1:] != values[:-1]] if len(values) else np.zeros(0, bool)
+        values = column.array  # compared in C, whether Python objects or pandas strings
+        change = np.ones(len(values), dtype=bool)
+        change[1:] = np.asarray(values[1:] != values[:-1], dtype=bool)
         starts = np.flatnonzero(change)
-        head_codes, heads = pd.factorize(values[starts].astype(str))
+        head_codes, heads = pd.factorize(np.asarray(values.take(starts), dtype=object)
+                                         .astype(str))
         codes = np.repeat(head_codes, np.diff(np.r_[starts, len(values)]))
-        heads = np.asarray(heads, dtype=object)
-        heads_codes = codes
-    present = heads[np.unique(heads_codes)] if len(heads_codes) else heads[:0]
+        heads = present = np.asarray(heads, dtype=object)
     labels = natural_sorted(present)
     remap = pd.Index(labels).get_indexer(heads)
     return labels, remap[codes].astype(np.int64)
@@ -295,33 +383,44 @@ def _ranking_order(r_code, t_code, primary, score) -> np.ndarray:
     return np.lexsort(keys)
 
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
+def _grids(r_code, t_code, code, score, shape) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The padded ``doc`` (-1) and ``score`` (NaN) grids ``shape + (depth,)`` of ranked rows
+    (grouped by run and topic, in rank order), and the ``length`` of each group."""
+    group = r_code * shape[1] + t_code
+    position = group_positions(group)
+    length = np.bincount(group, minlength=shape[0] * shape[1]).reshape(shape)
+    depth = max(int(length.max()), 1)
+    doc_grid = np.full(shape + (depth,), -1, dtype=np.int32)
+    score_grid = np.full(shape + (depth,), np.nan)
+    doc_grid[r_code, t_code, position] = code
+    score_grid[r_code, t_code, position] = score
+    return doc_grid, score_grid, length.astype(np.int64)
 
 
-def hashed_keys(group: np.ndarray, strings: np.ndarray) -> np.ndarray:
-    """64-bit keys of (group, string) pairs: equal pairs give equal keys; unequal pairs
-    almost never do, and every use below confirms a key match on the strings."""
-    hashes = np.fromiter(map(hash, strings), dtype=np.int64, count=len(strings))
-    with np.errstate(over="ignore"):
-        return hashes.view(np.uint64) ^ (group.astype(np.uint64) * _MIX)
+def _has_repeats(doc_grid: np.ndarray) -> bool:
+    """Whether a docno code occurs twice in one (run, topic): the grid's rows are sorted
+    (short rows of small integers, a fast sort) and neighbours compared."""
+    ordered = np.sort(doc_grid, axis=-1)
+    return bool(((ordered[..., 1:] == ordered[..., :-1]) & (ordered[..., 1:] >= 0)).any())
 
 
-def _duplicates(group: np.ndarray, docno: np.ndarray) -> np.ndarray:
-    """Rows repeating an earlier row's (group, docno); a sort of 64-bit keys proves the
-    common case of no duplicate, an exact pass runs only when keys coincide."""
-    ordered = np.sort(hashed_keys(group, docno))
-    if not (ordered[1:] == ordered[:-1]).any():
-        return np.zeros(len(group), dtype=bool)
-    return pd.DataFrame({"g": group, "d": docno}).duplicated(keep="first").to_numpy()
+def _duplicates(group: np.ndarray, code: np.ndarray, width: int) -> np.ndarray:
+    """Rows repeating an earlier row's (group, docno code), by a stable sort of the integer
+    keys ``group * width + code`` (``width`` the vocabulary size)."""
+    keys = group.astype(np.int64) * width + code
+    by_key = np.argsort(keys, kind="stable")
+    dup = np.zeros(len(keys), dtype=bool)
+    dup[by_key[1:][keys[by_key][1:] == keys[by_key][:-1]]] = True
+    return dup
 
 
-def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):
-    """Reorder, by docno, the rows of ``sort`` that tie on run, topic and every key; only
-    the docnos of tied rows are compared as strings."""
-    fields = [r_code[sort], t_code[sort]] + [k[sort] for k in keys]
-    same = np.ones(len(sort) - 1, dtype=bool) if len(sort) > 1 else np.zeros(0, dtype=bool)
-    for f in fields:
-        same &= f[1:] == f[:-1]
+def _break_ties_by_docno(sort, r_code, t_code, keys, code, *, descending):
+    """Reorder, by docno code (the docno order), the rows of ``sort`` that tie on run, topic
+    and every key; only the tied rows are sorted again."""
+    same = np.ones(max(len(sort) - 1, 0), dtype=bool)
+    for field in (r_code, t_code, *keys):
+        ranked = field[sort]
+        same &= ranked[1:] == ranked[:-1]
     if not same.any():
         return sort
     in_tie = np.zeros(len(sort), dtype=bool)
@@ -329,26 +428,64 @@ def _break_ties_by_docno(sort, r_code, t_code, keys, docno, *, descending):
     in_tie[:-1] |= same
     tie_group = np.cumsum(np.r_[True, ~same])  # one id per run of tied rows
     rows = np.flatnonzero(in_tie)
-    codes, uniques = pd.factorize(docno[sort[rows]])
-    rank = np.empty(len(uniques), dtype=np.int64)
-    rank[np.argsort(np.asarray(uniques, dtype=object))] = np.arange(len(uniques))
-    by_docno = rank[codes]
-    order = np.lexsort((-by_docno if descending else by_docno, tie_group[rows]))
+    by_docno = code[sort[rows]]
+    width = int(code.max()) + 1
+    # one integer key per row: its tie group, then its docno code (the rows come grouped,
+    # so the stable sort mostly merges ordered runs)
+    key = tie_group[rows] * width + (width - 1 - by_docno if descending else by_docno)
+    order = np.argsort(key, kind="stable")
     out = sort.copy()
     out[rows] = sort[rows][order]
     return out
 
 
+def decode_docnos(runs: xr.Dataset) -> xr.DataArray:
+    """The docno of every ranked document, ``""`` in padding.
+
+    Parameters
+    ----------
+    runs : xarray.Dataset
+        A Runs dataset (may be dask-backed; the result is then lazy too).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``docno(run, topic, rank)``, Python strings (an object array).
+    """
+    check_runs(runs, "decode_docnos")
+    table = np.append(np.asarray(runs["docno"].values, dtype=object), "")  # -1 reads ""
+    return xr.apply_ufunc(_decode, runs["doc"], kwargs={"table": table},
+                          dask="parallelized", output_dtypes=[object]).rename("docno")
+
+
+def _decode(doc: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Kernel: ``table[doc]``, where the last entry of ``table`` is the padding's ``""``."""
+    return table[doc]
+
+
 def runs_frame(runs: xr.Dataset) -> pd.DataFrame:
-    """Runs as a tidy frame (``run topic docno rank score``), one row per retrieved doc."""
-    mask = runs["docno"].values != ""
-    r, t, k = np.nonzero(mask)
+    """Runs as a tidy frame (``run topic docno rank score``), one row per retrieved doc.
+
+    Parameters
+    ----------
+    runs : xarray.Dataset
+        A Runs dataset.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in run, topic and rank order; ``docno`` holds the decoded docno strings.
+    """
+    check_runs(runs, "runs_frame")
+    doc = runs["doc"].transpose("run", "topic", "rank").values
+    r, t, k = np.nonzero(doc >= 0)
+    vocabulary = np.asarray(runs["docno"].values, dtype=object)
     return pd.DataFrame({
         "run": runs["run"].values[r],
         "topic": runs["topic"].values[t],
-        "docno": runs["docno"].values[r, t, k],
+        "docno": vocabulary[doc[r, t, k]],
         "rank": runs["rank"].values[k],
-        "score": runs["score"].values[r, t, k],
+        "score": runs["score"].transpose("run", "topic", "rank").values[r, t, k],
     })
 
 
@@ -361,52 +498,57 @@ def write_run(path, runs: xr.Dataset | pd.DataFrame) -> None:
 
 # ---------------------------------------------------------------------------- judging
 
-class DocnoTable:
-    """The judged (topic, docno) pairs of a collection, for vectorised lookups.
+def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
+    """The collection's judged (topic, docno) pairs as integer keys of the run vocabulary.
 
-    Lookups hash each run docno once (Python's cached string hash), find the key among
-    the sorted collection keys and confirm the match on the strings, so the result is
-    exact. Should two judged documents of a topic share a key, lookups go through pandas'
-    exact factorisation instead.
+    Each judged docno is searched once in the sorted ``vocabulary`` (and confirmed equal);
+    docnos no run retrieved cannot match a ranked document and are left out.
+
+    Parameters
+    ----------
+    vocabulary : numpy.ndarray
+        The runs' ``docno(docid)``, sorted ascending.
+    docno_grid : numpy.ndarray
+        The collection's ``docno(topic, doc)`` (``""`` in padding) on the runs' topics.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of :func:`_lookup_slots`: ``keys`` (``topic * width +
+        code``, sorted), ``slots`` (the collection slot of each key), ``judged``
+        (whether each code, and -1 last, is judged for some topic) and ``width`` (the
+        vocabulary size).
     """
-
-    def __init__(self, docno_grid: np.ndarray):
-        topic, slot = np.nonzero(docno_grid != "")
-        keys = hashed_keys(topic, docno_grid[topic, slot])
-        order = np.argsort(keys, kind="stable")
-        self.keys, self.topic, self.slot = keys[order], topic[order], slot[order]
-        self.grid = docno_grid
-        self.exact_keys = not (self.keys[1:] == self.keys[:-1]).any()
-        self.index = pd.Index(self.keys) if self.exact_keys else None
-
-    def slots(self, docno: np.ndarray, topic_index: np.ndarray) -> np.ndarray:
-        """Collection slot of each (topic index, docno), -1 where not judged."""
-        if len(self.keys) == 0:
-            return np.full(len(docno), -1, dtype=np.int32)
-        if not self.exact_keys:
-            return self._slots_by_factorising(docno, topic_index)
-        pos = self.index.get_indexer(hashed_keys(topic_index, docno))
-        found = (pos >= 0) & (topic_index >= 0)
-        hit = np.flatnonzero(found)
-        same = self.grid[self.topic[pos[hit]], self.slot[pos[hit]]] == docno[hit]
-        found[hit[~same]] = False
-        return np.where(found, self.slot[pos], -1).astype(np.int32)
-
-    def _slots_by_factorising(self, docno, topic_index):
-        judged = self.grid[self.topic, self.slot]
-        codes, _ = pd.factorize(np.concatenate([judged, docno]))
-        table = pd.Series(self.slot, index=pd.MultiIndex.from_arrays(
-            [self.topic, codes[:len(judged)]]))
-        wanted = pd.MultiIndex.from_arrays([topic_index, codes[len(judged):]])
-        return table.reindex(wanted).fillna(-1).to_numpy().astype(np.int32)
+    vocabulary = np.asarray(vocabulary, dtype=object)
+    width = len(vocabulary)
+    topic, slot = np.nonzero(docno_grid != "")
+    docno = np.asarray(docno_grid[topic, slot], dtype=object)
+    by_docno = np.argsort(docno)  # sorted queries narrow each binary search
+    code = np.empty(len(docno), dtype=np.int64)
+    code[by_docno] = np.searchsorted(vocabulary, docno[by_docno])
+    inside = code < width
+    inside[inside] = vocabulary[code[inside]] == docno[inside]
+    topic, slot, code = topic[inside], slot[inside], code[inside]
+    keys = topic.astype(np.int64) * width + code
+    by_key = np.argsort(keys)
+    judged = np.zeros(width + 1, dtype=bool)
+    judged[code] = True
+    return {"keys": keys[by_key], "slots": slot[by_key].astype(np.int32),
+            "judged": judged, "width": width}
 
 
-def _lookup_slots(docno, topic_index, table: DocnoTable):
-    """Kernel: collection doc slot of each (topic, docno); -1 when not judged."""
-    shape = np.broadcast_shapes(np.shape(docno), np.shape(topic_index))
-    docno = np.broadcast_to(docno, shape).ravel()
-    topic_index = np.broadcast_to(topic_index, shape).ravel()
-    return table.slots(docno, topic_index).reshape(shape)
+def _lookup_slots(doc, topic_index, *, keys, slots, judged, width):
+    """Kernel: collection doc slot of each (topic, doc code); -1 when not judged or in
+    padding. Only the codes judged for some topic are searched among the keys."""
+    shape = np.broadcast_shapes(np.shape(doc), np.shape(topic_index))
+    doc = np.broadcast_to(doc, shape)
+    wanted = judged[doc]  # the padding's -1 reads the last entry, False
+    query = np.broadcast_to(topic_index, shape)[wanted].astype(np.int64) * width + doc[wanted]
+    pos = np.searchsorted(keys, query)  # keys is not empty when any code is wanted
+    pos[pos == len(keys)] = 0
+    out = np.full(shape, -1, dtype=np.int32)
+    out[wanted] = np.where(keys[pos] == query, slots[pos], -1)
+    return out
 
 
 def _gather_levels(slot, level_tdi):
@@ -423,14 +565,62 @@ def _gather_levels(slot, level_tdi):
 
 
 def check_runs(dataset, role: str = "runs") -> None:
-    """Raise :class:`InputError` unless ``dataset`` is a Runs dataset (``docno`` and
-    ``score`` over run, topic, rank)."""
-    ok = (isinstance(dataset, xr.Dataset) and "docno" in dataset.variables
-          and "score" in dataset.variables
-          and set(dataset["docno"].dims) == {"run", "topic", "rank"})
-    if not ok:
+    """Raise :class:`InputError` unless ``dataset`` is a Runs dataset.
+
+    The schema of :mod:`xdiv.runs` is checked: integer ``doc`` and numeric ``score`` over
+    run, topic and rank, ``length`` over run and topic, a ``docno`` vocabulary of strings along
+    ``docid`` sorted ascending without repeats, and (for data in memory, not dask-backed)
+    codes from -1 to the vocabulary size minus one.
+
+    Parameters
+    ----------
+    dataset : object
+        What to check.
+    role : str
+        The argument's name, at the start of the message (e.g. ``"judge: runs"``).
+    """
+    variables = set(dataset.variables) if isinstance(dataset, xr.Dataset) else set()
+    if not {"doc", "docno", "score", "length"} <= variables:
+        if "docno" in variables and set(dataset["docno"].dims) == {"run", "topic", "rank"}:
+            raise InputError(f"{role}: a Runs dataset of an older xdiv (docno strings over "
+                             "run, topic and rank, no doc codes); read the run files again "
+                             "with xdiv.read_runs, or rebuild it with xdiv.build_runs")
         raise InputError(f"{role}: expected a Runs dataset (from xdiv.read_runs or "
                          f"xdiv.build_runs), got {describe_dataset(dataset)}")
+    for name, dims in (("doc", ("run", "topic", "rank")), ("score", ("run", "topic", "rank")),
+                       ("length", ("run", "topic")), ("docno", ("docid",))):
+        held = dataset[name].dims
+        if len(held) != len(dims) or set(held) != set(dims):
+            raise InputError(f"{role}: its {name} variable has the dimensions "
+                             f"({', '.join(map(str, held))}), not ({', '.join(dims)})")
+    if dataset["doc"].dtype.kind not in "iu":
+        raise InputError(f"{role}: its doc variable holds {dataset['doc'].dtype}, not "
+                         "integer codes into the docno vocabulary")
+    if dataset["score"].dtype.kind not in "fiu":
+        raise InputError(f"{role}: its score variable holds {dataset['score'].dtype}, not "
+                         "numbers")
+    vocabulary = dataset["docno"].values
+    if vocabulary.dtype.kind != "U" and pd.api.types.infer_dtype(
+            vocabulary, skipna=False) not in ("string", "empty"):
+        raise InputError(f"{role}: its docno vocabulary holds "
+                         f"{pd.api.types.infer_dtype(vocabulary, skipna=False)} values, "
+                         "not strings")
+    ascending = vocabulary[1:] > vocabulary[:-1]
+    if not ascending.all():
+        k = int(np.argmin(ascending)) + 1
+        raise InputError(f"{role}: its docno vocabulary is not sorted ascending without "
+                         f"repeats: docno {vocabulary[k]} (docid {k}) follows "
+                         f"{vocabulary[k - 1]}")
+    doc = dataset["doc"]
+    if isinstance(doc.data, np.ndarray) and doc.size:
+        outside = (doc.values < -1) | (doc.values >= len(vocabulary))
+        if outside.any():
+            at = dict(zip(doc.dims, np.unravel_index(np.argmax(outside), doc.shape)))
+            raise InputError(f"{role}: doc code {doc.values.flat[np.argmax(outside)]} at run "
+                             f"{dataset['run'].values[at['run']]} topic "
+                             f"{dataset['topic'].values[at['topic']]} rank "
+                             f"{dataset['rank'].values[at['rank']]} is outside the docno "
+                             f"vocabulary (-1 in padding, else 0 to {len(vocabulary) - 1})")
 
 
 def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None) -> xr.Dataset:
@@ -453,23 +643,22 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         (``qrels_level``, ``qrels_judged``, ``intent_valid``, ``intent_prob``,
         ``intent_type``, ``intent_order``) aligned on the union of topics, and
         ``ideal_level(topic, intent, ideal_rank)``: each intent's judged levels sorted
-        descending (its ideal ranked list), computed once and broadcast to every run. The attributes
-        ``topics_not_in_qrels`` and ``topics_not_in_runs`` (JSON) report the alignment.
+        descending (its ideal ranked list), computed once and broadcast to every run. The
+        attributes ``topics_not_in_qrels`` and ``topics_not_in_runs`` (JSON) report the alignment.
     """
     check_runs(runs, "judge: runs")
     check_collection(collection, "judge: collection")
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
     if depth is not None:
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))
-    runs = _on_topics(runs, topics, {"docno": "", "score": np.nan, "length": 0})
+    runs = _on_topics(runs, topics, {"doc": -1, "score": np.nan, "length": 0})
     coll = _align_collection(collection, topics)
 
-    table = DocnoTable(coll["docno"].values)
     topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
-
     slot = xr.apply_ufunc(
-        _lookup_slots, runs["docno"], topic_index,
-        kwargs={"table": table}, dask="parallelized", output_dtypes=[np.int32],
+        _lookup_slots, runs["doc"], topic_index,
+        kwargs=_judged_keys(runs["docno"].values, coll["docno"].values),
+        dask="parallelized", output_dtypes=[np.int32],
     )
     level = _judged_levels(slot, coll["qrels_level"], "intent")
     extra = {}
