@@ -23,7 +23,10 @@ def reference_bootstrap(diff, replicates, rng, alpha, chunk=K.CHUNK):
     """All B replicates' |t*| and |mean*| kept, then the ASL by counting and the required
     difference by sorting every replicate (earlier replicate first among equal |t*|, NaN
     last). The replicate statistics are computed block by block with the same arithmetic
-    as the kernel, so the two must agree bit for bit."""
+    as the kernel (its tiled matrix products included), so the two must agree bit for
+    bit."""
+    shape = diff.shape[:-1]
+    diff = diff.reshape(-1, diff.shape[-1])
     n = diff.shape[-1]
     mean = diff.mean(axis=-1)
     t_obs = K._t_statistic(mean, (diff ** 2).sum(axis=-1), n)
@@ -36,8 +39,9 @@ def reference_bootstrap(diff, replicates, rng, alpha, chunk=K.CHUNK):
         for row, topics in enumerate(picks):
             for topic in topics:
                 counts[row, topic] += 1.0
-        boot_mean = centred @ counts.T / n
-        abs_t.append(np.abs(K._t_statistic(boot_mean, (centred ** 2) @ counts.T, n)))
+        boot_mean = K.resample_sums(centred, counts) / n
+        abs_t.append(np.abs(K._t_statistic(boot_mean, K.resample_sums(centred ** 2, counts),
+                                           n)))
         abs_mean.append(np.abs(boot_mean))
     abs_t = np.concatenate(abs_t, axis=-1)
     abs_mean = np.concatenate(abs_mean, axis=-1)
@@ -49,7 +53,7 @@ def reference_bootstrap(diff, replicates, rng, alpha, chunk=K.CHUNK):
         order = sorted(range(replicates),
                        key=lambda r: (math.isnan(row[r]), -row[r] if row[r] == row[r] else 0, r))
         delta[index] = abs_mean[index][order[rank - 1]]
-    return mean, t_obs, asl, delta
+    return tuple(v.reshape(shape) for v in (mean, t_obs, asl, delta))
 
 
 def reference_tukey(scores, replicates, rng, chunk=K.CHUNK):
@@ -102,6 +106,27 @@ def test_bootstrap_kernel_equals_all_replicates_in_memory(seed, replicates, alph
     got = K.paired_bootstrap(diff, replicates=replicates, rng=np.random.default_rng(seed),
                              alpha=alpha)
     assert_bits_equal(got, want)
+
+
+@pytest.mark.parametrize("budget", [1, 10 ** 10])
+def test_bootstrap_kernel_in_slices_of_pairs_is_bit_identical(budget, monkeypatch):
+    # slices of 1, a few and many series each replay the same resamples: the results are
+    # those of the reference computed with every replicate in memory, bit for bit, and the
+    # generator ends where the unsliced test leaves it
+    rng = np.random.default_rng(4)
+    values = rng.random((2, 35, 12)) + np.linspace(0, 0.2, 35)[None, :, None]
+    monkeypatch.setattr(K, "TILE", 256)  # 2 x 595 series: five slices at the least budget
+    diff = pair_differences(values)
+    want = reference_bootstrap(diff, 600, np.random.default_rng(8), 0.05)
+    shares = []
+    source = np.random.default_rng(8)
+    got = K.paired_bootstrap(diff, replicates=600, rng=source, alpha=0.05, budget=budget,
+                             on_block=shares.append)
+    assert_bits_equal(got, want)
+    assert math.isclose(sum(shares), K.n_blocks(600))
+    after = np.random.default_rng(8)
+    K.paired_bootstrap(diff, replicates=600, rng=after, alpha=0.05)
+    assert source.random() == after.random()
 
 
 @pytest.mark.parametrize("seed", [0, 5, 9])
@@ -168,7 +193,7 @@ def test_kernels_report_every_block_and_results_do_not_depend_on_progress():
     values = np.random.default_rng(3).random((2, 4, 10))
     calls = []
     K.paired_bootstrap(pair_differences(values), replicates=1001, alpha=0.05,
-                       rng=np.random.default_rng(0), on_block=lambda: calls.append("b"))
+                       rng=np.random.default_rng(0), on_block=lambda share: calls.append("b"))
     K.randomised_tukey(values, replicates=501, rng=np.random.default_rng(0),
                        on_block=lambda: calls.append("t"))
     assert calls.count("b") == K.n_blocks(1001) == 5 and calls.count("t") == K.n_blocks(501)

@@ -203,23 +203,19 @@ def test_categorical_docnos_equal_strings():
         xdiv.build_runs(mixed)
 
 
-@pytest.mark.parametrize("dtype", ["category", "str"])
-def test_read_runs_unites_categorical_or_pandas_string_frames(dtype, monkeypatch, tmp_path):
+@pytest.mark.parametrize("dtype", ["category", "str", "object"])
+def test_build_runs_on_typed_frames_equals_reading_the_files(dtype, tmp_path):
     paths = []
-    for name, lines in {"a": "1 Q0 d3 1 2.0 a\n1 Q0 d1 2 1.0 a\n",
-                        "b": "1 Q0 d2 1 2.0 b\n2 Q0 d3 1 1.0 b\n"}.items():
+    for name, lines in {"a": "1 Q0 d3 1 2.0 a\n1 Q0 d1 2 1.0 a\n10 Q0 d9 1 1.0 a\n",
+                        "b": "1 Q0 d2 1 2.0 b\n2 Q0 d3 1 1.0 b\n2 Q0 d0 2 1.0 b\n"}.items():
         paths.append(tmp_path / name)
         paths[-1].write_text(lines)
     want = xdiv.read_runs(paths)
-    reader = xdiv.io.read_run_frame
-
-    def typed_reader(path):
-        frame = reader(path)
-        return frame.assign(docno=frame["docno"].astype(dtype),
-                            topic=frame["topic"].astype(dtype))
-
-    monkeypatch.setattr(xdiv.io, "read_run_frame", typed_reader)
-    xr.testing.assert_identical(xdiv.read_runs(paths), want)
+    frame = pd.concat([xdiv.io.read_run_frame(p) for p in paths], ignore_index=True)
+    typed = frame.assign(docno=frame["docno"].astype(dtype), topic=frame["topic"].astype(dtype))
+    got = xdiv.build_runs(typed)
+    xr.testing.assert_identical(got, want.drop_attrs().assign_attrs(got.attrs))
+    assert list(want.topic.values) == ["1", "2", "10"]  # natural order
 
 
 def test_check_runs_explains_what_is_wrong():
@@ -291,3 +287,29 @@ def test_judge_when_no_run_docno_is_judged():
     cube = quiet(judge, runs, col)
     assert cube.slot.values.tolist() == [[[-1, -1]]]
     assert not cube.judged.any()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_judge_finds_each_judged_pair_whatever_topics_share_a_docno(seed):
+    # docnos judged for several topics (up to all of them) exercise the binary search
+    # among a code's topics; each slot is checked against a dictionary lookup
+    rng = np.random.default_rng(seed)
+    pool = [f"d{k}" for k in range(30)]
+    topics = [str(t) for t in range(1, 8)]
+    qrels = pd.DataFrame([(t, "0", d, 1) for t in topics
+                          for d in rng.choice(pool, rng.integers(1, 25), replace=False)],
+                         columns=["topic", "intent", "docno", "level"])
+    run = pd.DataFrame([(r, t, d, float(s)) for r in ("a", "b") for t in topics[:-1]
+                        for s, d in enumerate(rng.choice(pool + ["u1", "u2"], 12,
+                                                         replace=False))],
+                       columns=["run", "topic", "docno", "score"])
+    collection = xdiv.build_collection(qrels)
+    runs = xdiv.build_runs(run)
+    cube = judge(runs, collection)
+    where = {(t, d): k for t, row in zip(cube.topic.values, cube["docno"].values)
+             for k, d in enumerate(row) if d != ""}
+    docnos = xdiv.decode_docnos(runs).reindex(topic=cube.topic.values, fill_value="")
+    for r in cube.run.values:
+        for t in cube.topic.values:
+            for k, d in enumerate(docnos.sel(run=r, topic=t).values):
+                assert cube.slot.sel(run=r, topic=t).values[k] == where.get((t, d), -1)

@@ -18,17 +18,18 @@ from .io import read_probabilities, read_topics
 from .measures import measure_set, parse_measure, registry
 from .measures import resolve as resolve_measure
 from .netcdf import open_cube, open_dataset, to_netcdf
-from .runs import build_runs, decode_docnos, judge, read_run, read_runs, runs_frame, write_run
+from .run_files import read_run, read_runs
+from .runs import build_runs, decode_docnos, judge, runs_frame, write_run
 
 __version__ = "0.1.0"
 
-_LAZY = ("meta", "stats", "plots", "reports", "risk", "official")
+_LAZY = ("meta", "stats", "plots", "reports", "report", "risk", "official", "design")
 
 
 def __getattr__(name: str):
-    """``xdiv.meta``, ``xdiv.stats``, ``xdiv.plots``, ``xdiv.reports``, ``xdiv.risk`` and
-    ``xdiv.official`` load on first use (some pull in scipy.stats, statsmodels and
-    matplotlib)."""
+    """``xdiv.meta``, ``xdiv.stats``, ``xdiv.plots``, ``xdiv.reports``, ``xdiv.report``,
+    ``xdiv.risk``, ``xdiv.official`` and ``xdiv.design`` load on first use (some pull in scipy.stats,
+    statsmodels and matplotlib)."""
     if name in _LAZY:
         import importlib
 

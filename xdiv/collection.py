@@ -41,6 +41,8 @@ import xarray as xr
 
 from . import io as _io
 from .errors import InputError, XdivError, XdivWarning
+from .kernels.common import ideal_levels
+from .kernels.graded import merge_intents
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
 
 ABSENT = np.int8(-128)
@@ -54,6 +56,8 @@ __all__ = [
     "read_qrels",
     "qrels_frame",
     "to_adhoc",
+    "adhoc_judgments",
+    "measure_judgments",
     "nonuniform_probabilities",
     "highest_level",
     "write_qrels",
@@ -545,16 +549,10 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
         A collection with one intent, labelled ``"0"`` (as in TREC adhoc qrels).
     """
     check_collection(collection, "to_adhoc")
-    if method not in ("max", "count"):
-        raise InputError(f"to_adhoc: method must be 'max' or 'count', not {method!r}")
-    valid = collection["intent_valid"].values[:, :, None]
-    level = np.where(valid, collection["level"].values, 0)
-    if method == "max":
-        merged = level.max(axis=1)
-    else:
-        merged = (level > 0).sum(axis=1)
-    if merged.max(initial=0) > 127:
-        raise InputError("to_adhoc: a merged level exceeds 127")
+    _check_adhoc_method(method, "to_adhoc")
+    merged = merge_intents(np.moveaxis(collection["level"].values, 1, -1),
+                           collection["intent_valid"].values[:, None, :], method=method)
+    _check_merged(merged, "to_adhoc")
     judged = collection["judged"].values
     judgment = np.where(judged, merged, ABSENT).astype(np.int8)[:, None, :]
     n_topics = collection.sizes["topic"]
@@ -577,6 +575,82 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", XdivWarning)  # already reported for the source
         return finalize_collection(adhoc, probabilities="uniform")
+
+
+def _check_adhoc_method(method, role: str) -> None:
+    if method not in ("max", "count"):
+        raise InputError(f"{role}: method must be 'max' or 'count', not {method!r}")
+
+
+def _check_merged(merged, role: str) -> None:
+    if int(merged.max(initial=0)) > 127:
+        raise InputError(f"{role}: a merged level exceeds 127 (a document relevant to more "
+                         "than 127 intents)")
+
+
+def adhoc_judgments(cube: xr.Dataset, method: Literal["max", "count"] = "max") -> xr.Dataset:
+    """A judged cube (:func:`xdiv.judge`) read as single-intent, adhoc relevance.
+
+    The same conversion as :func:`to_adhoc`, applied to the judged cube instead of the
+    collection (so the runs are looked up once for measures of both kinds): ``level``,
+    ``qrels_level`` and ``ideal_level`` get one intent, labelled ``"0"``, holding each
+    document's merged level; a topic's one intent is valid when a document is relevant to
+    it. Variables without an ``intent`` dimension (``judged``, ``length``, document
+    lengths, ...) are kept. A cube with one intent per topic comes back unchanged under
+    ``max``, which leaves it as it is.
+
+    Parameters
+    ----------
+    cube : xarray.Dataset
+        A judged cube; may be dask-backed.
+    method : {"max", "count"}
+        As for :func:`to_adhoc`.
+    """
+    _check_adhoc_method(method, "adhoc_judgments")
+    if method == "max" and cube.sizes["intent"] == 1:
+        return cube
+
+    def merge(name: str) -> xr.DataArray:
+        return xr.apply_ufunc(merge_intents, cube[name], cube["intent_valid"],
+                              input_core_dims=[["intent"], ["intent"]], kwargs={"method": method},
+                              dask="parallelized", output_dtypes=[np.int16])
+
+    qrels = merge("qrels_level")
+    _check_merged(qrels.values, "adhoc_judgments")
+    one = {"intent": object_strings(["0"])}
+    valid = (qrels > 0).any("doc").expand_dims(one, axis=-1)
+    ideal = xr.apply_ufunc(ideal_levels, qrels.astype(np.int8), input_core_dims=[["doc"]],
+                           output_core_dims=[["ideal_rank"]])
+    return cube.drop_dims("intent").assign(
+        level=merge("level").astype(np.int8).expand_dims(one, axis=-1),
+        qrels_level=qrels.astype(np.int8).expand_dims(one, axis=1),
+        ideal_level=ideal.expand_dims(one, axis=1),
+        intent_valid=valid,
+        intent_prob=valid.astype(np.float64),
+        intent_type=xr.full_like(valid, "inf", dtype=object),
+        intent_order=xr.zeros_like(valid, dtype=np.int64),
+    )
+
+
+def measure_judgments(cube: xr.Dataset, measures) -> list[xr.Dataset]:
+    """The judged cube each measure reads.
+
+    A measure with an ``adhoc`` parameter (the single-intent measures, its value decided
+    by :func:`xdiv.measures.registry.with_adhoc`) reads :func:`adhoc_judgments` under that
+    conversion, computed once per conversion; any other measure reads the per-intent
+    ``cube``.
+    """
+    views: dict[str, xr.Dataset] = {}
+    out = []
+    for measure in measures:
+        method = measure.params.get("adhoc")
+        if method is None:
+            out.append(cube)
+            continue
+        if method not in views:
+            views[method] = adhoc_judgments(cube, method)
+        out.append(views[method])
+    return out
 
 
 def collection_report(collection: xr.Dataset) -> dict:

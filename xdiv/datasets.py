@@ -1,10 +1,10 @@
-"""Embedded data: a seeded synthetic generator, the spec's worked examples, TREC loaders.
+"""Embedded data: a seeded synthetic generator, worked examples, TREC loaders.
 
 * :func:`synthetic` builds a realistic diversity collection and runs of varying quality
   (graded per-intent levels, nav/inf intents, unjudged documents, score ties); it is the
   demo's default data. :func:`synthetic_frames` gives the same data as tidy frames and
   :func:`write_synthetic` as TREC files (for benchmarks "from files on disk").
-* :func:`example` loads the small hand-made collections of the spec's worked examples,
+* :func:`example` loads the small hand-made collections of the worked examples (from the papers),
   shipped as TREC files in the repository's ``datasets/examples`` folder.
 * :func:`trec_web` loads the TREC Web Track diversity data from a path you give (the data
   is not part of xdiv).
@@ -23,7 +23,8 @@ import xarray as xr
 from .collection import build_collection, read_qrels
 from .errors import InputError
 from .io import write_qrels, write_run
-from .runs import build_runs, read_runs
+from .run_files import read_runs
+from .runs import build_runs
 
 __all__ = ["synthetic", "synthetic_frames", "write_synthetic", "example", "examples",
            "trec_web", "data_dir", "hierarchy_path", "synthetic_hierarchy", "synthetic_assessments"]

@@ -10,12 +10,12 @@ import numpy as np
 import xarray as xr
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
-from .collection import check_collection, to_adhoc
+from .collection import check_collection, measure_judgments
 from .errors import AlignmentWarning, InputError, MeasureError, XdivWarning
 from .hierarchy import flat_hierarchy
 from .labels import from_json, object_strings, preview, to_json
 from .measures.names import expand_resolved, translate
-from .measures.registry import Measure
+from .measures.registry import Measure, with_adhoc
 from .runs import check_runs, judge
 
 __all__ = ["evaluate", "requested_measures", "summarize", "score_array"]
@@ -59,11 +59,18 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         then left out of that run's mean). Either way the topics are listed in the
         ``topics_not_in_runs`` attribute.
     adhoc : {"max", "count"}, optional
-        Convert a diversity collection to adhoc relevance first (:func:`xdiv.to_adhoc`);
-        needed for single-intent measures on multi-intent collections.
+        How the single-intent measures (nDCG, AP, P, bpref, ...) read a diversity
+        collection unless a measure says so itself (``nDCG(adhoc=count)@10``): ``"max"``,
+        a document's highest level over the intents (the default), or ``"count"``, the
+        number of intents it is relevant to (:func:`xdiv.to_adhoc`). Diversity and
+        intent-aware measures always read the per-intent levels, so one call can mix both
+        kinds.
 
     Warns
     -----
+    XdivWarning
+        When a run retrieved no judged document (not checked for dask-backed runs: the
+        result is then lazy, and the runs are read when it is computed).
     XdivWarning
         When a measure that tells navigational from informational intents (Ef-P, DIN-*,
         P+Q and their #-forms) is computed on a collection read without topics, whose
@@ -74,8 +81,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     xarray.Dataset
         ``score(metric, run, topic)`` (float64; NaN where undefined: topics without any
         relevant document, which are listed in ``topics_without_relevant``), and
-        ``params(metric)``, each measure's full parameter set as JSON (with the
-        ``adhoc`` conversion when one was applied). Topics are the union
+        ``params(metric)``, each measure's full parameter set as JSON (a single-intent
+        measure's with the ``adhoc`` conversion it read the collection with). Topics are the union
         of the runs' and the collection's; retrieved topics absent from the qrels are
         listed in ``topics_not_in_qrels``.
     """
@@ -85,20 +92,22 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     check_collection(collection, "evaluate: collection")
     labels, measures = requested_measures(metrics)
     typed = [m.name for m in measures if m.definition.uses_intent_types]
-    if typed and adhoc is None and not collection.attrs.get("topics"):
+    if typed and not collection.attrs.get("topics"):
         warnings.warn(f"{preview(typed, 5)}: the collection was read without a topic file, "
                       "so every intent is taken as informational (these measures treat "
                       "navigational intents differently; give the qrels their topic file)",
                       XdivWarning, stacklevel=2)
-    if adhoc is not None:
-        collection = to_adhoc(collection, adhoc)
+    if adhoc not in (None, "max", "count"):
+        raise InputError(f"adhoc must be 'max', 'count' or None, not {adhoc!r}")
+    computed = [with_adhoc(m, adhoc) for m in measures]  # each with its conversion decided
     if "node_covers" not in collection and any(m.definition.family == "hierarchy"
                                                for m in measures):
         collection = flat_hierarchy(collection)
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
     cube = judge(runs, collection, depth=depth)
     _warn_unjudged_runs(cube)
-    scores = [m.definition.compute(cube, m).transpose("run", "topic") for m in measures]
+    scores = [m.definition.compute(judged, m).transpose("run", "topic")
+              for m, judged in zip(computed, measure_judgments(cube, computed))]
     score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
                       join="override")
     score = score.assign_coords(metric=object_strings(labels),
@@ -110,7 +119,7 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     result = xr.Dataset(
         {"score": score.astype(np.float64),
          "params": ("metric", object_strings([
-             to_json({**m.params, **({"adhoc": adhoc} if adhoc else {})}) for m in measures]))},
+             to_json(m.params) for m in computed]))},
         attrs={
             "xdiv_kind": "scores",
             "missing": missing,
@@ -132,7 +141,10 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
 
 def _warn_unjudged_runs(cube: xr.Dataset) -> None:
     """Name the runs none of whose documents is judged (wrong year, wrong collection or a
-    docno typo): they score 0 on every measure."""
+    docno typo): they score 0 on every measure. Not checked on dask-backed runs, whose
+    documents are only read when the scores are computed."""
+    if cube["judged"].chunks is not None:
+        return
     unjudged = ~cube["judged"].any(("topic", "rank")).values
     if unjudged.any():
         runs = [str(r) for r in cube["run"].values[unjudged]]

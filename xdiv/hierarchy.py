@@ -1,4 +1,5 @@
-"""Intent hierarchies (spec §5; Wang et al., seed 004) as extra variables of a collection.
+"""Intent hierarchies (Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018) as extra variables
+of a collection.
 
 A hierarchy is a tree per topic whose root is the query, whose leaves are the topic's
 (atomic) intents and whose inner nodes are broader intents. :func:`attach_hierarchy`
@@ -22,7 +23,7 @@ counterpart there.
 
 Weights satisfy Property 6 in the form that every scheme of the paper fulfils: the root
 weighs 1 and a parent weighs the *sum* of its children (so each layer of an extended
-hierarchy sums to 1). The seed (and the spec) print the parent as the *mean* of its
+hierarchy sums to 1). The paper prints the parent as the *mean* of its
 children, which neither UT nor NT can satisfy (UT gives each child W(p)/|C(p)|, whose
 mean is W(p)/|C(p)|, not W(p)); UB and NB therefore aggregate by sum here.
 """

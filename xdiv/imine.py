@@ -191,9 +191,9 @@ def read_imine(hierarchy: str | os.PathLike, qrels: str | os.PathLike, *,
     hierarchy attached.
 
     The intents are the second-level subtopics (fine grain) with ``Pr(i|q)`` = their
-    ``poss``, renormalised over the intents with relevant documents. Seed 004 recommends
-    ``weights="NB"`` on IMine (the given leaf weights, summed upwards); ``"NT"`` uses the
-    given weights of both layers. ``layer_weights=(1, 0)`` restricts the layer-aware
+    ``poss``, renormalised over the intents with relevant documents. Wang et al. (IEEE TKDE
+    2018) recommend ``weights="NB"`` on IMine (the given leaf weights, summed upwards);
+    ``"NT"`` uses the given weights of both layers. ``layer_weights=(1, 0)`` restricts the layer-aware
     measures (``D#-nDCG-LA``, ...) to the first-level subtopics (coarse grain).
     """
     tree = read_imine_hierarchy(hierarchy)

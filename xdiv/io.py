@@ -21,6 +21,9 @@ import itertools
 import math
 import mmap
 import os
+import shutil
+import sys
+import tempfile
 import warnings
 import xml.etree.ElementTree as ET
 import zlib
@@ -32,6 +35,9 @@ from xml.parsers import expat
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
 from .atomic import atomic_output, output_target
 from .errors import InputError, ParseError, XdivError, XdivWarning
@@ -42,12 +48,15 @@ PathLike = str | os.PathLike
 __all__ = [
     "read_qrels_frame",
     "read_run_frame",
+    "read_run_columns",
+    "read_columns",
     "read_topics",
     "read_probabilities",
     "write_qrels",
     "write_run",
     "check_file",
     "check_output_path",
+    "spooled_inputs",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -255,6 +264,130 @@ def open_guarded(path: PathLike, *, xml: bool = False) -> io.BufferedReader:
         max_total=LIMITS.max_xml_bytes if xml else None))
 
 
+STDIN = "-"
+"""The input name that stands for standard input (named ``<stdin>`` in messages)."""
+
+
+class Spool:
+    """The inputs of :func:`spooled_inputs`: ``paths`` to hand to the readers, and
+    :meth:`original` to put the names given back into a text that names a spooled copy."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self._given: dict[str, str] = {}
+
+    def original(self, text: str) -> str:
+        """``text`` with every spooled copy's path replaced by the input's name."""
+        for copy, name in self._given.items():
+            text = text.replace(copy, name)
+        return text
+
+
+class _Borrowed(io.RawIOBase):
+    """A raw stream reading from ``source``, which closing it leaves open."""
+
+    def __init__(self, source) -> None:
+        super().__init__()
+        self._source = source
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self._source.readinto(buffer)
+
+
+def _needs_spool(path: str) -> bool:
+    """``-``, or an existing input that is neither a regular file nor a directory (a
+    pipe, a FIFO, a character device, process substitution's ``/dev/fd/N``)."""
+    return path == STDIN or (os.path.exists(path) and not os.path.isdir(path)
+                             and not os.path.isfile(path))
+
+
+def _spool(path: str, folder: str) -> str:
+    """Copy the input ``path`` into a new regular file under ``folder`` (keeping its base
+    name; ``<stdin>`` for ``-``) under the :data:`LIMITS`, and return the file's path."""
+    name = "<stdin>" if path == STDIN else path
+    if path != STDIN and not os.access(path, os.R_OK):
+        raise InputError(f"{name}: not readable (permission denied)")
+    os.mkdir(folder)
+    copy = os.path.join(folder, os.path.basename(name) or "input")
+    try:
+        with contextlib.ExitStack() as stack:
+            source = (sys.stdin.buffer if path == STDIN
+                      else stack.enter_context(open(path, "rb")))
+            out = stack.enter_context(open(copy, "wb"))
+            head = source.read(2)
+            # plain text is checked line by line as it arrives; gzip data is checked
+            # when the reader decompresses the copy (its ratio needs the whole size)
+            guard = _GuardedStream(_Borrowed(source), name, compressed=None, max_total=None,
+                                   max_line=None if head == _GZIP_MAGIC
+                                   else LIMITS.max_line_bytes)
+            guard._check(head)
+            out.write(head)
+            shutil.copyfileobj(guard, out, 1 << 20)
+    except (OSError, AttributeError) as exc:  # AttributeError: no sys.stdin.buffer
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{name}: cannot be read ({reason})") from None
+    return copy
+
+
+@contextlib.contextmanager
+def spooled_inputs(paths: Iterable[PathLike]) -> Iterator[Spool]:
+    """Make standard input and non-seekable inputs readable by the readers, which look at
+    a file more than once (its first bytes for gzip, then its lines).
+
+    ``with spooled_inputs(paths) as spool``: ``spool.paths`` holds, for each of ``paths``,
+    the path itself when it is a regular file (or does not exist: the reader reports
+    it), and for ``-`` (standard input) and any other readable input that is no folder (a
+    pipe, a FIFO, ``/dev/stdin``, process substitution ``<(zcat run.gz)``) a temporary
+    regular file holding its bytes. The bytes are copied under the :data:`LIMITS` (a
+    plain-text input's lines are checked as they arrive), and the copy keeps the input's
+    base name (``<stdin>`` for ``-``), after which a run without tag column is named.
+
+    Inside the block, the :class:`~xdiv.errors.XdivError` raised and the warnings shown
+    name the input as given (``<stdin>`` for ``-``), never a temporary file; on leaving
+    it the temporary files are removed.
+
+    Raises
+    ------
+    InputError
+        ``-`` given twice (standard input can be read once), or an input that cannot be
+        read (naming it).
+    """
+    given = [os.fspath(p) for p in paths]
+    if given.count(STDIN) > 1:
+        raise InputError("-: standard input is given more than once (it can be read once)")
+    spool = Spool()
+    folder = tempfile.mkdtemp(prefix="xdiv-") if any(map(_needs_spool, given)) else None
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = spool.original(str(message))
+        if text != str(message):
+            message = category(text)
+        shown(message, category, filename, lineno, file, line)
+
+    try:
+        for k, path in enumerate(given):
+            if _needs_spool(path):
+                copy = _spool(path, os.path.join(folder, str(k)))
+                spool._given[copy] = "<stdin>" if path == STDIN else path
+                path = copy
+            spool.paths.append(path)
+        warnings.showwarning = show
+        yield spool
+    except XdivError as exc:
+        exc.args = tuple(spool.original(a) if isinstance(a, str) else a for a in exc.args)
+        if isinstance(exc, ParseError) and exc.path is not None:
+            exc.path = spool.original(exc.path)
+        raise
+    finally:
+        warnings.showwarning = shown
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def open_text(path: PathLike, *, xml: bool = False) -> Iterator:
     """Open ``path`` for reading UTF-8 text (a leading byte-order mark is skipped),
@@ -370,18 +503,151 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
                 optional_last: bool = False) -> pd.DataFrame:
     """Read a whitespace-separated table with typed columns, or raise a precise ParseError.
 
-    Columns whose name starts with ``_`` are validated but not kept.
+    Columns whose name starts with ``_`` are validated but not kept; string columns come
+    out as object arrays of Python strings (one string object per distinct value).
     """
-    dtypes = {name: {"str": object, "int": "int64", "float": "float64"}[kind]
-              for name, kind in columns}
+    table = read_columns(path, columns, optional_last=optional_last)
+    return pd.DataFrame({name: decode_strings(value) if isinstance(value, pa.Array) else value
+                         for name, value in table.items()}, copy=False)
+
+
+def read_columns(path: PathLike, columns: list[tuple[str, str]], *,
+                 optional_last: bool = False) -> dict[str, np.ndarray | pa.DictionaryArray]:
+    """Read a whitespace-separated table with typed columns, or raise a precise ParseError.
+
+    The file is parsed by pyarrow's multi-threaded CSV reader when its fields are
+    separated by single spaces or single tabs (what TREC tools write); any other layout,
+    and any line the fast path does not accept, sends it to pandas' C parser and, if
+    that fails too, to a line-by-line check that names the offending line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A text file, gzip allowed.
+    columns : list of (name, kind)
+        ``kind`` is ``"str"``, ``"int"`` (int64) or ``"float"`` (float64, finite). Names
+        starting with ``_`` are validated but not returned.
+    optional_last : bool
+        The last column may be absent on every line (it then reads as ``""``).
+
+    Returns
+    -------
+    dict
+        Numeric columns as numpy arrays; string columns as
+        :class:`pyarrow.DictionaryArray` (int32 indices into the distinct values), except
+        ``docno``, whose values are mostly distinct, as a :class:`pyarrow.StringArray`: no
+        Python string is made per line.
+    """
     check_file(path)
     if os.path.getsize(path) == 0:
         raise InputError(f"{os.fspath(path)}: the file is empty")
-    names = [c for c, _ in columns]
     compressed = _is_gzip(path)
     if not compressed:
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             _check_gaps(data, 0, LIMITS.max_line_bytes, os.fspath(path), 0)
+    table = _arrow_columns(path, columns, optional_last, compressed)
+    if table is None:
+        frame = _pandas_table(path, columns, optional_last, compressed)
+        table = {name: frame[name].to_numpy() if kind != "str"
+                 else pa.array(frame[name].to_numpy(), pa.string()) if name in _WIDE_STRINGS
+                 else pa.array(frame[name].to_numpy(), pa.string()).dictionary_encode()
+                 for name, kind in columns}
+    if len(next(iter(table.values()))) == 0:
+        raise InputError(f"{os.fspath(path)}: the file has no data lines")
+    return {name: value for name, value in table.items() if not name.startswith("_")}
+
+
+def decode_strings(values: pa.Array) -> np.ndarray:
+    """A pyarrow string column as an object array of Python strings; a dictionary-encoded
+    one makes one string per distinct value (each row refers to its value's string)."""
+    if not isinstance(values, pa.DictionaryArray):
+        return np.asarray(values.to_pylist(), dtype=object)
+    words = np.asarray(values.dictionary.to_pylist(), dtype=object)
+    return words[values.indices.to_numpy(zero_copy_only=False)]
+
+
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+_ARROW_TYPES = {"str": _DICTIONARY, "int": pa.int64(), "float": pa.float64()}
+_WIDE_STRINGS = ("docno",)
+"""String columns with about one distinct value per line: parsed as plain strings and
+dictionary-encoded once per file (cheaper than pyarrow's per-block dictionaries)."""
+
+
+def _first_line(path: PathLike, compressed: bool) -> str | None:
+    """The first non-blank line of ``path`` (without its line break), or None."""
+    try:
+        with open_guarded(path) if compressed else open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except _GZIP_ERRORS:
+        return None  # the slower readers name the damage
+    for line in head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines():
+        if line.strip():
+            return line
+    return None
+
+
+def _arrow_columns(path, columns, optional_last, compressed):
+    """The table parsed by pyarrow, or None when the file is not laid out with single
+    spaces or single tabs throughout (pandas then reads it) or anything in it is not
+    what the fast path accepts (empty fields, a field holding the other separator, a
+    non-finite number, a line with another number of fields, undecodable bytes)."""
+    line = _first_line(path, compressed)
+    if line is None:
+        return None
+    for delimiter, other in ((" ", "\t"), ("\t", " ")):
+        if delimiter in line and other not in line:
+            break
+    else:
+        return None
+    n_fields = len(line.split(delimiter))
+    names = [name for name, _ in columns]
+    if not (n_fields == len(names) or (optional_last and n_fields == len(names) - 1)):
+        return None
+    kinds = dict(columns)
+    read = names[:n_fields]
+    types = {name: pa.string() if name in _WIDE_STRINGS else _ARROW_TYPES[kinds[name]]
+             for name in read}
+    try:
+        with open_guarded(path) if compressed else contextlib.nullcontext(path) as source:
+            table = pa_csv.read_csv(
+                source,
+                read_options=pa_csv.ReadOptions(column_names=read, block_size=1 << 20),
+                parse_options=pa_csv.ParseOptions(
+                    delimiter=delimiter, quote_char=False, double_quote=False,
+                    escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+                convert_options=pa_csv.ConvertOptions(
+                    column_types=types, null_values=[], strings_can_be_null=False,
+                    quoted_strings_can_be_null=False, check_utf8=True))
+    except XdivError:
+        raise  # a limit of the guarded stream: reading on would cost what it guards
+    except (pa.ArrowInvalid, UnicodeDecodeError, *_GZIP_ERRORS):
+        return None
+    out = {}
+    for name in read:
+        column = table.column(name)
+        if kinds[name] == "str":
+            column = column.combine_chunks()
+            words = column.dictionary if name not in _WIDE_STRINGS else column
+            if (len(words) and (pc.min(pc.binary_length(words)).as_py() == 0
+                                or pc.any(pc.match_substring(words, other)).as_py())):
+                return None
+        else:
+            column = column.to_numpy()
+            if kinds[name] == "float" and not np.isfinite(column).all():
+                return None
+        out[name] = column
+    if len(read) < len(names):  # the optional last column is absent throughout
+        out[names[-1]] = pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(table.num_rows, dtype=np.int32)), pa.array([""]))
+    return out
+
+
+def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
+    """``path`` parsed by pandas' C parser, or the first offending line raised as a
+    :class:`ParseError` (the reader for layouts pyarrow's does not take)."""
+    dtypes = {name: {"str": object, "int": "int64", "float": "float64"}[kind]
+              for name, kind in columns}
+    names = [c for c, _ in columns]
     frame, ok = None, False
     # single spaces (what most tools write) parse fastest; any other layout falls back to
     # general whitespace splitting, and anything malformed to the line-by-line check
@@ -398,7 +664,7 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
                                         index_col=False, low_memory=False,
                                         encoding="utf-8-sig")
         except XdivError:
-            raise  # a limit of the guarded stream: reading on would cost what it guards
+            raise
         except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError,
                 *_GZIP_ERRORS):
             continue  # undecodable bytes and corrupt gzip data included: named below
@@ -406,8 +672,6 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
         if ok:
             break
     if ok:
-        if len(frame) == 0:
-            raise InputError(f"{os.fspath(path)}: the file has no data lines")
         # whitespace splitting leaves no empty field but a missing trailing one, and a
         # missing typed field fails conversion above: only the optional tag can be empty
         for name, kind in columns:
@@ -421,7 +685,7 @@ def _read_table(path: PathLike, columns: list[tuple[str, str]], *,
     if not ok:
         _slow_validate(path, columns, optional_last, consistent_width=True)
         raise ParseError(path, None, "could not be parsed (no single offending line found)")
-    return frame.drop(columns=[n for n in names if n.startswith("_")])
+    return frame
 
 
 def _looks_single_spaced(path: PathLike) -> bool:
@@ -464,6 +728,66 @@ def read_qrels_frame(path: PathLike) -> pd.DataFrame:
                               ("level", "int")])
 
 
+@dataclass(frozen=True)
+class RunColumns:
+    """One TREC run file as columns, docnos and topics dictionary-encoded.
+
+    Attributes
+    ----------
+    path : str
+    name : str
+        The run's name (see :func:`read_run_frame`).
+    tags : list of str
+        The tags of the first and the last line.
+    topic : pyarrow.DictionaryArray
+        Per line: int32 indices into the file's distinct topics.
+    docno : pyarrow.StringArray
+        Per line.
+    rank : numpy.ndarray
+        int64 per line.
+    score : numpy.ndarray
+        float64 per line.
+    """
+
+    path: str
+    name: str
+    tags: list[str]
+    topic: pa.DictionaryArray
+    docno: pa.StringArray
+    rank: np.ndarray
+    score: np.ndarray
+
+
+def read_run_columns(path: PathLike, *, warn: bool = True) -> RunColumns:
+    """Read a TREC run (``topic Q0 docno rank score [tag]``) into columns, without a
+    Python string per line (see :func:`read_columns`); named as :func:`read_run_frame`
+    names it, with the same warnings (unless ``warn`` is false)."""
+    table = read_columns(path, [("topic", "str"), ("_Q0", "str"), ("docno", "str"),
+                                ("rank", "int"), ("score", "float"), ("run", "str")],
+                         optional_last=True)
+    tag = table["run"]
+    words = tag.dictionary.to_pylist()
+    indices = tag.indices.to_numpy(zero_copy_only=False)
+    first, last = words[indices[0]], words[indices[-1]]
+    present = np.flatnonzero(np.bincount(indices, minlength=len(words)))
+    name = _name_from_path(path)
+    if len(present) == 1 and first != "":
+        name = first
+    elif not warn:
+        pass
+    elif len(present) == 1:
+        warnings.warn(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
+                      "after the file", XdivWarning, stacklevel=3)
+    else:
+        tags = [words[k] for k in pd.unique(indices)]
+        warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags "
+                      f"({preview(tags, 5)}); the run is named {name!r} after the file",
+                      XdivWarning, stacklevel=3)
+    return RunColumns(path=os.fspath(path), name=name, tags=[first, last],
+                      topic=table["topic"], docno=table["docno"], rank=table["rank"],
+                      score=table["score"])
+
+
 def read_run_frame(path: PathLike) -> pd.DataFrame:
     """Read a TREC run (``topic Q0 docno rank score [tag]``) into a tidy frame.
 
@@ -478,24 +802,12 @@ def read_run_frame(path: PathLike) -> pd.DataFrame:
         ``run``; ``attrs["tags"]`` holds the tags of the first and the last line (which
         ndeval and gdeval respectively print as the run's name).
     """
-    frame = _read_table(path, [("topic", "str"), ("_Q0", "str"), ("docno", "str"),
-                               ("rank", "int"), ("score", "float"), ("run", "str")],
-                        optional_last=True)
-    first = frame["run"].iat[0]
-    same = (frame["run"].to_numpy() == first).all()
-    tags = [first] if same else list(pd.unique(frame["run"]))
-    name = _name_from_path(path)
-    if len(tags) == 1 and tags[0] != "":
-        name = str(tags[0])
-    elif len(tags) == 1:
-        warnings.warn(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
-                      "after the file", XdivWarning, stacklevel=3)
-    else:
-        shown = preview(tags, 5)
-        warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags ({shown}); the run "
-                      f"is named {name!r} after the file", XdivWarning, stacklevel=3)
-    frame.attrs["tags"] = [str(first), str(frame["run"].iat[-1])]
-    frame["run"] = name
+    columns = read_run_columns(path)
+    frame = pd.DataFrame({"topic": decode_strings(columns.topic),
+                          "docno": decode_strings(columns.docno),
+                          "rank": columns.rank, "score": columns.score,
+                          "run": columns.name}, copy=False)
+    frame.attrs["tags"] = columns.tags
     return frame
 
 

@@ -29,9 +29,9 @@ from .evaluate import score_array
 from .kernels import meta as K
 from .labels import object_strings, to_json
 
-__all__ = ["bootstrap_test", "tukey_hsd", "discriminative_power", "concordance",
-           "concordance_table", "rank_correlation", "significance_agreement", "sample_runs",
-           "sample_topics"]
+__all__ = ["bootstrap_test", "tukey_hsd", "discriminative_power", "combine_tests",
+           "select_test", "concordance", "concordance_table", "rank_correlation",
+           "significance_agreement", "sample_runs", "sample_topics"]
 
 
 def _scores(scores, metrics: Sequence[str] | None = None) -> xr.DataArray:
@@ -130,7 +130,8 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
         for members, values in _metric_groups(da):
             mean, t, asl, delta = K.paired_bootstrap(
                 values[:, i] - values[:, j], replicates=B, rng=np.random.default_rng(seed),
-                alpha=alpha, on_block=lambda step=len(members): bar.update(step))
+                alpha=alpha, on_block=lambda share, step=len(members): bar.update(
+                    step if share == 1 else step * share))  # whole steps unless sliced
             for key, v in zip(("asl", "diff", "t", "delta"), (asl, mean, t, delta)):
                 out[key][members] = _square(v, n_runs, antisymmetric=key in ("diff", "t"))
             n_topics[members] = values.shape[-1]
@@ -215,6 +216,61 @@ def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
     result["asl_curve"] = (("metric", "pair_rank"), np.sort(pairs, axis=1))
     result.attrs["n_pairs"] = len(i)
     return result
+
+
+TEST_SETTINGS = ("B", "seed", "alpha")
+"""The attributes of a test's result that :func:`combine_tests` keeps per test."""
+
+
+def combine_tests(results: dict[str, xr.Dataset]) -> xr.Dataset:
+    """Results of :func:`discriminative_power` for several tests, keyed by method
+    (``"bootstrap"``, ``"tukey"``), stacked along a ``test`` dimension as ``xdiv meta -o``
+    writes them.
+
+    Each test's settings become coordinates along ``test``: ``test_name`` (its ``test``
+    attribute, e.g. ``"paired bootstrap"``), ``B``, ``seed`` and ``alpha``, so that they
+    stay recorded when the tests differ (the bootstrap's default B is 1000, the Tukey
+    HSD test's 5000); attributes equal for all tests also stay attributes.
+    """
+    tests = list(results)
+    parts = list(results.values())
+    merged = xr.concat(parts, dim="test", combine_attrs="drop_conflicts", coords="minimal",
+                       compat="override")
+    settings = {name: ("test", [r.attrs[name] for r in parts]) for name in TEST_SETTINGS}
+    return merged.assign_coords(test=tests, test_name=("test", [r.attrs["test"] for r in parts]),
+                                **settings)
+
+
+def select_test(result: xr.Dataset, test: str | None = None) -> xr.Dataset:
+    """One test's result from a meta-evaluation of several (:func:`combine_tests`, ``xdiv
+    meta -o``), with its ``test`` (full name), ``B``, ``seed`` and ``alpha`` attributes
+    as :func:`discriminative_power` returned them.
+
+    ``test`` defaults to the only test the result holds, else its first (the bootstrap
+    in ``xdiv meta --test both`` files). A result without a ``test`` dimension is
+    returned unchanged when ``test`` is not given.
+
+    Raises
+    ------
+    InputError
+        ``test`` is not one of the tests held, or is given for a result of one test.
+    """
+    if "test" not in result.dims:
+        if test is not None:
+            raise InputError(f"the result holds one test ({result.attrs.get('test', '?')}) "
+                             f"and no test dimension to select {test!r} from")
+        return result
+    held = [str(t) for t in result["test"].values]
+    chosen = held[0] if test is None else str(test)
+    if chosen not in held:
+        raise InputError(f"the meta-evaluation holds the tests {', '.join(held)}, not "
+                         f"{chosen}")
+    one = result.sel(test=chosen)
+    recorded = [name for name in ("test_name", *TEST_SETTINGS) if name in one.coords]
+    settings = {name: one[name].item() for name in recorded}
+    full_name = settings.pop("test_name", chosen)
+    return one.drop_vars(["test", *recorded]).assign_attrs(
+        {**result.attrs, **settings, "test": full_name})
 
 
 def _differences(values: np.ndarray) -> np.ndarray:

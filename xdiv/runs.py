@@ -37,16 +37,14 @@ mapped into the run vocabulary once; the join is then a vectorised search of int
 
 from __future__ import annotations
 
-import glob
-import os
 import warnings
-from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import xarray as xr
-from tqdm.auto import tqdm
 
 from . import io as _io
 from .collection import ABSENT, describe_dataset, check_collection, group_positions
@@ -62,87 +60,7 @@ ORDER_HELP = ("ranking of a run's documents: by score, ties by docno descending 
               "(pyndeval), or by the rank column (ndeval's default), ties by score")
 """The ranking conventions in one sentence, for help texts."""
 
-__all__ = ["build_runs", "decode_docnos", "read_run", "read_runs", "runs_frame", "judge",
-           "write_run"]
-
-
-def read_run(path, *, order: Order = "score-docno-desc",
-             duplicates: Duplicates = "error") -> xr.Dataset:
-    """Read one TREC run file (``topic Q0 docno rank score tag``, gzip allowed).
-
-    Parameters
-    ----------
-    path : str or path-like
-    order : {"score-docno-desc", "score-docno-asc", "rank"}
-        Ranking convention (see :mod:`xdiv.runs`).
-    duplicates : {"error", "first"}
-        A docno retrieved twice for a topic is an error, or only its highest-ranked
-        occurrence is kept (with a warning naming run, topic and docno).
-    """
-    return read_runs([path], order=order, duplicates=duplicates)
-
-
-def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
-              order: Order = "score-docno-desc", duplicates: Duplicates = "error",
-              progress: bool = False) -> xr.Dataset:
-    """Read several TREC run files into one Runs dataset.
-
-    ``paths`` is a list of files or a glob pattern (``"runs/*.gz"``). Runs are labelled
-    by their tag (or file name, see :func:`xdiv.io.read_run_frame`); two files giving the
-    same run name are an error. ``progress`` shows a progress bar (on standard error).
-    The attributes ``source`` and ``tags`` map each run to its file and to the tags of
-    the file's first and last lines (JSON).
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        text = os.fspath(paths)
-        files = sorted(glob.glob(text)) if glob.has_magic(text) else [text]
-        if not files:
-            raise InputError(f"{text}: no file matches")
-    else:
-        files = [os.fspath(p) for p in paths]
-    if not files:
-        raise InputError("read_runs: no run files given")
-    frames, origin, tags = [], {}, {}
-    for path in tqdm(files, desc="reading runs", unit="run", disable=not progress,
-                     leave=False):
-        frame = _io.read_run_frame(path)
-        name = frame["run"].iat[0]
-        if name in origin:
-            raise InputError(f"{path}: run name {name!r} is also the name of {origin[name]}")
-        origin[name] = path
-        tags[name] = frame.attrs["tags"]
-        frames.append(frame.drop(columns="run"))
-    names = list(origin)
-    run_codes = np.repeat(np.arange(len(frames)), [len(f) for f in frames])
-    frame = pd.DataFrame({column: _concat_column([f[column] for f in frames])
-                          for column in frames[0].columns}, copy=False)
-    frame["run"] = pd.Categorical.from_codes(run_codes, categories=names)
-    runs = build_runs(frame, order=order, duplicates=duplicates)
-    runs.attrs["source"] = to_json({name: origin[name] for name in runs["run"].values})
-    runs.attrs["tags"] = to_json({name: tags[name] for name in runs["run"].values})
-    return runs
-
-
-def _concat_column(parts: list[pd.Series]) -> pd.Series:
-    """One column of several run frames, in the readers' dtype: categoricals (codes and
-    categories) are united without decoding them, columns of one pandas extension dtype
-    (such as its string dtype) concatenated by pandas, numpy columns (Python strings
-    included: pandas' concat of object columns is far slower) by numpy."""
-    dtypes = {part.dtype for part in parts}
-    if all(isinstance(dtype, pd.CategoricalDtype) for dtype in dtypes):
-        # the files' categories are factorised together once, and each file's codes
-        # remapped with a take (pandas' union_categoricals recodes file by file, slower)
-        categories = [part.cat.categories for part in parts]
-        united, merged = pd.factorize(categories[0].append(categories[1:]))
-        starts = np.cumsum([0] + [len(c) for c in categories[:-1]])
-        codes = [part.cat.codes.to_numpy() for part in parts]
-        return pd.Series(pd.Categorical.from_codes(
-            np.concatenate([np.where(c < 0, -1, united[start + c])
-                            for c, start in zip(codes, starts)]), categories=merged))
-    if len(dtypes) == 1 and not isinstance(parts[0].dtype, np.dtype):
-        return pd.concat(parts, ignore_index=True)
-    values = np.concatenate([part.to_numpy() for part in parts])
-    return pd.Series(values, dtype=values.dtype, copy=False)
+__all__ = ["build_runs", "decode_docnos", "runs_frame", "judge", "write_run"]
 
 
 def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
@@ -189,18 +107,32 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
         raise InputError("run scores must be numbers") from None
     run_labels, r_code = label_codes(frame["run"])
     topic_labels, t_code = label_codes(frame["topic"])
+    rank = frame["rank"].to_numpy(dtype=np.float64) if "rank" in frame.columns else None
+    shape = (len(run_labels), len(topic_labels))
+    doc_grid, score_grid, length = _ranked_grids(
+        r_code, t_code, code, score, rank, shape, order=order, duplicates=duplicates,
+        run_labels=run_labels, topic_labels=topic_labels, docno_of=vocabulary.__getitem__)
+    return _runs_dataset(doc_grid, score_grid, length, run_labels, topic_labels, vocabulary,
+                         order)
+
+
+def _ranked_grids(r_code, t_code, code, score, rank, shape, *, order, duplicates, run_labels,
+                  topic_labels, docno_of, warn=True):
+    """The ``doc``, ``score`` and ``length`` grids of rows given as integer codes: the rows
+    are checked, ranked by ``order`` (ties by docno code), checked for repeated documents
+    and laid out ``shape + (depth,)``. ``docno_of(code)`` names a docno in messages;
+    ``warn=False`` leaves out the warnings (not the errors)."""
 
     def row(k: int) -> str:
-        """Run, topic and docno of frame row ``k``, for messages."""
+        """Run, topic and docno of row ``k``, for messages."""
         return (f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} "
-                f"docno {vocabulary[code[k]]}")
+                f"docno {docno_of(code[k])}")
 
     bad = ~np.isfinite(score)
     if bad.any():
         k = int(np.argmax(bad))
         raise InputError(f"{row(k)}: score {score[k]} is not finite")
 
-    rank = frame["rank"].to_numpy(dtype=np.float64) if "rank" in frame.columns else None
     if order == "rank":
         bad_rank = ~np.isfinite(rank)
         if bad_rank.any():
@@ -214,26 +146,30 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
     if not np.array_equal(sort, np.arange(len(sort))):  # rows not given in rank order
         r_code, t_code, score, code = r_code[sort], t_code[sort], score[sort], code[sort]
         rank = None if rank is None else rank[sort]
-    if rank is not None:
+    if rank is not None and warn:
         _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order)
 
-    shape = (len(run_labels), len(topic_labels))
     doc_grid, score_grid, length = _grids(r_code, t_code, code, score, shape)
     if _has_repeats(doc_grid):
-        dup = _duplicates(r_code * shape[1] + t_code, code, len(vocabulary))
-        listed = [f"run {run_labels[r_code[k]]} topic {topic_labels[t_code[k]]} "
-                  f"docno {vocabulary[code[k]]}" for k in np.flatnonzero(dup)[:5]]
+        dup = _duplicates(r_code * shape[1] + t_code, code, int(code.max()) + 1)
+        listed = [row(k) for k in np.flatnonzero(dup)[:5]]
         more = f" (and {int(dup.sum()) - 5} more)" if dup.sum() > 5 else ""
         if duplicates == "error":
             raise InputError("a docno is retrieved more than once for a topic: "
                              + "; ".join(listed) + more
                              + " (duplicates='first' in Python, --duplicates first on the "
                                "command line, keeps the highest-ranked one)")
-        warnings.warn("kept only the highest-ranked occurrence of duplicated documents: "
-                      + "; ".join(listed) + more, XdivWarning, stacklevel=2)
+        if warn:
+            warnings.warn("kept only the highest-ranked occurrence of duplicated documents: "
+                          + "; ".join(listed) + more, XdivWarning, stacklevel=2)
         keep = ~dup
         doc_grid, score_grid, length = _grids(r_code[keep], t_code[keep], code[keep],
                                               score[keep], shape)
+    return doc_grid, score_grid, length
+
+
+def _runs_dataset(doc_grid, score_grid, length, run_labels, topic_labels, vocabulary,
+                  order) -> xr.Dataset:
     return xr.Dataset(
         {
             "doc": (("run", "topic", "rank"), doc_grid),
@@ -499,10 +435,11 @@ def write_run(path, runs: xr.Dataset | pd.DataFrame) -> None:
 # ---------------------------------------------------------------------------- judging
 
 def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
-    """The collection's judged (topic, docno) pairs as integer keys of the run vocabulary.
+    """The collection's judged (topic, docno) pairs, indexed by the runs' docno codes.
 
-    Each judged docno is searched once in the sorted ``vocabulary`` (and confirmed equal);
-    docnos no run retrieved cannot match a ranked document and are left out.
+    Each judged docno is looked up once in the run vocabulary (a hash join of the two
+    string columns); docnos no run retrieved cannot match a ranked document and are
+    left out.
 
     Parameters
     ----------
@@ -514,41 +451,45 @@ def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
     Returns
     -------
     dict
-        The keyword arguments of :func:`_lookup_slots`: ``keys`` (``topic * width +
-        code``, sorted), ``slots`` (the collection slot of each key), ``judged``
-        (whether each code, and -1 last, is judged for some topic) and ``width`` (the
-        vocabulary size).
+        The keyword arguments of :func:`_lookup_slots`: the judged pairs sorted by code
+        then topic (``topics`` and their collection ``slots``), and ``starts``: the pairs
+        of code ``c`` are ``starts[c]:starts[c + 1]`` (padding's -1 reads an empty range).
     """
-    vocabulary = np.asarray(vocabulary, dtype=object)
     width = len(vocabulary)
     topic, slot = np.nonzero(docno_grid != "")
-    docno = np.asarray(docno_grid[topic, slot], dtype=object)
-    by_docno = np.argsort(docno)  # sorted queries narrow each binary search
-    code = np.empty(len(docno), dtype=np.int64)
-    code[by_docno] = np.searchsorted(vocabulary, docno[by_docno])
-    inside = code < width
-    inside[inside] = vocabulary[code[inside]] == docno[inside]
-    topic, slot, code = topic[inside], slot[inside], code[inside]
-    keys = topic.astype(np.int64) * width + code
-    by_key = np.argsort(keys)
-    judged = np.zeros(width + 1, dtype=bool)
-    judged[code] = True
-    return {"keys": keys[by_key], "slots": slot[by_key].astype(np.int32),
-            "judged": judged, "width": width}
+    docno = pa.array(np.asarray(docno_grid[topic, slot], dtype=object), pa.string())
+    found = pc.index_in(docno, value_set=pa.array(np.asarray(vocabulary, dtype=object),
+                                                  pa.string()))
+    inside = ~np.asarray(found.is_null())
+    code = found.drop_null().to_numpy().astype(np.int64)
+    topic, slot = topic[inside], slot[inside]
+    by_code = np.lexsort((topic, code))
+    starts = np.searchsorted(code[by_code], np.arange(width + 2)).astype(np.int32)
+    return {"topics": np.append(topic[by_code], -1).astype(np.int32),
+            "slots": np.append(slot[by_code], -1).astype(np.int32),
+            "starts": starts, "steps": int(np.diff(starts).max(initial=0)).bit_length()}
 
 
-def _lookup_slots(doc, topic_index, *, keys, slots, judged, width):
+def _lookup_slots(doc, topic_index, *, topics, slots, starts, steps):
     """Kernel: collection doc slot of each (topic, doc code); -1 when not judged or in
-    padding. Only the codes judged for some topic are searched among the keys."""
+    padding. A binary search, vectorised over the documents, among the few topics for
+    which the document's code is judged (``steps`` halvings reach any of them; none is
+    needed when no docno is judged for two topics, the common case)."""
     shape = np.broadcast_shapes(np.shape(doc), np.shape(topic_index))
-    doc = np.broadcast_to(doc, shape)
-    wanted = judged[doc]  # the padding's -1 reads the last entry, False
-    query = np.broadcast_to(topic_index, shape)[wanted].astype(np.int64) * width + doc[wanted]
-    pos = np.searchsorted(keys, query)  # keys is not empty when any code is wanted
-    pos[pos == len(keys)] = 0
-    out = np.full(shape, -1, dtype=np.int32)
-    out[wanted] = np.where(keys[pos] == query, slots[pos], -1)
-    return out
+    code = np.broadcast_to(doc, shape)
+    topic = np.broadcast_to(topic_index, shape)
+    code = np.where(code < 0, len(starts) - 2, code)  # padding: an empty range
+    lo, hi = starts[code], starts[code + 1]
+    if steps > 1:
+        for _ in range(steps):
+            mid = (lo + hi) // 2
+            before = topics[np.minimum(mid, len(topics) - 1)] < topic
+            open_ = lo < hi
+            lo = np.where(open_ & before, mid + 1, lo)
+            hi = np.where(open_ & ~before, mid, hi)
+        hi = starts[code + 1]
+    at = np.minimum(lo, len(topics) - 1)
+    return np.where((lo < hi) & (topics[at] == topic), slots[at], np.int32(-1))
 
 
 def _gather_levels(slot, level_tdi):

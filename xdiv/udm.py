@@ -1,4 +1,4 @@
-"""The User Disagreement Model (Demeester et al.; seed 003, spec §6).
+"""The User Disagreement Model (Demeester et al., WSDM 2014).
 
 Multiply-judged documents tell how likely another assessor (a stand-in for another user)
 is to give the top label T to a document one assessor labelled i: ``p_{T|i}``. From it the
@@ -193,9 +193,9 @@ def relevance_weights(p, M: int = 1, N: int = 2, *, top: bool = False):
     Below the top label (``top=False``) the labelling user is not one of them:
     ``sum_{m=M}^{N-1} C(N-1, m) p^m (1-p)^{N-1-m}`` with ``p = p_{T|i}``. For the top
     label that user already is one, so M-1 more are needed among the N-1 others, with
-    ``p = p_{T|T}``; for M = 1 this is 1 (and ``1 - (1-p)^{N-1}`` below T), as the spec
-    states. Array-friendly in ``p``. Check: p = 0.3 gives 0.51 (1/3), 0.09 (2/3),
-    0.216 (2/4), 0.348 (2/5) (seed 003, Table 1).
+    ``p = p_{T|T}``; for M = 1 this is 1 (and ``1 - (1-p)^{N-1}`` below T).
+    Array-friendly in ``p``. Check: p = 0.3 gives 0.51 (1/3), 0.09 (2/3),
+    0.216 (2/4), 0.348 (2/5) (Demeester et al., WSDM 2014, Table 1).
     """
     if not (isinstance(M, (int, np.integer)) and isinstance(N, (int, np.integer))
             and 0 <= M <= N and N >= 1):
@@ -261,7 +261,8 @@ def synthetic_assessments(n_topics: int = 20, n_docs: int = 60, n_assessors: int
 
 def robustness(data: xr.Dataset, *, first: str, second: str, M: int = 1, N: int = 2,
                cutoff: int = 10, ignore_non: bool = True) -> xr.Dataset:
-    """Seed 003's robustness protocol (§6.1, Table 2): mutual evaluation of two assessors.
+    """Mutual evaluation of two assessors: the robustness protocol of Demeester et al.
+    (WSDM 2014, Section 6.1 and Table 2).
 
     Both directions are scored (``direction`` = "first->second", "second->first") and the
     mean and sd run over topics and directions. See :func:`_one_way` for one direction.

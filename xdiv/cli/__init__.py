@@ -13,9 +13,10 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 from ..errors import XdivError, XdivWarning
-from . import convert, demo, evaluate, measures, meta, official, plot
+from . import convert, demo, design, evaluate, measures, meta, official, plot, report, risk
 from .common import QUIET_HELP
 from .measures import measures_page
 
@@ -27,10 +28,13 @@ EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/*.gz --adhoc max -m nDCG@10 AP --per-topic --format tsv
   xdiv ndeval qrels.txt runs/*.gz
   xdiv meta scores.nc --test both -o meta.nc
+  xdiv risk scores.nc --baseline RUN --test trisk
   xdiv concordance scores.nc alpha-nDCG@10 D#-nDCG@10 --gold I-rec@10
   xdiv plot asl meta.nc -o asl.png
+  xdiv report scores.nc meta.nc -o report.html
 """
-COMMAND_FAMILIES = (demo, evaluate, official, measures, meta, convert, plot)
+COMMAND_FAMILIES = (demo, evaluate, official, measures, meta, risk, design, convert, plot,
+                    report)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -40,10 +44,19 @@ def parser() -> argparse.ArgumentParser:
         description="Evaluate diversified search results and meta-evaluate the measures.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = top.add_subparsers(dest="command", required=True)
     for family in COMMAND_FAMILIES:
         family.add_parser(sub)
     return top
+
+
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata)."""
+    try:
+        return version("xdiv")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree, not installed
+        return "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

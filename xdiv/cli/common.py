@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import math
 import os
 import sys
@@ -67,6 +68,14 @@ def number(text: str) -> float:
     return value
 
 
+def nonnegative(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    value = number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {text}")
+    return value
+
+
 def level(text: str) -> float:
     """An argparse type: a significance level strictly between 0 and 1."""
     value = _float(text)
@@ -88,6 +97,57 @@ def summary_frame(scores: xr.Dataset) -> pd.DataFrame:
     means = summarize(scores)["mean"].transpose("run", "metric").to_pandas()
     means.columns.name = None
     return means[list(scores["metric"].values)]
+
+
+MEAN_ROW = "all"
+"""The topic label of the mean row of per-topic tables (trec_eval's label)."""
+
+
+def per_topic_frame(scores: xr.Dataset) -> pd.DataFrame:
+    """The (run, topic) × metric table of per-topic scores, each run's topics followed by
+    a row ``(run, "all")`` of its means (over the topics where each metric is defined, as
+    :func:`summary_frame`); runs, topics and metrics in the cube's order."""
+    metrics = list(scores["metric"].values)
+    topics = scores["score"].transpose("run", "topic", "metric")
+    means = summary_frame(scores)
+    blocks = []
+    for run in scores["run"].values:
+        block = pd.DataFrame(topics.sel(run=run).values, columns=metrics,
+                             index=[str(t) for t in scores["topic"].values])
+        block.loc[MEAN_ROW] = means.loc[run].to_numpy()
+        blocks.append(block)
+    return pd.concat(blocks, keys=[str(r) for r in scores["run"].values],
+                     names=["run", "topic"])
+
+
+def expand_inputs(words: list[str]) -> list[str]:
+    """Input file names with glob patterns the shell left alone (a quoted
+    ``'runs/*.gz'``) expanded, sorted: a word that is no existing file but holds ``*``,
+    ``?`` or ``[`` stands for the files it matches. ``-`` (standard input) is kept.
+
+    Raises
+    ------
+    XdivError
+        ``PATTERN: no file matches``.
+    """
+    files = []
+    for word in words:
+        if word == "-" or os.path.exists(word) or not glob.has_magic(word):
+            files.append(word)
+            continue
+        matches = sorted(glob.glob(word))
+        if not matches:
+            raise XdivError(f"{word}: no file matches")
+        files.extend(matches)
+    return files
+
+
+def names_input(word: str) -> bool:
+    """Whether ``word`` names an input: ``-`` (standard input), an existing file (a pipe
+    or device included) or a glob pattern matching files."""
+    if word == "-" or (os.path.exists(word) and not os.path.isdir(word)):
+        return True
+    return glob.has_magic(word) and bool(glob.glob(word))
 
 
 def output(path: str, *inputs: str | None) -> str:

@@ -5,20 +5,26 @@ from __future__ import annotations
 import os
 import sys
 
+import xarray as xr
+
 from ..collection import read_qrels
 from ..errors import XdivError
 from ..evaluate import evaluate
+from ..io import spooled_inputs
 from ..measures.names import expand_measures
 from ..netcdf import to_netcdf
 from ..reports import ndeval_csv, trec_eval_lines
-from ..runs import ORDER_HELP, read_runs
-from .common import command, output, print_frame, progress_wanted, summary_frame
+from ..run_files import read_runs
+from ..runs import ORDER_HELP
+from .common import command, expand_inputs, names_input, nonnegative, output, \
+    per_topic_frame, print_frame, progress_wanted, summary_frame
 
 EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
   xdiv evaluate qrels.txt run.txt -m D#-nDCG@10 --probabilities nonuniform --per-topic
   xdiv evaluate qrels.txt runs/* -m ndeval --order rank --format ndeval
   xdiv evaluate qrels.txt runs/* -m "P_10,ndcg_cut_10,map" --adhoc max
+  xdiv evaluate qrels.txt runs/* -m alpha-nDCG@20 ERR-IA@20 nDCG@20 AP bpref Judged@10
   xdiv evaluate qrels.txt runs/* -m N-rec@10 LD#-nDCG@10 --hierarchy tree.txt
 """
 
@@ -37,8 +43,11 @@ def add_parser(sub) -> None:
     ev = command(sub, "evaluate", "evaluate TREC runs against qrels", run, about=ABOUT,
                  examples=EXAMPLES)
     ev.usage = "xdiv evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...] [options]"
-    ev.add_argument("qrels", nargs="?", help="qrels file (diversity or adhoc, gzip allowed)")
-    ev.add_argument("runs", nargs="*", help="run files (gzip allowed)")
+    ev.add_argument("qrels", nargs="?", help="qrels file (diversity or adhoc, gzip allowed; "
+                                              "'-' for standard input)")
+    ev.add_argument("runs", nargs="*", help="run files (gzip allowed; '-' for standard input, "
+                                            "pipes such as <(zcat run.gz) and quoted glob "
+                                            "patterns such as 'runs/*.gz' too)")
     ev.add_argument("-m", "--measure", nargs="+", action="extend", required=True,
                     dest="measures", metavar="MEASURE",
                     help="measure names or sets, e.g. nDCG-IA@10 'Q(beta=0)@10' P_10 ndeval, "
@@ -57,7 +66,11 @@ def add_parser(sub) -> None:
     ev.add_argument("--probabilities", default="uniform",
                     help="uniform, nonuniform or a 'topic intent probability' file")
     ev.add_argument("--adhoc", choices=["max", "count"],
-                    help="convert diversity qrels to adhoc relevance first")
+                    help="how single-intent measures (nDCG, AP, P, bpref, ...) read diversity "
+                         "qrels unless a measure says so itself (nDCG(adhoc=count)@10): a "
+                         "document's highest level over the intents (max, the default) or the "
+                         "number of intents it is relevant to (count); diversity measures "
+                         "always read the per-intent levels, so both kinds mix in one call")
     ev.add_argument("--missing", choices=["zero", "nan"], default="zero",
                     help="score of a judged topic a run lacks (default: %(default)s)")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
@@ -72,6 +85,12 @@ def add_parser(sub) -> None:
                     help="use the hierarchy as given (OIH) or extended (default: %(default)s)")
     ev.add_argument("--node-weights", choices=["UB", "UT", "NB", "NT"], default="UB",
                     help="node weighting scheme of the hierarchy (default: %(default)s)")
+    ev.add_argument("--doc-lengths", metavar="FILE",
+                    help="document lengths in characters ('docno length' lines), for the "
+                         "U-measures U, D-U and U-IA")
+    ev.add_argument("--default-length", type=nonnegative, metavar="N",
+                    help="length of a relevant document missing from --doc-lengths "
+                         "(otherwise an error)")
     ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
 
 
@@ -87,7 +106,7 @@ def split_files_from_measures(args) -> None:
         try:
             expand_measures(word)
         except XdivError as exc:
-            if os.path.isfile(word):
+            if names_input(word):
                 files.append(word)
                 continue
             if os.sep in word or "." in os.path.basename(word):
@@ -98,16 +117,32 @@ def split_files_from_measures(args) -> None:
         raise XdivError("no measure given: -m MEASURE [MEASURE ...]")
     if len(files) < 2:
         raise XdivError("evaluate needs a qrels file and at least one run file")
-    args.qrels, args.runs = files[0], files[1:]
+    args.qrels, args.runs = files[0], expand_inputs(files[1:])
 
 
 def run(args) -> int:
     split_files_from_measures(args)
+    if args.default_length is not None and args.doc_lengths is None:
+        raise XdivError("--default-length needs --doc-lengths FILE")
     if args.output:
         output(args.output, args.qrels, *args.runs, args.topics, args.hierarchy,
-               args.probabilities)
-    collection = read_qrels(args.qrels, topics=args.topics, probabilities=args.probabilities,
-                            strict_topics=args.strict_topics)
+               args.probabilities, args.doc_lengths)
+    with spooled_inputs([args.qrels, *args.runs]) as spool:
+        scores = evaluate_files(args, spool.paths[0], spool.paths[1:])
+        scores.attrs.update({key: spool.original(value) for key, value in scores.attrs.items()
+                             if isinstance(value, str)})
+    print_scores(args, scores)
+    if args.output:
+        print(f"score cube written to {to_netcdf(scores, args.output)}", file=sys.stderr)
+    return 0
+
+
+def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
+    """The score cube of the runs ``run_paths`` against the qrels ``qrels`` (readable
+    regular files), with the collection and evaluation options of ``args``."""
+    collection = read_qrels(qrels, topics=args.topics, probabilities=args.probabilities,
+                            strict_topics=args.strict_topics, doc_lengths=args.doc_lengths,
+                            default_length=args.default_length)
     if args.hierarchy:
         from ..hierarchy import attach_hierarchy
         from ..imine import read_imine_hierarchy
@@ -116,20 +151,18 @@ def run(args) -> int:
                 if str(args.hierarchy).lower().endswith(".xml") else args.hierarchy)
         collection = attach_hierarchy(collection, tree, kind=args.hierarchy_kind,
                                       weights=args.node_weights)
-    runs = read_runs(args.runs, order=args.order, duplicates=args.duplicates,
+    runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,
                      progress=progress_wanted(args))
-    scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+    return evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+
+
+def print_scores(args, scores: xr.Dataset) -> None:
+    """Print ``scores`` as ``--format`` and ``--per-topic`` ask."""
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
     elif args.format == "trec_eval":
         print(trec_eval_lines(scores), end="")
     elif args.per_topic:
-        frame = scores["score"].to_dataframe().reset_index().pivot_table(
-            index=["run", "topic"], columns="metric", values="score", sort=False, dropna=False)
-        frame.columns.name = None
-        print_frame(frame[list(scores["metric"].values)], args.format)
+        print_frame(per_topic_frame(scores), args.format)
     else:
         print_frame(summary_frame(scores), args.format)
-    if args.output:
-        print(f"score cube written to {to_netcdf(scores, args.output)}", file=sys.stderr)
-    return 0

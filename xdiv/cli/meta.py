@@ -7,7 +7,6 @@ import os
 import sys
 
 import pandas as pd
-import xarray as xr
 
 from ..kernels.meta import RANK_CORRELATIONS
 from ..labels import from_json
@@ -64,7 +63,7 @@ def add_parser(sub) -> None:
 
 
 def run_meta(args) -> int:
-    from ..meta import discriminative_power
+    from ..meta import combine_tests, discriminative_power
 
     if args.output:
         output(args.output, args.scores)
@@ -81,9 +80,7 @@ def run_meta(args) -> int:
           f"run pairs (seed {args.seed})")
     print_frame(table, "table")
     if args.output:
-        merged = xr.concat(results, dim="test", combine_attrs="drop_conflicts",
-                           coords="minimal", compat="override")
-        merged = merged.assign_coords(test=tests)
+        merged = combine_tests(dict(zip(tests, results)))
         merged.attrs.update(alpha=args.alpha, seed=args.seed, scores=os.fspath(args.scores))
         print(f"meta-evaluation written to {to_netcdf(merged, args.output)}", file=sys.stderr)
     return 0

@@ -7,7 +7,7 @@ import argparse
 
 from ..collection import read_qrels, to_adhoc
 from ..official import cut_runs, gdeval_report, ndeval_report
-from ..runs import read_runs
+from ..run_files import read_runs
 from .common import about, command, number, progress_wanted, whole
 
 NDEVAL_ABOUT = (

@@ -17,10 +17,11 @@ KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation")
 def add_parser(sub) -> None:
     pl = command(sub, "plot", "draw a plot from a score cube or meta-evaluation file", run,
                  about="Draw a plot to a PNG, SVG or PDF file (the format follows the "
-                       "extension). asl: the ASL curves of every measure (as in "
-                       "Sakai & Song, SIGIR 2011, Figs. 1-2), from 'xdiv meta -o'; scatter: "
-                       "mean I-rec@l against mean D-nDCG@l per run with D#-nDCG contour "
-                       "lines (Sakai & Song, SIGIR 2011, Fig. 3); topics: per-topic score distributions of one measure, "
+                       "extension). asl: the ASL curves of every measure (Sakai, SIGIR "
+                       "2006; as in Sakai & Song, SIGIR 2011, Figs. 1-2), from 'xdiv meta "
+                       "-o'; scatter: mean I-rec@l against mean D-nDCG@l per run with "
+                       "D#-nDCG contour lines (Sakai & Song, SIGIR 2011, Fig. 3); topics: "
+                       "per-topic score distributions of one measure, "
                        "one box per run; diff: per-topic differences of two runs under one "
                        "measure; concordance: the concordance of every pair of --metrics "
                        "against the --gold measure(s) as a heat map; correlation: the "
@@ -39,8 +40,9 @@ def add_parser(sub) -> None:
     pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
     pl.add_argument("-o", "--output", required=True,
                     help="image file (.png, .svg or .pdf)")
-    pl.add_argument("--test", default="bootstrap", choices=["bootstrap", "tukey"],
-                    help="asl: which test of a meta file holding both (default: %(default)s)")
+    pl.add_argument("--test", choices=["bootstrap", "tukey"],
+                    help="asl: which test of a meta file holding both (default: the only "
+                         "test the file holds, else bootstrap)")
     pl.add_argument("--metric", help="topics, diff: the measure (default: the cube's first)")
     pl.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"),
                     help="diff: the two runs (RUN_A - RUN_B)")
@@ -61,18 +63,10 @@ def run(args) -> int:
     from .. import meta, plots
 
     figure_output(args.output, args.input)
-    if args.kind == "asl":
-        data = open_netcdf(args.input, "meta")
-        if "test" in data.dims:
-            if args.test not in data["test"].values:
-                raise XdivError(f"{args.input} holds the tests "
-                                f"{', '.join(map(str, data['test'].values))}, not {args.test}")
-            data = data.sel(test=args.test).assign_attrs(test=args.test)
-    else:
-        data = open_netcdf(args.input, "scores")
+    data = open_netcdf(args.input, "meta" if args.kind == "asl" else "scores")
     with about(args.input):
         if args.kind == "asl":
-            fig = plots.asl_curves(data)
+            fig = plots.asl_curves(data, test=args.test)
         elif args.kind == "scatter":
             fig = plots.irec_dndcg(data, cutoff=args.cutoff)
         elif args.kind == "topics":

@@ -57,7 +57,7 @@ def lookup(table: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
 
 def discount(n: int) -> np.ndarray:
-    """``1 / log2(r + 1)`` for ranks ``r = 1..n`` (the discount of every seed paper)."""
+    """``1 / log2(r + 1)`` for ranks ``r = 1..n`` (the discount of every nDCG-like measure here)."""
     return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
 
 

@@ -1,4 +1,4 @@
-"""Diversity measures over flat intents as numpy kernels (spec §3).
+"""Diversity measures over flat intents as numpy kernels.
 
 Array conventions: ``levels`` is ``(..., K, I)`` — rank then intent as the last two axes;
 ``prob``, ``valid`` and ``nav`` are ``(..., I)`` (intent probabilities, valid intents,
@@ -26,7 +26,7 @@ def first_relevant(rel: np.ndarray) -> np.ndarray:
 
 def effectively_relevant(rel: np.ndarray, nav: np.ndarray) -> np.ndarray:
     """``J'(r)`` ``(..., K)``: relevant to an inf intent, or the first relevant document of
-    a nav intent (Sakai 2012, seed 002)."""
+    a nav intent (Sakai, WWW 2012; JIP 2013)."""
     nav = nav[..., None, :]
     return (rel & ~nav).any(axis=-1) | (first_relevant(rel) & nav).any(axis=-1)
 
@@ -79,7 +79,7 @@ def ideal_global_gain(qrels_levels, prob, valid, table):
 
 
 def d_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din=False):
-    """D-nDCG@l (seed 000) or, with ``din``, DIN-nDCG@l (seed 002):
+    """D-nDCG@l (Sakai & Song, SIGIR 2011) or, with ``din``, DIN-nDCG@l (Sakai, WWW 2012):
     ``sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r)``."""
     levels = cut_ranks(levels, cutoff)
     gg = global_gain(levels, prob, valid, table, nav if din else None)
@@ -92,7 +92,8 @@ def d_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din=False):
 def d_q(levels, ideal_gg, prob, valid, nav, n_relevant, *, cutoff, table, beta, din=False):
     """D-Q@l or DIN-Q@l: ``(1/min(l,R)) sum_{r<=l} J(r) BR(r)`` with
     ``BR(r) = (C(r) + beta sum_{k<=r} GG(k)) / (r + beta cg*(r))``. DIN uses the effective
-    relevance J' and its count C' (spec §3, reconstructed)."""
+    relevance J' and its count C' (reconstructed: the paper's formula is garbled, its
+    prose says effective relevance)."""
     levels = cut_ranks(levels, cutoff)
     k = levels.shape[-2]
     rel_i = relevant(levels, valid)
@@ -118,6 +119,6 @@ def combine_by_type(informational, navigational, prob, valid, nav):
 
 
 def sharp(recall, measure, *, gamma):
-    """The #-combination ``gamma I-rec + (1 - gamma) M`` (seed 000)."""
+    """The #-combination ``gamma I-rec + (1 - gamma) M`` (Sakai & Song, SIGIR 2011)."""
     return gamma * recall + (1.0 - gamma) * measure
 

@@ -1,4 +1,4 @@
-"""Single-intent graded measures as numpy kernels (spec §2).
+"""Single-intent graded measures as numpy kernels.
 
 Every kernel takes ``levels`` ``(..., K)`` — the run's levels for one intent (or an adhoc
 topic) in rank order — and ``ideal`` ``(..., K')`` — the same intent's judged levels
@@ -68,7 +68,7 @@ def p_plus(levels, ideal, *, cutoff, table, beta):
 def err(levels, *, table):
     """ERR = sum_r (1/r) Pr(r) prod_{k<r}(1 - Pr(k)), ``Pr = gv(x) / (gv(H) + 1)``.
 
-    With exponential gains this is ``(2^x - 1)/2^H`` (Chapelle et al.; spec §2); with
+    With exponential gains this is ``(2^x - 1)/2^H`` (Chapelle et al., CIKM 2009); with
     any gain it is NTCIREVAL's stop probability ``g / (g_max + 1)``.
     """
     stop = lookup(table, levels) / (table[-1] + 1.0)
@@ -100,7 +100,7 @@ def _gap_numerator(levels, q):
 
 
 def gap(levels, ideal, *, cutoff, q):
-    """Graded average precision (Robertson et al.; spec §2).
+    """Graded average precision (Robertson, Kanoulas & Yilmaz, SIGIR 2010).
 
     ``q`` holds ``q_0 = 0, q_1, ..., q_H``: the probability that a user with a random
     threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; a
@@ -112,8 +112,8 @@ def gap(levels, ideal, *, cutoff, q):
 
 
 def ngap(levels, ideal, *, cutoff, q):
-    """nGAP@l (reconstructed in the spec): GAP's numerator over the top l of the run
-    divided by the same numerator over the ideal list's top l."""
+    """nGAP@l (reconstructed, the formula being lost in Sakai & Song's text): GAP's numerator
+    over the top l of the run divided by the same numerator over the ideal list's top l."""
     value = divide(_gap_numerator(cut(levels, cutoff), q),
                    _gap_numerator(cut(ideal, cutoff), q))
     return defined_where(value, count_relevant(ideal))
@@ -144,3 +144,95 @@ def rbp(levels, ideal, *, cutoff, table, p):
     weights = p ** np.arange(levels.shape[-1], dtype=np.float64)
     value = (1.0 - p) * rank_sum(lookup(table, levels) * weights) / table[-1]
     return defined_where(value, count_relevant(ideal))
+
+
+# ------------------------------------------------------------ trec_eval's staple measures
+
+def r_precision(levels: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """R-prec = C(R) / R: precision at rank R, R the number of relevant documents.
+
+    Ranks past the end of the run count as non-relevant, so a run of n < R documents
+    scores C(n) / R (trec_eval's ``Rprec``; Buckley & Voorhees, "Retrieval System
+    Evaluation", in *TREC: Experiment and Evaluation in Information Retrieval*, MIT Press
+    2005).
+    """
+    total = count_relevant(ideal)
+    within = np.arange(levels.shape[-1]) < total[..., None]
+    return defined_where(divide(((levels > 0) & within).sum(axis=-1), total), total)
+
+
+def bpref(levels: np.ndarray, judged: np.ndarray, qrels_levels: np.ndarray,
+          qrels_judged: np.ndarray) -> np.ndarray:
+    """bpref = (1/R) sum_{relevant r} (1 - min(n(r), R) / min(N, R)) (Buckley & Voorhees,
+    SIGIR 2004), with trec_eval's conventions.
+
+    Parameters
+    ----------
+    levels, judged : ndarray ``(..., K)``
+        The run's levels in rank order and whether each ranked document is judged.
+    qrels_levels, qrels_judged : ndarray ``(..., D)``
+        The levels and judged flags of the topic's document slots (padding slots are not
+        judged).
+
+    Notes
+    -----
+    R counts the judged relevant documents (level >= 1), N the judged non-relevant ones
+    (judged with level 0), n(r) the judged non-relevant documents ranked above rank r.
+    Unjudged documents are skipped; a relevant document with n(r) = 0 adds 1 (also when
+    N = 0).
+    """
+    rel = levels > 0
+    total = (qrels_levels > 0).sum(axis=-1)
+    nonrel = (qrels_judged & (qrels_levels == 0)).sum(axis=-1)
+    above = np.cumsum(judged & ~rel, axis=-1)
+    penalty = divide(np.minimum(above, total[..., None]), np.minimum(nonrel, total)[..., None])
+    terms = np.where(rel, np.where(above > 0, 1.0 - penalty, 1.0), 0.0)
+    return defined_where(divide(rank_sum(terms), total), total)
+
+
+def judged_share(judged: np.ndarray, length: np.ndarray, ideal: np.ndarray, *,
+                 cutoff: int | None) -> np.ndarray:
+    """Judged@l = (judged documents in the top l) / min(l, n), n the run's length.
+
+    Any qrels line makes a document judged, whatever its level (0 and negative levels
+    included), as in ir_measures' ``Judged`` (MacAvaney, Macdonald & Ounis, ECIR 2022);
+    0 for a run that retrieved nothing.
+    """
+    shown = length if cutoff is None else np.minimum(length, cutoff)
+    value = np.where(shown > 0, divide(cut(judged, cutoff).sum(axis=-1), shown), 0.0)
+    return defined_where(value, count_relevant(ideal))
+
+
+def retrieved_count(length: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """The number of documents the run retrieved (trec_eval's ``num_ret``), as a float."""
+    return defined_where(length.astype(np.float64), count_relevant(ideal))
+
+
+def relevant_count(levels: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """R, the number of judged relevant documents (trec_eval's ``num_rel``), as a float,
+    for each ranked list of ``levels``."""
+    total = np.broadcast_to(count_relevant(ideal), levels.shape[:-1])
+    return defined_where(total.astype(np.float64), total)
+
+
+def relevant_retrieved_count(levels: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """The number of relevant documents the run retrieved (trec_eval's ``num_rel_ret``),
+    as a float."""
+    return defined_where((levels > 0).sum(axis=-1).astype(np.float64), count_relevant(ideal))
+
+
+# ------------------------------------------------------------ reading per-intent relevance
+
+def merge_intents(levels: np.ndarray, valid: np.ndarray, *, method: str) -> np.ndarray:
+    """One level per document from its per-intent levels (intents on the last axis).
+
+    ``method="max"``: the highest level over the valid intents (*gr2T*); ``"count"``: the
+    number of valid intents the document is relevant to (*2T*) (Sakai & Song, SIGIR
+    2011). Invalid intents are ignored. The result is int16.
+    """
+    levels = np.where(valid, levels, 0).astype(np.int16)
+    if method == "max":
+        return levels.max(axis=-1, initial=0)
+    if method == "count":
+        return (levels > 0).sum(axis=-1, dtype=np.int16)
+    raise ValueError(f"unknown method {method!r}")

@@ -1,4 +1,4 @@
-"""Kernels for intent hierarchies (spec §5): node selections, weights and types.
+"""Kernels for intent hierarchies (Wang et al., IEEE TKDE 2018): node selections, weights and types.
 ``covers`` is ``(..., N, I)``: node n is intent i's leaf or one of its ancestors."""
 
 from __future__ import annotations

@@ -25,6 +25,32 @@ CHUNK = 250
 """Replicates drawn per block by the resampling tests (the draws, and so the results for a
 seed, depend on it)."""
 
+BUDGET = 256 * 2 ** 20
+"""Working memory, in bytes, of one slice of run pairs in the paired bootstrap."""
+
+TILE = 2048
+"""Series per matrix product in :func:`resample_sums`."""
+
+
+def resample_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``values @ counts.T`` for ``values (rows, n)`` and resample counts ``(b, n)``,
+    computed in tiles of :data:`TILE` rows (the last one padded with zeros), so that every
+    row goes through a matrix product of the same shape at the same place in its tile:
+    a row's sums are the same bits whichever rows are computed with it (BLAS may sum in
+    another order for another shape)."""
+    rows, n = values.shape
+    weights = counts.T
+    out = np.empty((rows, counts.shape[0]))
+    for lo in range(0, rows, TILE):
+        tile = values[lo:lo + TILE]
+        if len(tile) == TILE:
+            np.matmul(tile, weights, out=out[lo:lo + TILE])
+        else:
+            padded = np.zeros((TILE, n))
+            padded[:len(tile)] = tile
+            out[lo:] = (padded @ weights)[:len(tile)]
+    return out
+
 
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)``, ``i < j``, of every unordered run pair."""
@@ -118,7 +144,8 @@ class RunningTop:
 
 def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,
                      alpha: float, axis: int = -1, chunk: int = CHUNK,
-                     on_block: Callable[[], None] | None = None):
+                     on_block: Callable[[float], None] | None = None,
+                     budget: int = BUDGET):
     """The two-sided paired bootstrap test (Sakai, SIGIR 2006) for many paired differences
     at once.
 
@@ -143,7 +170,10 @@ def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Genera
     chunk : int
         Resamples drawn per block.
     on_block : callable, optional
-        Called with no argument after every block (progress bars).
+        Called after every block of every slice with the slice's share of the series
+        (progress bars).
+    budget : int
+        Working memory, in bytes, for one slice of series.
 
     Returns
     -------
@@ -159,6 +189,26 @@ def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Genera
     if not 1 <= rank <= replicates:
         raise InputError(f"the required difference at alpha = {alpha} needs the "
                          f"{rank}-th of {replicates} replicates")
+    series = diff.reshape(-1, n)
+    # per series: the RunningTop buffer (keys and values), a block's resampled statistics
+    # and the centred differences; slices are whole tiles (see resample_sums)
+    per_series = 8 * (2 * (rank + max(rank, 4 * chunk)) + 6 * chunk + 3 * n)
+    rows = max(1, budget // (per_series * TILE)) * TILE
+    start_state = rng.bit_generator.state
+    parts = []
+    for lo in range(0, max(len(series), 1), rows):
+        rng.bit_generator.state = start_state
+        part = series[lo:lo + rows]
+        share = len(part) / max(len(series), 1)
+        parts.append(_bootstrap_slice(
+            part, replicates, rng, rank, chunk,
+            None if on_block is None else (lambda share=share: on_block(share))))
+    return tuple(np.concatenate(values).reshape(diff.shape[:-1]) for values in zip(*parts))
+
+
+def _bootstrap_slice(diff, replicates, rng, rank, chunk, on_block):
+    """:func:`paired_bootstrap` on one slice of series ``(rows, n)``."""
+    n = diff.shape[-1]
     mean = diff.mean(axis=-1)
     t_obs = _t_statistic(mean, (diff ** 2).sum(axis=-1), n)
     centred = diff - mean[..., None]
@@ -169,8 +219,8 @@ def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Genera
         picks = rng.integers(0, n, size=(b, n))
         counts = np.zeros((b, n))
         np.add.at(counts, (np.arange(b)[:, None], picks), 1.0)
-        boot_mean = centred @ counts.T / n
-        boot_t = _t_statistic(boot_mean, (centred ** 2) @ counts.T, n)
+        boot_mean = resample_sums(centred, counts) / n
+        boot_t = _t_statistic(boot_mean, resample_sums(centred ** 2, counts), n)
         abs_t = np.abs(boot_t)
         exceed += (abs_t >= np.abs(t_obs)[..., None]).sum(axis=-1)
         top.add(abs_t, np.abs(boot_mean))

@@ -1,4 +1,4 @@
-"""The measures TREC's ndeval computes, with ndeval's own conventions (spec §3).
+"""The measures TREC's ndeval computes, with ndeval's own conventions.
 
 ndeval (the TREC Web Track diversity evaluator, wrapped on PyPI as pyndeval) treats
 per-intent relevance as binary (level >= 1), weights the N intents that have a relevant
@@ -53,7 +53,8 @@ def sum_intents(values: np.ndarray) -> np.ndarray:
 
 def novelty_gains(rel: np.ndarray, alpha: float, weights: np.ndarray | None = None) -> np.ndarray:
     """``G(r)`` ``(..., K)`` of a ranked list from its binary relevance ``(..., K, I)``;
-    ``weights`` ``(..., I)`` scale each intent's term (ndeval: none; seed 000: Pr(i|q))."""
+    ``weights`` ``(..., I)`` scale each intent's term (ndeval: none; Sakai & Song, SIGIR
+    2011: Pr(i|q))."""
     seen = np.cumsum(rel, axis=-2) - rel
     powers = running_powers(1.0 - alpha, rel.shape[-2] + 1)[seen]
     if weights is not None:

@@ -1,4 +1,4 @@
-"""U-measure kernels (Sakai & Dou, seed 001; spec §4).
+"""U-measure kernels (Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013).
 
 A simulated user reads, for each of the top l ranks, the snippet (``snippet`` characters)
 and, if the document is relevant, a fraction ``fraction`` of its full text. Gain is placed

@@ -1,4 +1,4 @@
-"""Diversity measures over flat intents (spec §3): I-rec, Prec, Ef-P, D/D#, DIN/DIN#, P+Q/P+Q#.
+"""Diversity measures over flat intents: I-rec, Prec, Ef-P, D/D#, DIN/DIN#, P+Q/P+Q#.
 
 The labelled layer names the dimensions (``rank``, ``intent``, ``doc``) and hands the
 arrays to :mod:`xdiv.kernels.diversity`.
@@ -16,8 +16,8 @@ from .registry import Measure, Param, real, register
 
 GAMMA = Param("gamma", 0.5, "weight of I-rec in the #-combination", real(0.0, 1.0))
 
-_SEED000 = "Sakai & Song, SIGIR 2011 (seed 000)"
-_SEED002 = "Sakai, WWW 2012 / CIKM 2012 DIN and P+Q (seed 002)"
+_SEED000 = "Sakai & Song, SIGIR 2011"
+_SEED002 = "Sakai, WWW 2012; Sakai, JIP 2013"
 
 _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
              "dask_gufunc_kwargs": {"allow_rechunk": True}}
@@ -41,7 +41,8 @@ def intent_recall(cube: xr.Dataset, cutoff: int) -> xr.DataArray:
 
 
 @register("I-rec", cutoff="required", family="diversity", aliases=("strec",),
-          reference="Zhai, Cohen & Lafferty, SIGIR 2003 (subtopic recall); seeds 000-004")
+          reference="Zhai, Cohen & Lafferty, SIGIR 2003 (subtopic recall); "
+                    "Sakai & Song, SIGIR 2011")
 def _irec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """I-rec@l = |union_{r<=l} I(d_r)| / |I_q|: the share of intents covered by the top l
     (ndeval's strec@k)."""
@@ -49,7 +50,7 @@ def _irec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("Prec", cutoff="required", family="diversity",
-          reference="gold standard of seeds 001 and 004")
+          reference="the relevance gold standard of Sakai, AIRS 2013")
 def _prec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """Prec@l = (1/l) sum_{r<=l} J(r), J(r) = 1 if relevant to at least one intent."""
     return _apply(K.precision_any, cube, measure.cutoff)
@@ -147,7 +148,7 @@ _declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SEED0
 _declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
          uses_intent_types=True,
          doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
-             "(reconstructed, spec §3).")
+             "(reconstructed: the paper's formula is garbled; J' follows its prose).")
 _declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
          uses_intent_types=True,
          doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "

@@ -1,8 +1,8 @@
-"""Traditional graded measures (spec §2) and their intent-aware forms (spec §3).
+"""Traditional graded measures and their intent-aware forms.
 
-Each measure is declared once: the adhoc measure (one intent per topic) and, where the
-spec asks for it, its intent-aware form ``M-IA = sum_i Pr(i|q) M_i`` in which every
-intent is scored against its own ideal list (Sakai & Song 2011, seed 000).
+Each measure is declared once: the adhoc measure (one intent per topic) and, where it
+has one, its intent-aware form ``M-IA = sum_i Pr(i|q) M_i`` in which every
+intent is scored against its own ideal list (Agrawal et al., WSDM 2009; Sakai & Song, SIGIR 2011).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .registry import Measure, Param, numbers, register
 
 Options = Callable[[xr.Dataset, Measure], dict]
 
-_IA_REFERENCE = "Agrawal et al., WSDM 2009; Sakai & Song, SIGIR 2011 (seed 000)"
+_IA_REFERENCE = "Agrawal et al., WSDM 2009; Sakai & Song, SIGIR 2011"
 
 
 def _optional_numbers(value):
@@ -33,13 +33,43 @@ Q_VALUES = Param("q", None, "explicit q_1..q_H, the probability a level-x docume
                  "relevant (overrides thresholds)", _optional_numbers)
 
 
+_CORE_DIMS = {"level": ["rank"], "judged": ["rank"], "length": [],
+              "ideal_level": ["ideal_rank"], "qrels_level": ["doc"], "qrels_judged": ["doc"]}
+"""The judged cube's variables a kernel may read, with their core dimensions."""
+
+LEVELS = ("level", "ideal_level")
+"""The inputs of most kernels: the run's levels and the ideal list."""
+
+
+def apply_inputs(cube: xr.Dataset, kernel: Callable, inputs: Sequence[str],
+                 **kwargs) -> xr.DataArray:
+    """Apply ``kernel`` to the judged cube's variables ``inputs`` (names of
+    :data:`_CORE_DIMS`, passed in that order), each intent apart: ``(run, topic, intent)``."""
+    return xr.apply_ufunc(
+        kernel, *(cube[name] for name in inputs),
+        input_core_dims=[_CORE_DIMS[name] for name in inputs], kwargs=kwargs,
+        dask="parallelized", output_dtypes=[np.float64],
+        dask_gufunc_kwargs={"allow_rechunk": True},
+    )
+
+
 def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str,
              reference: str, doc: str, options: Options, intent_aware_form: bool = False,
-             aliases: Sequence[str] = ()) -> None:
-    """Register ``name`` (adhoc) and optionally ``name-IA`` computed by one kernel."""
+             aliases: Sequence[str] = (), inputs: Sequence[str] | None = None) -> None:
+    """Register ``name`` (adhoc) and optionally ``name-IA`` computed by one kernel.
+
+    ``inputs`` None: the kernel takes the levels cut at the measure's cutoff, the ideal
+    list and ``cutoff`` (:func:`~xdiv.measures.common.per_intent`); else the kernel takes
+    the judged cube's variables ``inputs`` (:func:`apply_inputs`) and what ``options``
+    gives.
+    """
+    def per_intent_values(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        if inputs is None:
+            return per_intent(cube, kernel, measure.cutoff, **options(cube, measure))
+        return apply_inputs(cube, kernel, inputs, **options(cube, measure))
+
     def compute(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
-        values = per_intent(cube, kernel, measure.cutoff, **options(cube, measure))
-        return single_intent(cube, values, measure)
+        return single_intent(cube, per_intent_values(cube, measure), measure)
 
     compute.__doc__ = doc
     register(name, params=params, cutoff=cutoff, family="graded", reference=reference,
@@ -48,8 +78,7 @@ def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: st
         return
 
     def compute_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
-        return intent_aware(cube, per_intent(cube, kernel, measure.cutoff,
-                                             **options(cube, measure)))
+        return intent_aware(cube, per_intent_values(cube, measure))
 
     compute_ia.__doc__ = (f"Intent-aware {name}: sum_i Pr(i|q) {name}_i, each intent i scored "
                           f"with its own levels and its own ideal list.")
@@ -76,6 +105,10 @@ def _rbp(cube, measure):
 
 def _none(cube, measure):
     return {}
+
+
+def _cutoff(cube, measure):
+    return {"cutoff": measure.cutoff}
 
 
 def gap_q(cube: xr.Dataset, measure: Measure) -> np.ndarray:
@@ -105,7 +138,7 @@ _declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_tab
              "ideal list (all judged relevant documents by level).")
 _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
          options=_table_beta, intent_aware_form=True,
-         reference="Sakai, EVIA 2007 / NTCIR; seeds 000, 002",
+         reference="Sakai, EVIA 2007 / NTCIR",
          doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
              "(r + beta cg*(r)); uncut Q divides by R.")
 _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
@@ -115,7 +148,7 @@ _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optiona
          doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
              "denominator=R gives trec_eval's map_cut.")
 _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
-         reference="Sakai, NTCIR-6 2007; seed 002",
+         reference="Sakai, NTCIR-6 2007; Sakai, JIP 2013",
          doc="P+@l = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp = first rank holding the highest "
              "level present in the top l; 0 without relevant documents in the top l.")
 _declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
@@ -123,14 +156,15 @@ _declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_ta
          doc="ERR@l = sum_{r<=l} (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1) "
              "(= (2^x-1)/2^H with exponential gains).")
 _declare("nERR", K.nerr, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
-         reference="Chapelle et al., CIKM 2009; Sakai & Song 2011",
+         reference="Chapelle et al., CIKM 2009; Sakai & Song, SIGIR 2011",
          doc="nERR@l = ERR@l / ERR@l of the ideal list.")
 _declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="none", options=_gap,
          intent_aware_form=True, reference="Robertson, Kanoulas & Yilmaz, SIGIR 2010",
          doc="GAP = sum_k (1/k) sum_{kappa<=k} q_{min(x_kappa, x_k)} / sum_x R_x q_x, "
              "q_x = sum_{j<=x} g_j (threshold distribution g, uniform by default).")
 _declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="required",
-         options=_gap, intent_aware_form=True, reference="spec §2 (reconstructed); seed 000",
+         options=_gap, intent_aware_form=True,
+         reference="Sakai & Song, SIGIR 2011 (nGAP reconstructed: GAP over the ideal GAP)",
          doc="nGAP@l = GAP numerator over the top l / the same numerator over the ideal "
              "list's top l.")
 _declare("P", K.precision, params=(), cutoff="required", options=_none,
@@ -146,3 +180,32 @@ _declare("Hit", K.hit, params=(), cutoff="required", options=_none,
 _declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
          options=_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
          doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).")
+
+# trec_eval's staples: documents judged, R-precision, bpref and the counts trec_eval prints
+_COUNT = ("an exact whole number, stored as a float like every score (NaN, as every measure, "
+          "on topics without relevant documents)")
+_declare("Rprec", K.r_precision, params=(), cutoff="none", options=_none, inputs=LEVELS,
+         reference="Buckley & Voorhees, 'Retrieval System Evaluation', in TREC: Experiment "
+                   "and Evaluation in Information Retrieval, MIT Press 2005; trec_eval Rprec",
+         doc="R-prec = C(R) / R: precision at rank R, R = the number of relevant documents; "
+             "ranks past the end of the run count as non-relevant.")
+_declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
+         inputs=("level", "judged", "qrels_level", "qrels_judged"),
+         reference="Buckley & Voorhees, SIGIR 2004; trec_eval bpref",
+         doc="bpref = (1/R) sum_{relevant r} (1 - min(n(r), R) / min(N, R)), n(r) = judged "
+             "non-relevant documents ranked above r, N = judged non-relevant documents "
+             "(level 0, or negative); unjudged documents are skipped.")
+_declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
+         inputs=("judged", "length", "ideal_level"),
+         reference="MacAvaney, Macdonald & Ounis, ECIR 2022 (ir_measures Judged)",
+         doc="Judged@l = (documents of the top l with a qrels line, whatever its level) / "
+             "min(l, n), n = the number retrieved; uncut: the judged share of the whole run.")
+_declare("NumRet", K.retrieved_count, params=(), cutoff="none", options=_none,
+         inputs=("length", "ideal_level"), reference="trec_eval num_ret",
+         doc=f"NumRet = the number of documents retrieved: {_COUNT}.")
+_declare("NumRel", K.relevant_count, params=(), cutoff="none", options=_none, inputs=LEVELS,
+         reference="trec_eval num_rel",
+         doc=f"NumRel = R, the number of judged relevant documents: {_COUNT}.")
+_declare("NumRelRet", K.relevant_retrieved_count, params=(), cutoff="none", options=_none,
+         inputs=LEVELS, reference="trec_eval num_rel_ret",
+         doc=f"NumRelRet = the number of relevant documents retrieved: {_COUNT}.")

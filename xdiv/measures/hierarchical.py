@@ -1,4 +1,4 @@
-"""Hierarchical diversity measures (spec §5; Wang et al., seed 004).
+"""Hierarchical diversity measures (Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018).
 
 Every hierarchical measure is computed by re-reading the judged cube with *nodes* in the
 place of intents (:func:`node_cube`) and running a flat measure on it:
@@ -28,7 +28,7 @@ from ..kernels.diversity import sharp
 from .diversity import GAMMA, intent_recall
 from .registry import Measure, MeasureDef, _REGISTRY, register
 
-_SEED004 = "Wang, Dou, Sakai, Wen et al., intent hierarchies (seed 004)"
+_SEED004 = "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018"
 _PARALLEL = {"dask": "parallelized", "dask_gufunc_kwargs": {"allow_rechunk": True}}
 _CUBE_VARIABLES = ("retrieved", "length", "slot", "judged", "run_doc_length")
 

@@ -29,7 +29,9 @@ what differs and what to ask for instead.
 
 The correspondences are per topic, on topics with a relevant document: there the values
 agree to 1e-9 (gdeval's to its 5 printed decimals) on graded collections with spam
-levels and score ties and on the TREC 2009 Web Track runs (tests/test_names.py). Each
+levels and score ties and on the TREC 2009 Web Track runs (tests/test_names.py,
+tests/test_staples.py), except bpref on negative levels, which xdiv reads as judged
+non-relevant and trec_eval as unjudged. Each
 tool's own conventions outside the definitions stay as documented in the conventions
 page: trec_eval compares scores in single precision and scores topics without relevant
 documents 0 (xdiv: NaN); pyndeval computes cutoffs up to 20 only (xdiv continues the same
@@ -146,6 +148,12 @@ _NDEVAL = ("ndeval's definition (through pyndeval), binary per-intent relevance,
            "intent weights")
 
 
+_BPREF = ("Buckley & Voorhees's bpref over the judged documents; a negative level (TREC's "
+          "spam -2) is judged non-relevant in xdiv, while trec_eval takes it for 'in the pool "
+          "but unjudged' and skips it: the two agree on qrels without negative levels")
+_COUNTS = "(a whole number, stored as a float like every score)"
+
+
 def _unsupported(tool: Tool, name: str, note: str) -> Translation:
     return Translation(tool, name, None, note)
 
@@ -167,13 +175,14 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 "document", cutoff="none"),
     Translation("trec_eval", "success", "Hit", "1 if a relevant document is in the top k",
                 cutoff="required", defaults=(1, 5, 10)),
-    _unsupported("trec_eval", "Rprec", "R-precision (precision at rank R) is not implemented "
-                 "in xdiv; P@k, AP or RR are"),
+    Translation("trec_eval", "Rprec", "Rprec", "precision at rank R, R the number of relevant "
+                "documents; ranks past the end of the run count as non-relevant", cutoff="none"),
     _unsupported("trec_eval", "Rprec_mult", "R-precision at multiples of R is not "
                  "implemented in xdiv"),
-    _unsupported("trec_eval", "bpref", "bpref (Buckley & Voorhees, SIGIR 2004) is not "
-                 "implemented in xdiv yet; AP is the closest measure"),
-    _unsupported("trec_eval", "gm_bpref", "bpref is not implemented in xdiv"),
+    Translation("trec_eval", "bpref", "bpref", _BPREF, cutoff="none"),
+    _unsupported("trec_eval", "gm_bpref", "gm_bpref is the geometric mean of bpref over "
+                 "topics, an aggregate rather than a per-topic measure: ask for bpref and "
+                 "average its logs"),
     _unsupported("trec_eval", "gm_map", "gm_map is the geometric mean of AP over topics, an "
                  "aggregate rather than a per-topic measure: ask for AP and average its logs"),
     _unsupported("trec_eval", "recall", "recall at k (share of the relevant documents "
@@ -204,11 +213,14 @@ TRANSLATIONS: tuple[Translation, ...] = (
     _unsupported("trec_eval", "set_F", "set-based measures are not implemented in xdiv"),
     _unsupported("trec_eval", "num_q", "counts (num_q) are not measures in xdiv; the score "
                  "cube's topic dimension gives them"),
-    _unsupported("trec_eval", "num_ret", "counts (num_ret) are not measures in xdiv; "
-                 "runs['length'] gives them"),
-    _unsupported("trec_eval", "num_rel", "counts (num_rel) are not measures in xdiv"),
-    _unsupported("trec_eval", "num_rel_ret", "counts (num_rel_ret) are not measures in xdiv"),
-    _unsupported("trec_eval", "num_nonrel_judged_ret", "counts are not measures in xdiv"),
+    Translation("trec_eval", "num_ret", "NumRet", "the number of documents retrieved "
+                + _COUNTS, cutoff="none"),
+    Translation("trec_eval", "num_rel", "NumRel", "the number of relevant documents "
+                + _COUNTS, cutoff="none"),
+    Translation("trec_eval", "num_rel_ret", "NumRelRet", "the number of relevant documents "
+                "retrieved " + _COUNTS, cutoff="none"),
+    _unsupported("trec_eval", "num_nonrel_judged_ret", "num_nonrel_judged_ret is not "
+                 "implemented in xdiv; NumRet, NumRel and NumRelRet are"),
     _unsupported("trec_eval", "relstring", "relstring is a listing, not a measure"),
     _unsupported("trec_eval", "runid", "runid is a label, not a measure"),
     # ir_measures (MacAvaney et al., ECIR 2022); each measure through the provider that its
@@ -249,14 +261,15 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 require=_BINARY),
     Translation("ir_measures", "StRecall", "I-rec", _NDEVAL + " (ndeval's strec)",
                 cutoff="required", order=ASC, require=(("rel", 1),)),
-    _unsupported("ir_measures", "Judged", "Judged@k (share of the top k that is judged) is "
-                 "not implemented in xdiv"),
+    Translation("ir_measures", "Judged", "Judged", "the judged share of the top k (any qrels "
+                "line, whatever its level) over min(k, documents retrieved); ties by docno "
+                "ascending, as its provider ranks", order=ASC),
     _unsupported("ir_measures", "R", "recall at k (share of the relevant documents "
                  "retrieved) is not implemented in xdiv; I-rec@k is intent recall"),
-    _unsupported("ir_measures", "Rprec", "R-precision is not implemented in xdiv; P@k, AP "
-                 "or RR are"),
-    _unsupported("ir_measures", "Bpref", "bpref (Buckley & Voorhees, SIGIR 2004) is not "
-                 "implemented in xdiv yet; AP is the closest measure"),
+    Translation("ir_measures", "Rprec", "Rprec", "trec_eval's Rprec (through pytrec_eval)",
+                cutoff="none", require=_BINARY),
+    Translation("ir_measures", "Bpref", "bpref", "trec_eval's bpref (through pytrec_eval): "
+                + _BPREF, cutoff="none", require=(("rel", 1),)),
     _unsupported("ir_measures", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) is not "
                  "implemented in xdiv; AP treats unjudged documents as non-relevant"),
     _unsupported("ir_measures", "IPrec", "interpolated precision at recall levels is not "
@@ -279,8 +292,12 @@ TRANSLATIONS: tuple[Translation, ...] = (
     _unsupported("ir_measures", "BPM", "the bejewelled player model is not implemented in "
                  "xdiv"),
     _unsupported("ir_measures", "NumQ", "counts are not measures in xdiv"),
-    _unsupported("ir_measures", "NumRel", "counts are not measures in xdiv"),
-    _unsupported("ir_measures", "NumRet", "counts are not measures in xdiv"),
+    Translation("ir_measures", "NumRel", "NumRel", "trec_eval's num_rel " + _COUNTS,
+                cutoff="none", require=(("rel", 1),)),
+    Translation("ir_measures", "NumRet", "NumRet", "trec_eval's num_ret " + _COUNTS,
+                cutoff="none", when=(("rel", None),)),
+    Translation("ir_measures", "NumRet", "NumRelRet", "trec_eval's num_rel_ret (NumRelRet) "
+                + _COUNTS, cutoff="none", when=(("rel", 1),)),
     _unsupported("ir_measures", "SetP", "set-based measures are not implemented in xdiv; "
                  "P@k is"),
     _unsupported("ir_measures", "SetR", "set-based measures are not implemented in xdiv"),
@@ -300,10 +317,17 @@ IR_MEASURES_ALIASES: dict[str, str] = {
 }
 """ir_measures' alternative spellings and the measure (``NAME``) each stands for."""
 
+IR_MEASURES_ALIAS_PARAMS: dict[str, dict[str, Any]] = {"NumRelRet": {"rel": 1}}
+"""Parameters an alternative spelling implies (``NumRelRet`` is ``NumRet(rel=1)``)."""
+
 IR_MEASURES_DEFAULTS: dict[str, Any] = {"rel": 1, "judged_only": False, "dcg": "log2",
                                         "alpha": 0.5, "beta": 0.5}
 """ir_measures' parameter defaults the translation reads (ir_measures objects list only
 the parameters given)."""
+
+IR_MEASURES_OWN_DEFAULTS: dict[str, dict[str, Any]] = {"NumRet": {"rel": None}}
+"""Defaults of particular measures that differ from :data:`IR_MEASURES_DEFAULTS`
+(``NumRet`` without ``rel`` counts every document retrieved)."""
 
 
 @dataclass(frozen=True)
@@ -345,10 +369,11 @@ MEASURE_SETS: dict[str, MeasureSet] = {s.name: s for s in (
                "stop probability (2^x-1)/2^4 for gdeval's highest grade 4; negative (spam) "
                "grades gain 0; documents ranked by score, ties by docno descending",
                order=TREC),
-    MeasureSet("trec_eval", ("AP", "RR") + tuple(f"P@{k}" for k in TREC_CUTOFFS),
-               "trec_eval's default measures that xdiv implements: map (AP), recip_rank (RR) "
-               "and P at 5 to 1000 (not the counts, gm_map, Rprec, bpref or "
-               "iprec_at_recall)", order=TREC),
+    MeasureSet("trec_eval", ("NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "bpref", "RR")
+               + tuple(f"P@{k}" for k in TREC_CUTOFFS),
+               "trec_eval's default measures that xdiv implements, in its order: num_ret, "
+               "num_rel, num_rel_ret, map (AP), Rprec, bpref, recip_rank and P at 5 to 1000 "
+               "(not num_q, gm_map or iprec_at_recall)", order=TREC),
     MeasureSet("ntcir-intent", ("I-rec@10", "D-nDCG@10", "D#-nDCG@10", "DIN-nDCG@10",
                                 "DIN#-nDCG@10", "P+Q@10", "P+Q#@10"),
                "the NTCIR-9 and NTCIR-10 INTENT Document Ranking measures at 10: I-rec, "
@@ -701,6 +726,7 @@ def parse_ir_measures_string(text: str) -> tuple[str, dict[str, Any]] | None:
     if not isinstance(node, ast.Name):
         return None
     name = IR_MEASURES_ALIASES.get(node.id, node.id)
+    params = {**IR_MEASURES_ALIAS_PARAMS.get(node.id, {}), **params}
     return (name, params) if name in _IR_MEASURES else None
 
 
@@ -711,7 +737,7 @@ def _ir_measures(name: str, params: dict[str, Any], label: str) -> Resolved:
     if not entries:
         raise MeasureError(f"ir_measures {label}: no xdiv counterpart is known for "
                            f"ir_measures' {name}")
-    value = {**IR_MEASURES_DEFAULTS, **params}.get
+    value = {**IR_MEASURES_DEFAULTS, **IR_MEASURES_OWN_DEFAULTS.get(name, {}), **params}.get
     entry = next((e for e in entries if all(value(k) == v for k, v in e.when)), None)
     if entry is None:
         options = "; ".join(", ".join(f"{k}={v!r}" for k, v in e.when) for e in entries)

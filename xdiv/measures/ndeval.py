@@ -1,4 +1,4 @@
-"""The measure names TREC's ndeval owns, with ndeval's definitions by default (spec §3).
+"""The measure names TREC's ndeval owns, with ndeval's definitions by default.
 
 ``alpha-DCG@k``, ``alpha-nDCG@k``, ``ERR-IA@k``, ``nERR-IA@k``, ``NRBP``, ``nNRBP``,
 ``MAP-IA``, ``P-IA@k`` and ``strec@k`` (= ``I-rec@k``) agree with ndeval (pyndeval) on
@@ -25,7 +25,7 @@ NRBP_BETA = Param("beta", 0.5, "patience of NRBP's user (rank-biased discount be
                   real(0.0, 1.0))
 NDEVAL = Param("ndeval", True, "True: ndeval's definition (binary per-intent relevance, "
                "uniform intents); False: the graded, probability-weighted definition of "
-               "Sakai & Song (seed 000)", flag)
+               "Sakai & Song, SIGIR 2011", flag)
 
 _NDEVAL = "TREC Web Track ndeval (Clarke et al., SIGIR 2008; Clarke et al., WSDM 2009)"
 _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
@@ -74,7 +74,7 @@ def _alpha_dcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("alpha-nDCG", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
-          reference=f"{_NDEVAL}; probability-weighted form: Sakai & Song 2011 (seed 000)")
+          reference=f"{_NDEVAL}; probability-weighted form: Sakai & Song, SIGIR 2011")
 def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """alpha-nDCG@k = novelty DCG@k / DCG@k of the greedy ideal list (ties to the largest
     docno, as ndeval). ndeval=False weights intent s's novelty gain by Pr(s|q)."""
@@ -95,7 +95,7 @@ def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 @register("nERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
           unused=(("alpha", "ndeval", False),),
-          reference=f"{_NDEVAL}; Sakai & Song 2011 (graded form)")
+          reference=f"{_NDEVAL}; Sakai & Song, SIGIR 2011 (graded form)")
 def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """nERR-IA@k (ndeval) = sum G(r)/r of the run / of the greedy ideal list, top k.
     ndeval=False: sum_i Pr(i|q) nERR_i@k, each intent with its own ideal list."""

@@ -87,6 +87,45 @@ class Measure:
     def __str__(self) -> str:
         return self.name
 
+    def replace(self, **values: Any) -> Measure:
+        """The same measure with the given parameter values (already converted)."""
+        unknown = set(values) - set(self.params)
+        if unknown:
+            raise MeasureError(f"{self.name}: unknown parameter(s) {sorted(unknown)}")
+        return Measure(self.definition, tuple((k, values.get(k, v)) for k, v in self.values),
+                       self.cutoff)
+
+
+SINGLE_INTENT_FAMILY = "graded"
+"""The family of the single-intent (adhoc) measures: each also takes :data:`ADHOC`."""
+
+DEFAULT_ADHOC = "max"
+"""How a single-intent measure reads a diversity collection unless told otherwise."""
+
+
+def adhoc_method(value: Any) -> str | None:
+    """Converter for ``adhoc``: ``None`` (the default of the call) or ``max``/``count``."""
+    if value is None or value == "None":
+        return None
+    return choice("max", "count")(value)
+
+
+ADHOC = Param("adhoc", None, "how a diversity collection is read as one relevance level per "
+              "document: `max` = the document's highest level over the topic's intents "
+              "(gr2T), `count` = the number of intents it is relevant to (2T) (Sakai & Song, "
+              "SIGIR 2011); default: evaluate's `adhoc` (`--adhoc`), else `max`. `max` leaves "
+              "an adhoc collection as it is; diversity measures always read the per-intent "
+              "levels", adhoc_method)
+
+
+def with_adhoc(measure: Measure, default: str | None = None) -> Measure:
+    """``measure`` with its ``adhoc`` conversion decided: its own if given, else
+    ``default``, else :data:`DEFAULT_ADHOC`. Measures without ``adhoc`` (diversity and
+    intent-aware measures) come back unchanged."""
+    if "adhoc" not in measure.params or measure["adhoc"] is not None:
+        return measure
+    return measure.replace(adhoc=ADHOC.parse(default or DEFAULT_ADHOC, measure.name))
+
 
 _REGISTRY: dict[str, MeasureDef] = {}
 _ALIASES: dict[str, str] = {}
@@ -100,8 +139,12 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
     ``unused`` lists ``(param, switch, value)`` triples: giving ``param`` explicitly while
     ``switch`` equals ``value`` is an error, since that form of the measure ignores it.
     ``uses_intent_types`` marks measures whose value depends on the intents' ``nav``/``inf``
-    types (:func:`xdiv.evaluate` warns when the collection has none).
+    types (:func:`xdiv.evaluate` warns when the collection has none). Measures of the
+    single-intent family (:data:`SINGLE_INTENT_FAMILY`) also take :data:`ADHOC`, last.
     """
+    if family == SINGLE_INTENT_FAMILY:
+        params = (*params, ADHOC)
+
     def decorate(compute):
         if name in _REGISTRY or name in _ALIASES:
             raise RuntimeError(f"measure {name} registered twice")

@@ -1,8 +1,8 @@
-"""U-measure family (Sakai & Dou; seed 001, spec §4): U, D-U, U-IA.
+"""U-measure family (Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013): U, D-U, U-IA.
 
 Needs document lengths in the collection (``xdiv.read_qrels(..., doc_lengths=...)`` or
 :func:`xdiv.collection.set_doc_lengths`). Gains are ``gv(x) / (gv(H) + 1)``, i.e.
-``(2^x - 1)/2^H`` with the default exponential gains (seed 001).
+``(2^x - 1)/2^H`` with the default exponential gains (as in Sakai, AIRS 2013).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ PATIENCE = Param("L", 132000.0, "characters after which the decay D(pos) reaches
                  real(0.0, closed=(False, True)))
 USERS = Param("N", 1.0, "number of trailtexts U averages over", real(0.0, closed=(False, True)))
 PARAMS = (SNIPPET, FRACTION, PATIENCE, USERS, GAIN, HIGHEST)
-_SEED001 = "Sakai & Dou, SIGIR 2013 U-measure; D-U and U-IA (seed 001)"
+_SEED001 = "Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013"
 
 
 def _compute(kernel, cube: xr.Dataset, measure: Measure) -> xr.DataArray:

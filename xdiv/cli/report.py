@@ -1,0 +1,44 @@
+"""``xdiv report``: one self-contained HTML report of a score cube and its meta-evaluation."""
+
+from __future__ import annotations
+
+import sys
+
+from .common import about, command, level, open_netcdf, output
+
+
+def add_parser(sub) -> None:
+    rp = command(sub, "report", "write a self-contained HTML report of a score cube",
+                 run,
+                 about="Write one HTML page that opens offline (inline style and SVG plots, "
+                       "no script, nothing fetched): the runs' mean scores with 95% t "
+                       "confidence intervals over topics, the per-topic distribution of "
+                       "the primary measure, the significance of every run pair (the "
+                       "meta-evaluation's ASLs when META is given, else paired t-tests "
+                       "Holm-adjusted over all pairs), discriminative power and ASL curves "
+                       "(with META), and the I-rec/D-nDCG scatter plot and rank "
+                       "correlations of the measures.",
+                 examples="examples:\n"
+                          "  xdiv report scores.nc -o report.html\n"
+                          "  xdiv report scores.nc meta.nc --metric D#-nDCG@10 -o report.html")
+    rp.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
+    rp.add_argument("meta", nargs="?", help="its meta-evaluation, written by 'xdiv meta -o'")
+    rp.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    rp.add_argument("--metric", help="the primary measure (default: the cube's first)")
+    rp.add_argument("--alpha", type=level,
+                    help="significance level (default: the meta-evaluation's, else 0.05)")
+
+
+def run(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..report import write_report
+
+    output(args.output, args.scores, args.meta)
+    scores = open_netcdf(args.scores, "scores")
+    meta = open_netcdf(args.meta, "meta") if args.meta else None
+    with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
+        path = write_report(args.output, scores, meta, metric=args.metric, alpha=args.alpha)
+    print(f"report written to {path}", file=sys.stderr)
+    return 0

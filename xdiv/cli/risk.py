@@ -1,0 +1,93 @@
+"""``xdiv risk``: risk-sensitive evaluation of the runs of a score cube (URisk, TRisk,
+GeoRisk; see :mod:`xdiv.risk`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pandas as pd
+import xarray as xr
+
+from ..errors import XdivError
+from ..evaluate import score_array
+from ..netcdf import to_netcdf
+from .common import about, command, nonnegative, open_netcdf, output, print_frame
+
+ABOUT = ("Risk-sensitive evaluation of every run and measure of a score cube. URisk (TREC "
+         "2013-2014 Web Track) is the mean per-topic difference from a baseline run, "
+         "losses counted 1 + alpha times; TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014) "
+         "is URisk over its standard error, with a two-sided p-value from Student's t "
+         "with n - 1 degrees of freedom for n topics (below about -2: significantly "
+         "riskier than the baseline); GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016) "
+         "takes every run of the cube as a baseline at once and needs no --baseline.")
+EXAMPLES = """examples:
+  xdiv risk scores.nc --baseline MSRABASE
+  xdiv risk scores.nc --baseline MSRABASE --alpha 5 -m alpha-nDCG@20 ERR-IA@20
+  xdiv risk scores.nc --test georisk -o georisk.nc
+  xdiv risk scores.nc --baseline MSRABASE --test urisk --format tsv
+"""
+COLUMNS = {"urisk": {"urisk": "URisk"},
+           "trisk": {"urisk": "URisk", "statistic": "TRisk", "pvalue": "p-value",
+                     "n_topics": "topics"},
+           "georisk": {"georisk": "GeoRisk", "zrisk": "ZRisk", "n_topics": "topics"}}
+"""The variables each test prints, with their column labels."""
+
+
+def add_parser(sub) -> None:
+    rk = command(sub, "risk", "risk-sensitive evaluation (URisk, TRisk, GeoRisk) of a cube",
+                 run, about=ABOUT, examples=EXAMPLES)
+    rk.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
+    rk.add_argument("--baseline", metavar="RUN",
+                    help="the baseline run (a run of the cube), for urisk and trisk")
+    rk.add_argument("--test", choices=list(COLUMNS), default="trisk",
+                    help="which measure of risk (default: %(default)s)")
+    rk.add_argument("--alpha", type=nonnegative, default=1.0,
+                    help="risk sensitivity: losses count 1 + alpha times (default: "
+                         "%(default)s)")
+    rk.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
+                    metavar="MEASURE", help="only these metrics of the cube (default: all)")
+    rk.add_argument("--format", choices=["table", "tsv", "csv"], default="table",
+                    help="table (4 decimals, with a title line) or TSV/CSV (6 decimals)")
+    rk.add_argument("-o", "--output", help="write the result to this NetCDF file")
+
+
+def run(args) -> int:
+    from .. import risk
+
+    if args.output:
+        output(args.output, args.scores)
+    if args.test == "georisk" and args.baseline is not None:
+        raise XdivError("--test georisk measures every run against all runs of the cube; "
+                        "it takes no --baseline")
+    if args.test != "georisk" and args.baseline is None:
+        raise XdivError(f"--test {args.test} needs --baseline RUN (a run of the cube)")
+    cube = open_netcdf(args.scores, "scores")
+    with about(args.scores):
+        scores = score_array(cube, metrics=args.measures)
+        if args.test == "georisk":
+            result = risk.georisk(scores, alpha=args.alpha)
+            title = f"GeoRisk against all {scores.sizes['run']} runs, alpha = {args.alpha:g}"
+        elif args.test == "trisk":
+            result = risk.trisk(scores, args.baseline, alpha=args.alpha)
+            title = (f"TRisk against {args.baseline}, alpha = {args.alpha:g} (two-sided "
+                     "p-values, Student's t with topics - 1 degrees of freedom)")
+        else:
+            result = risk.urisk(scores, args.baseline, alpha=args.alpha).to_dataset()
+            result.attrs.update(test="URisk", baseline=args.baseline, alpha=args.alpha)
+            title = f"URisk against {args.baseline}, alpha = {args.alpha:g}"
+    if args.format == "table":
+        print(title)
+    print_frame(_table(result, COLUMNS[args.test]), args.format)
+    if args.output:
+        result.attrs["scores"] = os.fspath(args.scores)
+        print(f"risk written to {to_netcdf(result, args.output)}", file=sys.stderr)
+    return 0
+
+
+def _table(result: xr.Dataset, columns: dict[str, str]) -> pd.DataFrame:
+    """One row per (metric, run), one column per variable; the first variable is over
+    (metric, run), and GeoRisk's per-metric ``n_topics`` is repeated on every run's row."""
+    grid = result[next(iter(columns))]
+    return pd.DataFrame({label: result[name].broadcast_like(grid).transpose("metric", "run")
+                         .to_series() for name, label in columns.items()})

@@ -1,0 +1,393 @@
+"""A self-contained HTML report of a score cube and, optionally, its meta-evaluation.
+
+The report is one HTML file that needs nothing else to be read: its style sheet is
+inline, it has no script, and its plots (:mod:`xdiv.plots`) are inline SVG, so it opens
+offline and can be mailed or archived as it is. It holds the run table (mean scores
+with t-based 95 % confidence intervals over topics), the per-topic distribution of the
+primary measure, a matrix of the significance of every run pair (from the
+meta-evaluation when given, else paired t-tests with the Holm correction over the whole
+family of pairs), discriminative power (with a meta-evaluation) and the plots, each
+with a sentence on how to read it. Every label is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import os
+import re
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+from scipy.stats import ttest_1samp
+
+from .errors import InputError
+from .evaluate import score_array, summarize
+
+__all__ = ["run_summary", "significance_matrix", "html_report", "write_report"]
+
+LEVEL = 0.95
+"""Coverage of the confidence intervals of the run table."""
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em;
+       padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; }
+p.how { color: #444; max-width: 60em; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; } th.run, td.run { text-align: left; }
+td .ci { color: #666; font-size: 11px; }
+td.up { background: #cfe8cf; } td.down { background: #f4cccc; } td.self { background: #eee; }
+figure { margin: 1em 0; } figcaption { color: #444; max-width: 60em; }
+svg { max-width: 100%; height: auto; }
+"""
+
+
+def run_summary(scores, level: float = LEVEL) -> xr.Dataset:
+    """Mean score of every run under every metric with a confidence interval over topics.
+
+    The interval is Student's t interval of the mean of a run's topic scores, ``mean ±
+    t(1 - (1 - level) / 2, n - 1) s / sqrt(n)`` over the ``n`` topics where the metric
+    is defined (scipy's one-sample t-test); it is NaN with fewer than two topics.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mean``, ``low``, ``high`` and ``n_topics`` over (metric, run); attribute
+        ``level``.
+    """
+    da = score_array(scores)
+    low, high = xr.apply_ufunc(_interval, da, kwargs={"level": level},
+                               input_core_dims=[["topic"]], output_core_dims=[[], []],
+                               dask="parallelized", output_dtypes=[float, float])
+    summary = summarize(da.to_dataset(name="score"))
+    return summary.assign(low=low, high=high).assign_attrs(level=level)
+
+
+def _interval(values: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's t interval of the mean along the last axis, NaNs left out."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # fewer than two topics: NaN
+        interval = ttest_1samp(values, 0.0, axis=-1, nan_policy="omit") \
+            .confidence_interval(level)
+    return np.asarray(interval.low, dtype=float), np.asarray(interval.high, dtype=float)
+
+
+def significance_matrix(scores, metric: str, meta: xr.Dataset | None = None,
+                        test: str | None = None, alpha: float | None = None) -> xr.Dataset:
+    """The p-value and mean difference of every ordered run pair under ``metric``.
+
+    With ``meta`` (:func:`xdiv.meta.discriminative_power` or ``xdiv meta -o``) the
+    p-values are its ASLs (of ``test``, see :func:`xdiv.meta.select_test`), compared with
+    its ``alpha``; without it they are paired t-tests over the topics scored for every
+    run, adjusted with the Holm step-down procedure (Holm, Scandinavian Journal of
+    Statistics, 1979) over the whole family of run pairs (:func:`xdiv.stats.paired_t_tests`,
+    statsmodels' ``multipletests``), compared with ``alpha`` (default 0.05).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``pvalue`` and ``diff`` (mean of run_a - run_b) over (run_a, run_b), NaN on the
+        diagonal; attributes ``alpha`` and ``test`` (what the p-values come from).
+    """
+    from . import meta as M
+    from .stats import paired_t_tests
+
+    runs = [str(r) for r in score_array(scores, [metric])["run"].values]
+    if meta is not None:
+        _check_runs(meta, runs)
+        one = M.select_test(meta, test)
+        pairs = one[["asl", "diff"]].sel(metric=metric, run_a=runs, run_b=runs)
+        return xr.Dataset({"pvalue": pairs["asl"], "diff": pairs["diff"]}).assign_attrs(
+            alpha=float(one.attrs.get("alpha", 0.05) if alpha is None else alpha),
+            test=str(one.attrs.get("test", "meta-evaluation")))
+    alpha = 0.05 if alpha is None else alpha
+    tests = paired_t_tests(scores, metric, method="holm", alpha=alpha)
+    index = {run: k for k, run in enumerate(runs)}
+    pvalue = np.full((len(runs), len(runs)), np.nan)
+    diff = np.full((len(runs), len(runs)), np.nan)
+    a = tests["run_a"].map(index).to_numpy()
+    b = tests["run_b"].map(index).to_numpy()
+    pvalue[a, b] = pvalue[b, a] = tests["pvalue_adjusted"].to_numpy()
+    diff[a, b] = tests["diff"].to_numpy()
+    diff[b, a] = -tests["diff"].to_numpy()
+    dims = ("run_a", "run_b")
+    return xr.Dataset({"pvalue": (dims, pvalue), "diff": (dims, diff)},
+                      coords={"run_a": runs, "run_b": runs},
+                      attrs={"alpha": float(alpha),
+                             "test": "paired t-test, Holm-adjusted over all run pairs"})
+
+
+def _check_runs(meta: xr.Dataset, runs: Sequence[str]) -> None:
+    held = sorted(str(r) for r in meta["run_a"].values) if "run_a" in meta.coords else []
+    if held != sorted(runs):
+        raise InputError("the meta-evaluation is not of the score cube's runs (it holds "
+                         f"{', '.join(held) or 'no runs'})")
+
+
+def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
+                metric: str | None = None, alpha: float | None = None,
+                title: str | None = None) -> str:
+    """The HTML report (one self-contained page) of a score cube.
+
+    Parameters
+    ----------
+    scores : xarray.Dataset
+        The ``score(metric, run, topic)`` cube of :func:`xdiv.evaluate`.
+    meta : xarray.Dataset, optional
+        Its meta-evaluation (:func:`xdiv.meta.discriminative_power`, or ``xdiv meta -o``
+        with one or both tests): adds discriminative power and ASL curves, and gives the
+        significance matrix.
+    metric : str, optional
+        The primary measure (distribution, significance, run order); default the cube's
+        first.
+    alpha : float, optional
+        Significance level of the t-tests (default: the meta-evaluation's, else 0.05).
+    title : str, optional
+        Page title (default: from the cube's collection).
+    """
+    da = score_array(scores)
+    metric = str(score_array(scores, [metric] if metric else None)["metric"].values[0])
+    if meta is not None:
+        _check_runs(meta, [str(r) for r in da["run"].values])
+    summary = run_summary(scores)
+    order = [str(r) for r in summary["mean"].sel(metric=metric).to_series()
+             .sort_values(ascending=False, kind="stable").index]
+    if title is None:
+        source = os.path.basename(str(scores.attrs.get("collection", "")))
+        title = f"xdiv report: {source or 'score cube'}"
+    parts = [f"<h1>{_e(title)}</h1>", _overview(scores, da, metric),
+             "<h2>Runs</h2>",
+             _p(f"Mean score of every run over the topics where the measure is defined, "
+                f"runs sorted by {metric} (first column); below each mean, its "
+                f"{LEVEL:.0%} confidence interval (Student's t over topics). Runs whose "
+                "intervals overlap widely are not told apart by this topic set."),
+             _run_table(summary, order, metric),
+             *_distribution_section(scores, metric, order),
+             *_significance_section(scores, meta, metric, order, alpha)]
+    if meta is not None:
+        parts += _power_section(meta)
+    parts += _plots_section(scores, order)
+    return _page(title, parts)
+
+
+def _distribution_section(scores: xr.Dataset, metric: str, order: Sequence[str]) -> list:
+    from .plots import run_differences, topic_distributions
+
+    parts = ["<h2>Per-topic distribution</h2>",
+             _figure(topic_distributions(scores, metric), "topics",
+                     f"Each box spans the middle half of a run's {metric} scores over the "
+                     "topics, with the median as a line and outlying topics as circles; "
+                     "boxes that overlap much mean the runs' order rests on few topics.")]
+    if len(order) >= 2:
+        parts.append(_figure(
+            run_differences(scores, metric, order[0], order[1]), "diff",
+            f"Per-topic differences between the two best runs under {metric}, sorted: "
+            f"blue bars are topics where {order[0]} scores higher, red ones where "
+            f"{order[1]} does."))
+    return parts
+
+
+def _tests(meta: xr.Dataset) -> list:
+    """The tests a meta-evaluation holds, as :func:`xdiv.meta.select_test` names them."""
+    return [str(t) for t in meta["test"].values] if "test" in meta.dims else [None]
+
+
+def _significance_section(scores: xr.Dataset, meta: xr.Dataset | None, metric: str,
+                          order: Sequence[str], alpha: float | None) -> list:
+    parts = ["<h2>Significance of run differences</h2>"]
+    if len(order) < 2:
+        return parts + [_p("One run: there are no run pairs to test.")]
+    held = meta is not None and metric in [str(m) for m in meta["metric"].values]
+    note = "" if held or meta is None else \
+        f"The meta-evaluation holds no results for {metric}. "
+    for test in _tests(meta) if held else [None]:
+        try:
+            matrix = significance_matrix(scores, metric, meta if held else None, test, alpha)
+        except InputError as exc:
+            parts.append(_p(f"Not tested: {exc}."))
+            continue
+        parts += [_p(f"{note}{matrix.attrs['test']}, {metric}, alpha = "
+                     f"{matrix.attrs['alpha']:g}: the cell in row A and column B gives the "
+                     "p-value of A against B; green when A is significantly better than B, "
+                     "red when significantly worse. Runs in the order of the run table."),
+                  _significance_table(matrix, order)]
+    return parts
+
+
+def _power_section(meta: xr.Dataset) -> list:
+    from .meta import select_test
+    from .plots import asl_curves
+
+    results = [select_test(meta, t) for t in _tests(meta)]
+    parts = ["<h2>Discriminative power</h2>",
+             _p("The share of run pairs each measure finds significantly different "
+                "(Sakai, SIGIR 2006), with the number of such pairs and the smallest "
+                "difference in means that was significant (the required difference); "
+                "measures sorted by the first test's power."),
+             _power_table(results)]
+    for k, result in enumerate(results):
+        parts.append(_figure(
+            asl_curves(result), f"asl{k}",
+            "ASL curves: every run pair's p-value (ASL) under each measure, sorted; a curve "
+            "that stays below the dotted significance level further to the right belongs "
+            "to a more discriminative measure (legend: most discriminative first)."))
+    return parts
+
+
+def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
+    from .meta import rank_correlation
+    from .plots import correlation_matrix, irec_dndcg
+
+    labels = [str(m) for m in scores["metric"].values]
+    cutoffs = sorted({int(found.group(1)) for found in map(_IREC.fullmatch, labels)
+                      if found and f"D-nDCG@{found.group(1)}" in labels})
+    parts = ["<h2>Plots</h2>"]
+    for cutoff in cutoffs:
+        parts.append(_figure(
+            irec_dndcg(scores, cutoff=cutoff), f"scatter{cutoff}",
+            f"Each run's mean I-rec@{cutoff} (diversity) against its mean D-nDCG@{cutoff} "
+            f"(relevance); grey lines join points of equal D#-nDCG@{cutoff}, which grows "
+            "up and to the right (Sakai & Song, SIGIR 2011)."))
+    if len(labels) >= 2 and len(order) >= 2:
+        parts.append(_figure(
+            correlation_matrix(rank_correlation(scores, "kendall")), "correlation",
+            "Kendall's tau between the run rankings of every two measures, measures "
+            "ordered by clustering: blue squares on the diagonal are groups of measures "
+            "that rank the runs alike."))
+    if len(parts) == 1:
+        parts.append(_p("No further plots: the cube holds neither I-rec@l with D-nDCG@l "
+                        "nor two measures of two runs or more."))
+    return parts
+
+
+def write_report(path: str | os.PathLike, scores: xr.Dataset,
+                 meta: xr.Dataset | None = None, **options) -> str:
+    """Write :func:`html_report` to ``path`` atomically (:func:`xdiv.atomic.atomic_output`);
+    ``options`` are those of :func:`html_report`. Returns the path."""
+    from .atomic import atomic_output
+
+    text = html_report(scores, meta, **options)
+    with atomic_output(path) as fh:
+        fh.write(text)
+    return os.fspath(path)
+
+
+def _e(text) -> str:
+    return html.escape(str(text))
+
+
+def _p(text: str) -> str:
+    return f'<p class="how">{_e(text)}</p>'
+
+
+def _page(title: str, parts: Sequence[str]) -> str:
+    body = "\n".join(parts)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            f"{body}\n</body>\n</html>\n")
+
+
+def _overview(scores: xr.Dataset, da: xr.DataArray, metric: str) -> str:
+    from . import __version__
+
+    facts = [("runs", da.sizes["run"]), ("topics", da.sizes["topic"]),
+             ("measures", da.sizes["metric"]), ("primary measure", metric)]
+    facts += [(key.replace("_", " "), scores.attrs[key])
+              for key in ("collection", "probabilities", "order", "adhoc", "hierarchy")
+              if str(scores.attrs.get(key, ""))]
+    items = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in facts)
+    return f"<ul>{items}<li>written by xdiv {_e(__version__)}</li></ul>"
+
+
+def _run_table(summary: xr.Dataset, order: Sequence[str], primary: str) -> str:
+    metrics = [primary, *(str(m) for m in summary["metric"].values if str(m) != primary)]
+    table = {name: summary[name].transpose("run", "metric").to_pandas()
+             for name in ("mean", "low", "high", "n_topics")}
+    most = table["n_topics"].max(axis=0)
+    head = "".join(f"<th>{_e(m)}</th>" for m in metrics)
+    rows = []
+    for run in order:
+        cells = []
+        for m in metrics:
+            n = int(table["n_topics"].at[run, m])
+            extra = f" (n = {n})" if n != most[m] else ""
+            cells.append(f"<td>{_number(table['mean'].at[run, m])}<br><span class=\"ci\">"
+                         f"{_number(table['low'].at[run, m])} – "
+                         f"{_number(table['high'].at[run, m])}{extra}</span></td>")
+        rows.append(f'<tr><td class="run">{_e(run)}</td>{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table><thead><tr><th class="run">run</th>{head}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _number(value: float, digits: int = 4) -> str:
+    return "–" if not np.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _pvalue(value: float) -> str:
+    return "–" if not np.isfinite(value) else ("<0.001" if value < 0.001 else f"{value:.3f}")
+
+
+def _significance_table(matrix: xr.Dataset, order: Sequence[str]) -> str:
+    pvalue = matrix["pvalue"].sel(run_a=order, run_b=order).values
+    diff = matrix["diff"].sel(run_a=order, run_b=order).values
+    alpha = matrix.attrs["alpha"]
+    head = "".join(f"<th>{_e(r)}</th>" for r in order)
+    rows = []
+    for i, run in enumerate(order):
+        cells = []
+        for j in range(len(order)):
+            if i == j:
+                cells.append('<td class="self"></td>')
+                continue
+            kind = "" if not pvalue[i, j] < alpha else (' class="up"' if diff[i, j] > 0
+                                                       else ' class="down"')
+            cells.append(f"<td{kind}>{_pvalue(pvalue[i, j])}</td>")
+        rows.append(f'<tr><th class="run">{_e(run)}</th>{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table><thead><tr><th class="run">run</th>{head}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _power_table(results: Sequence[xr.Dataset]) -> str:
+    metrics = [str(m) for m in results[0]["metric"].values]
+    power = results[0]["power"].values
+    order = [metrics[k] for k in np.argsort(-power, kind="stable")]
+    head = "".join(f"<th>{_e(r.attrs.get('test', 'test'))}: power</th><th>pairs</th>"
+                   f"<th>required difference</th>" for r in results)
+    rows = []
+    for m in order:
+        cells = []
+        for r in results:
+            one = r.sel(metric=m)
+            cells.append(f"<td>{float(one['power']):.1%}</td>"
+                         f"<td>{int(one['n_significant'])} / {int(r.attrs['n_pairs'])}</td>"
+                         f"<td>{_number(float(one['required_delta']))}</td>")
+        rows.append(f'<tr><td class="run">{_e(m)}</td>{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table><thead><tr><th class="run">measure</th>{head}'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _figure(fig, key: str, caption: str) -> str:
+    return (f"<figure>{_svg(fig, key)}<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+_IREC = re.compile(r"I-rec@(\d+)")
+_ID = re.compile(r'(\bid="|href="#|url\(#)')
+_COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
+
+
+def _svg(fig, key: str) -> str:
+    """``fig`` as an inline ``<svg>`` element: no XML prolog, metadata or comments (which
+    repeat the figure's texts), and every id prefixed with ``key`` so that the figures
+    of one page do not share ids."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight",
+                metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    text = buffer.getvalue()
+    text = _COMMENT.sub("", text[text.index("<svg"):])
+    return _ID.sub(lambda m: f"{m.group(1)}{key}-", text)
