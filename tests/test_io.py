@@ -463,3 +463,24 @@ def test_crlf_line_endings(tmp_path):
     runs = xdiv.read_run(p)
     assert runs.run.values.tolist() == ["s"]
     assert xdiv.decode_docnos(runs).sel(run="s", topic="1").values.tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_gzip_runs_read_alike_in_memory_and_streamed(tmp_path, monkeypatch, large):
+    # small gzip files are decompressed in one call, large ones streamed: both read
+    # multi-member files (as `cat a.gz b.gz` makes) and trailing zero padding alike, and
+    # both refuse truncated data naming the file
+    if large:
+        monkeypatch.setattr(xdiv.io, "_IN_MEMORY_GZIP", 0)
+    lines = [f"{t} Q0 d{k} {k} {10 - k} tag\n" for t in (1, 2) for k in range(1, 6)]
+    plain = tmp_path / "run.txt"
+    plain.write_text("".join(lines))
+    members = tmp_path / "members.gz"
+    members.write_bytes(gzip.compress("".join(lines[:4]).encode())
+                        + gzip.compress("".join(lines[4:]).encode()) + b"\0" * 8)
+    want = xdiv.io.read_run_frame(plain)
+    pd.testing.assert_frame_equal(xdiv.io.read_run_frame(members), want)
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(gzip.compress("".join(lines).encode())[:-12])
+    with pytest.raises(InputError, match=rf"^{re.escape(str(cut))}: corrupt gzip data"):
+        xdiv.io.read_run_frame(cut)

@@ -155,3 +155,37 @@ def test_lazy_blocks_hold_one_block_of_files(files):
              or (isinstance(key, tuple) and str(key[0]).startswith("xdiv-read-runs"))]
     assert len(reads) == 3
     assert os.path.exists(paths[0])
+
+
+def test_progress_advances_once_per_block(files, monkeypatch):
+    import xdiv.run_files
+
+    steps = []
+
+    class Recording(xdiv.run_files.tqdm):
+        def update(self, n=1):
+            steps.append(n)
+            return super().update(n)
+
+    monkeypatch.setattr(xdiv.run_files, "tqdm", Recording)
+    qrels, paths = files
+    runs = _read(paths, chunks={"run": 3})
+    scores = _evaluate(runs, qrels)
+    with xdiv.run_files.block_progress(runs):
+        scores.compute()
+    assert steps == [1, 1, 1]  # 7 runs in blocks of 3
+
+
+def test_command_line_chunks_print_what_the_eager_call_prints(files, capsys):
+    from xdiv.cli import main
+
+    qrels, paths = files
+    args = ["evaluate", str(qrels), *paths, "-m", "nDCG@10", "alpha-nDCG@20", "--per-topic",
+            "--format", "tsv", "-q"]
+    assert main(args) == 0
+    eager = capsys.readouterr().out
+    assert main([*args, "--chunks", "2"]) == 0
+    assert capsys.readouterr().out == eager
+    with pytest.raises(SystemExit) as stop:
+        main([*args, "--chunks", "0"])
+    assert stop.value.code == 2 and "must be at least 1" in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import xarray as xr
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -107,12 +108,14 @@ def test_no_relevant_topic_is_nan_for_every_measure():
         assert math.isnan(score(col, runs, m)), m
 
 
-def test_adhoc_measure_on_diversity_collection_needs_conversion():
+def test_adhoc_measure_on_diversity_collection_reads_max_by_default():
     col, runs = xdiv.datasets.example("fig1")
-    with pytest.raises(xdiv.MeasureError, match="to_adhoc"):
-        xdiv.evaluate(runs, col, ["nDCG@5"])
+    default = xdiv.evaluate(runs, col, ["nDCG@5"])
+    xr.testing.assert_identical(default.score,
+                                xdiv.evaluate(runs, col, ["nDCG@5"], adhoc="max").score)
+    assert '"adhoc": "max"' in str(default.params.values[0])
     # max conversion: d1 L1, d2 L3, d3 0, d4 L3, d5 L2
-    value = float(xdiv.evaluate(runs, col, ["nDCG@5"], adhoc="max").score.squeeze())
+    value = float(default.score.squeeze())
     gains = [1, 7, 0, 7, 3]
     ideal = [7, 7, 3, 1, 0]
     disc = [1 / math.log2(r + 2) for r in range(5)]

@@ -299,7 +299,7 @@ def test_measures_using_intent_types_warn_without_topics(tmp_path):
         xdiv.evaluate(runs, typed, metrics)
         xdiv.evaluate(runs, frame, metrics)
         xdiv.evaluate(runs, bare, ["I-rec@5", "D-nDCG@5", "alpha-nDCG@5"])
-        xdiv.evaluate(runs, bare, ["Ef-P@5"], adhoc="max")  # one intent: types play no part
+        xdiv.evaluate(runs, bare, ["P@5", "nDCG@5"], adhoc="max")  # no intent types read
     # the attribute is NetCDF-safe and survives a round trip
     path = xdiv.to_netcdf(typed, tmp_path / "c.nc")
     assert xdiv.open_dataset(path).attrs["topics"] == str(xml)

@@ -143,11 +143,8 @@ class _GuardedStream(io.RawIOBase):
         if self._max_total is not None and self._total > self._max_total:
             raise InputError(f"{self._path}: larger than {self._max_total} bytes, the limit "
                              "for this kind of file (xdiv.io.LIMITS, XDIV_MAX_XML_BYTES)")
-        if self._compressed is not None and self._total > max(
-                LIMITS.gzip_ratio_floor, LIMITS.max_gzip_ratio * self._compressed):
-            raise InputError(f"{self._path}: decompresses to more than "
-                             f"{LIMITS.max_gzip_ratio:g} times its size, refused as a likely "
-                             "gzip bomb (xdiv.io.LIMITS, XDIV_MAX_GZIP_RATIO)")
+        if self._compressed is not None and self._total > _gzip_limit(self._compressed):
+            raise _bomb_error(self._path)
         if self._max_line is not None:
             self._gap = _check_gaps(chunk, self._gap, self._max_line, self._path, self._lines)
         self._check_blank_run(chunk)
@@ -168,6 +165,47 @@ class _GuardedStream(io.RawIOBase):
     def close(self) -> None:
         self._raw.close()
         super().close()
+
+
+def _gzip_limit(compressed: int) -> float:
+    """The most bytes a gzip file of ``compressed`` bytes may decompress to."""
+    return max(LIMITS.gzip_ratio_floor, LIMITS.max_gzip_ratio * compressed)
+
+
+def _bomb_error(path: PathLike) -> InputError:
+    return InputError(f"{os.fspath(path)}: decompresses to more than "
+                      f"{LIMITS.max_gzip_ratio:g} times its size, refused as a likely gzip "
+                      "bomb (xdiv.io.LIMITS, XDIV_MAX_GZIP_RATIO)")
+
+
+_IN_MEMORY_GZIP = 16 << 20
+"""Gzip files up to this size are decompressed in memory in one call (faster than a
+checked stream); larger ones are streamed."""
+
+
+def _gunzipped(path: PathLike) -> bytes:
+    """A small gzip file decompressed in memory, under the :data:`LIMITS` of
+    :func:`open_guarded` (the ratio, line and blank-run checks run on the whole data)."""
+    data = Path(path).read_bytes()
+    limit = int(_gzip_limit(len(data)))
+    parts, total = [], 0
+    while data:  # one decompressor per gzip member
+        member = zlib.decompressobj(wbits=31)
+        part = member.decompress(data, limit + 1 - total)
+        total += len(part)
+        parts.append(part)
+        if total > limit or member.unconsumed_tail:
+            raise _bomb_error(path)
+        if not member.eof:
+            raise _gzip_error(path, EOFError("compressed file ended before the end-of-stream "
+                                             "marker was reached"))
+        data = member.unused_data
+        if data.strip(b"\0") == b"":  # trailing padding, as gzip.decompress accepts it
+            break
+    text = b"".join(parts)
+    _GuardedStream(None, path, compressed=None, max_line=LIMITS.max_line_bytes,
+                   max_total=None)._check(text)
+    return text
 
 
 def _check_gaps(data, gap: int, limit: int, path: str, lines: int) -> int:
@@ -608,7 +646,9 @@ def _arrow_columns(path, columns, optional_last, compressed):
     types = {name: pa.string() if name in _WIDE_STRINGS else _ARROW_TYPES[kinds[name]]
              for name in read}
     try:
-        with open_guarded(path) if compressed else contextlib.nullcontext(path) as source:
+        small = compressed and os.path.getsize(path) <= _IN_MEMORY_GZIP
+        with (contextlib.nullcontext(pa.py_buffer(_gunzipped(path))) if small
+              else open_guarded(path) if compressed else contextlib.nullcontext(path)) as source:
             table = pa_csv.read_csv(
                 source,
                 read_options=pa_csv.ReadOptions(column_names=read, block_size=1 << 20),

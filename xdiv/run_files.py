@@ -16,6 +16,7 @@ arrays whose blocks of ``k`` runs re-read their files when computed (locally or 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 from collections.abc import Iterable, Mapping
@@ -33,7 +34,10 @@ from .errors import InputError
 from .labels import natural_sorted, to_json
 from .runs import Duplicates, Order, ORDERS, _ranked_grids, _runs_dataset
 
-__all__ = ["read_run", "read_runs"]
+__all__ = ["block_progress", "read_run", "read_runs"]
+
+_BLOCK_PREFIX = "xdiv-read-runs-"
+"""The start of the dask key of a task that reads one block of run files."""
 
 _VOCABULARY_BATCH = 1 << 22
 """Docnos gathered from files before the lazy first pass removes repeats among them."""
@@ -275,7 +279,7 @@ def _lazy_grids(grids, topics, depth, words, block, order, duplicates):
         shape = (len(part), len(topics), depth)
         loaded = dask.delayed(_load_block, pure=True, nout=2)(
             part, vocabulary, topics, depth, order, duplicates,
-            dask_key_name=f"xdiv-read-runs-{dask.base.tokenize(part, words, order)}")
+            dask_key_name=f"{_BLOCK_PREFIX}{dask.base.tokenize(part, words, order)}")
         docs.append(da.from_delayed(loaded[0], shape, dtype=np.int32))
         scores.append(da.from_delayed(loaded[1], shape, dtype=np.float64))
     return da.concatenate(docs), da.concatenate(scores)
@@ -301,3 +305,34 @@ def _load_block(paths: list[str], words: pa.Array, topics: list[str], depth: int
         raise InputError(f"{changed[0]}: the run file changed after xdiv.read_runs first "
                          "read it")
     return _fill(grids, topics, depth)
+
+
+@contextlib.contextmanager
+def block_progress(runs: xr.Dataset, *, enabled: bool = True, desc: str = "evaluating"):
+    """Within the ``with`` block, a progress bar (on standard error) that advances by one
+    step as each block of the lazily read ``runs`` is read, when results computed from
+    them are computed by dask's local schedulers (on a ``dask.distributed`` cluster, use
+    its dashboard or ``distributed.progress`` instead)."""
+    blocks = 0 if runs["doc"].chunks is None else len(runs["doc"].chunks[0])
+    if not enabled or not blocks:
+        yield
+        return
+    from dask.callbacks import Callback
+
+    bar = tqdm(total=blocks, desc=desc, unit="block", leave=False)
+    done = set()
+
+    class _Ticks(Callback):
+        # dask may fuse a block's read into the tasks that use it and rename the task, but
+        # the new name keeps the read's, and the key keeps the block's index along ``run``
+        def _posttask(self, key, result, dsk, state, worker_id):
+            name, block = (key[0], key[1]) if isinstance(key, tuple) else (key, key)
+            if _BLOCK_PREFIX in str(name) and block not in done:
+                done.add(block)
+                bar.update(1)
+
+    try:
+        with _Ticks():
+            yield
+    finally:
+        bar.close()

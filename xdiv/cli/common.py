@@ -76,6 +76,17 @@ def nonnegative(text: str) -> float:
     return value
 
 
+def positive(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
 def level(text: str) -> float:
     """An argparse type: a significance level strictly between 0 and 1."""
     value = _float(text)

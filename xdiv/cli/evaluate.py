@@ -14,10 +14,10 @@ from ..io import spooled_inputs
 from ..measures.names import expand_measures
 from ..netcdf import to_netcdf
 from ..reports import ndeval_csv, trec_eval_lines
-from ..run_files import read_runs
+from ..run_files import block_progress, read_runs
 from ..runs import ORDER_HELP
 from .common import command, expand_inputs, names_input, nonnegative, output, \
-    per_topic_frame, print_frame, progress_wanted, summary_frame
+    per_topic_frame, positive, print_frame, progress_wanted, summary_frame
 
 EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
@@ -91,6 +91,10 @@ def add_parser(sub) -> None:
     ev.add_argument("--default-length", type=nonnegative, metavar="N",
                     help="length of a relevant document missing from --doc-lengths "
                          "(otherwise an error)")
+    ev.add_argument("--chunks", type=positive, metavar="K",
+                    help="read and evaluate the runs K at a time, without holding them all "
+                         "in memory (a first pass checks every file; for run sets larger than "
+                         "memory; see the docs on dask for clusters)")
     ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
 
 
@@ -151,9 +155,14 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
                 if str(args.hierarchy).lower().endswith(".xml") else args.hierarchy)
         collection = attach_hierarchy(collection, tree, kind=args.hierarchy_kind,
                                       weights=args.node_weights)
+    progress = progress_wanted(args)
     runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,
-                     progress=progress_wanted(args))
-    return evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+                     progress=progress, chunks=args.chunks and {"run": args.chunks})
+    scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+    if args.chunks:
+        with block_progress(runs, enabled=progress):
+            scores = scores.compute()
+    return scores
 
 
 def print_scores(args, scores: xr.Dataset) -> None:
