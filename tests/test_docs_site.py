@@ -71,7 +71,9 @@ def test_measure_reference_formulas_are_typeset_mathml(site):
     assert any("<mfrac>" in m for m in maths)
     prose = _text(re.sub(r"<math\b.*?</math>", "", page, flags=re.S))
     for leftover in (r"\frac", r"\sum", "$", "sum_{", "r<=l"):
-        assert leftover not in prose, f"untypeset formula text {leftover!r} in the measure page"
+        assert leftover not in prose, (f"untypeset formula text {leftover!r} in the measure "
+                                       "page: give the measure a TeX formula in FORMULAS of "
+                                       "xdiv/cli/measures.py")
 
 
 def _pages(site: Path) -> Iterator[tuple[str, str]]:

@@ -541,7 +541,11 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
     method : {"max", "count"}
         ``"max"``: a document's level is its highest level across the valid intents
         (Sakai & Song's *gr2T*); ``"count"``: the number of valid intents it is relevant
-        to (*2T*). Judged documents keep level 0 when relevant to no valid intent.
+        to (*2T*). Judged documents keep level 0 when relevant to no valid intent. A
+        document whose qrels levels are all negative (TREC's spam -2) keeps its highest
+        negative level, so that trec_eval's bpref still reads it as unjudged; one with a
+        level >= 0 for some intent gets the merged level (under ``max``, the highest
+        level, as trec_eval sees it in the converted qrels).
 
     Returns
     -------
@@ -553,8 +557,8 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
     merged = merge_intents(np.moveaxis(collection["level"].values, 1, -1),
                            collection["intent_valid"].values[:, None, :], method=method)
     _check_merged(merged, "to_adhoc")
-    judged = collection["judged"].values
-    judgment = np.where(judged, merged, ABSENT).astype(np.int8)[:, None, :]
+    highest = collection["judgment"].values.max(axis=1)  # ABSENT where no line
+    judgment = np.where(highest >= 0, merged, highest).astype(np.int8)[:, None, :]
     n_topics = collection.sizes["topic"]
     adhoc = xr.Dataset(
         {
@@ -596,8 +600,9 @@ def adhoc_judgments(cube: xr.Dataset, method: Literal["max", "count"] = "max") -
     ``qrels_level`` and ``ideal_level`` get one intent, labelled ``"0"``, holding each
     document's merged level; a topic's one intent is valid when a document is relevant to
     it. Variables without an ``intent`` dimension (``judged``, ``length``, document
-    lengths, ...) are kept. A cube with one intent per topic comes back unchanged under
-    ``max``, which leaves it as it is.
+    lengths, ...) are kept; so is ``qrels_assessed`` (a qrels line of level >= 0 for some
+    intent), which :func:`to_adhoc` keeps too. A cube with one intent per topic comes back
+    unchanged under ``max``, which leaves it as it is.
 
     Parameters
     ----------

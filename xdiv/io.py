@@ -643,11 +643,19 @@ def _arrow_columns(path, columns, optional_last, compressed):
         return None
     kinds = dict(columns)
     read = names[:n_fields]
+    # string columns starting with "_" hold anything: they are parsed, not converted
+    kept = [name for name in read if not (name.startswith("_") and kinds[name] == "str")]
     types = {name: pa.string() if name in _WIDE_STRINGS else _ARROW_TYPES[kinds[name]]
-             for name in read}
+             for name in kept}
     try:
-        small = compressed and os.path.getsize(path) <= _IN_MEMORY_GZIP
-        with (contextlib.nullcontext(pa.py_buffer(_gunzipped(path))) if small
+        data = _gunzipped(path) if compressed and os.path.getsize(path) <= _IN_MEMORY_GZIP \
+            else None
+        # the other separator anywhere sends the file to the general reader; searched in
+        # the bytes when they are at hand, else in the string columns below
+        other_seen = _holds(path, data, other.encode(), compressed)
+        if other_seen:
+            return None
+        with (contextlib.nullcontext(pa.py_buffer(data)) if data is not None
               else open_guarded(path) if compressed else contextlib.nullcontext(path)) as source:
             table = pa_csv.read_csv(
                 source,
@@ -657,19 +665,20 @@ def _arrow_columns(path, columns, optional_last, compressed):
                     escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
                 convert_options=pa_csv.ConvertOptions(
                     column_types=types, null_values=[], strings_can_be_null=False,
-                    quoted_strings_can_be_null=False, check_utf8=True))
+                    quoted_strings_can_be_null=False, check_utf8=True,
+                    include_columns=kept))
     except XdivError:
         raise  # a limit of the guarded stream: reading on would cost what it guards
     except (pa.ArrowInvalid, UnicodeDecodeError, *_GZIP_ERRORS):
         return None
     out = {}
-    for name in read:
+    for name in kept:
         column = table.column(name)
         if kinds[name] == "str":
             column = column.combine_chunks()
             words = column.dictionary if name not in _WIDE_STRINGS else column
-            if (len(words) and (pc.min(pc.binary_length(words)).as_py() == 0
-                                or pc.any(pc.match_substring(words, other)).as_py())):
+            if len(words) and (pc.min(pc.binary_length(words)).as_py() == 0 or (
+                    other_seen is None and pc.any(pc.match_substring(words, other)).as_py())):
                 return None
         else:
             column = column.to_numpy()
@@ -680,6 +689,17 @@ def _arrow_columns(path, columns, optional_last, compressed):
         out[names[-1]] = pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(table.num_rows, dtype=np.int32)), pa.array([""]))
     return out
+
+
+def _holds(path: PathLike, data: bytes | None, needle: bytes, compressed: bool) -> bool | None:
+    """Whether the bytes of ``path`` (``data`` when decompressed already) hold ``needle``;
+    None for a gzip file not at hand (not searched)."""
+    if data is not None:
+        return data.find(needle) >= 0
+    if compressed:
+        return None
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+        return raw.find(needle) >= 0
 
 
 def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:

@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 import xarray as xr
 
 from . import io as _io
-from .collection import ABSENT, describe_dataset, check_collection, group_positions
+from .collection import describe_dataset, check_collection, group_positions
 from .kernels.common import ideal_levels
 from .errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, to_json
@@ -457,12 +457,16 @@ def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
     """
     width = len(vocabulary)
     topic, slot = np.nonzero(docno_grid != "")
-    docno = pa.array(np.asarray(docno_grid[topic, slot], dtype=object), pa.string())
-    found = pc.index_in(docno, value_set=pa.array(np.asarray(vocabulary, dtype=object),
-                                                  pa.string()))
-    inside = ~np.asarray(found.is_null())
-    code = found.drop_null().to_numpy().astype(np.int64)
-    topic, slot = topic[inside], slot[inside]
+    judged = pc.dictionary_encode(pa.array(np.asarray(docno_grid[topic, slot], dtype=object),
+                                           pa.string()))
+    # the vocabulary is searched in the judged docnos (hashing the smaller side)
+    where = pc.index_in(pa.array(np.asarray(vocabulary, dtype=object), pa.string()),
+                        value_set=judged.dictionary)
+    code_of = np.full(len(judged.dictionary), -1, dtype=np.int64)
+    code_of[where.drop_null().to_numpy()] = np.flatnonzero(~np.asarray(where.is_null()))
+    code = code_of[judged.indices.to_numpy(zero_copy_only=False)]
+    inside = code >= 0
+    topic, slot, code = topic[inside], slot[inside], code[inside]
     by_code = np.lexsort((topic, code))
     starts = np.searchsorted(code[by_code], np.arange(width + 2)).astype(np.int32)
     return {"topics": np.append(topic[by_code], -1).astype(np.int32),
@@ -581,7 +585,7 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
     xarray.Dataset
         ``level``, ``judged``, ``slot`` over (run, topic, rank[, intent]), ``length`` and
         ``retrieved`` over (run, topic), and the collection's per-topic variables
-        (``qrels_level``, ``qrels_judged``, ``intent_valid``, ``intent_prob``,
+        (``qrels_level``, ``qrels_assessed``, ``intent_valid``, ``intent_prob``,
         ``intent_type``, ``intent_order``) aligned on the union of topics, and
         ``ideal_level(topic, intent, ideal_rank)``: each intent's judged levels sorted
         descending (its ideal ranked list), computed once and broadcast to every run. The
@@ -681,13 +685,18 @@ the collection has them, with their fill values for topics the collection lacks.
 
 
 def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
-    """The per-topic collection variables a measure needs, reindexed on ``topics``."""
-    fill = {"level": 0, "judgment": ABSENT, "judged": False, "intent_valid": False,
-            "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": "",
-            **OPTIONAL_FILL}
-    names = ["level", "judged", "intent_valid", "intent_prob", "intent_type", "intent_order"]
-    sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]]
+    """The per-topic collection variables a measure needs, reindexed on ``topics``.
+
+    ``qrels_assessed(topic, doc)`` marks the documents with a qrels line of level >= 0: a
+    document whose lines are all negative (TREC's spam -2) is, as trec_eval reads it, in
+    the pool but unjudged (for bpref).
+    """
+    fill = {"level": 0, "assessed": False, "intent_valid": False, "intent_prob": 0.0,
+            "intent_type": "", "intent_order": -1, "docno": "", **OPTIONAL_FILL}
+    names = ["level", "intent_valid", "intent_prob", "intent_type", "intent_order"]
+    sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]].assign(
+        assessed=(collection["judgment"] >= 0).any("intent"))
     sub = _on_topics(sub, topics, fill)
     if sub["docno"].dtype.kind == "O":
         sub = sub.assign_coords(docno=sub["docno"].fillna(""))
-    return sub.rename({"level": "qrels_level", "judged": "qrels_judged"})
+    return sub.rename({"level": "qrels_level", "assessed": "qrels_assessed"})

@@ -3,7 +3,7 @@
 The reference is Markdown with TeX formulas between ``$`` signs (the docs site typesets them
 while it is built). It is generated from the measure registry: each family gets a section
 with its shared definitions, then a compact table of its measures; every parameter is
-described once, in the parameter table.
+described once, in the parameter list.
 """
 
 from __future__ import annotations
@@ -134,6 +134,16 @@ FORMULAS: dict[str, str] = {
           r"list or the top $l$)",
     "Hit": r"1 if $C(l) > 0$, else 0",
     "RBP": r"$(1 - p) \sum_r p^{r - 1}\, \frac{g(r)}{\mathrm{gv}(H)}$",
+    "Rprec": r"$C(R) / R$, precision at rank $R$ (ranks past the end of the run count as "
+             r"not relevant)",
+    "bpref": r"$\frac{1}{R} \sum_{r:\, J(r) = 1} \left(1 - \frac{\min(n(r), R)}{\min(N, R)}"
+             r"\right)$, $n(r)$ the judged non-relevant documents ranked above $r$, $N$ all "
+             r"judged non-relevant documents; unjudged documents are skipped",
+    "Judged": r"the share of the top $\min(l, n)$ documents that are judged, $n$ the number "
+              r"retrieved (without a cutoff: of the whole run)",
+    "NumRet": r"$n$, the number of documents retrieved",
+    "NumRel": r"$R$, the number of judged relevant documents",
+    "NumRelRet": r"$C(n)$, the number of relevant documents retrieved",
     "U": r"$\frac{1}{N} \sum_k g(\mathrm{pos}_k)\, D(\mathrm{pos}_k)$, "
          r"$D(\mathrm{pos}) = \max(0, 1 - \mathrm{pos}/L)$: the user reads a snippet per "
          r"rank and a share $F$ of each relevant document; $\mathrm{pos}_k$ is the number of "
@@ -149,14 +159,16 @@ FORMULAS: dict[str, str] = {
     "Ef-P": r"$\frac{1}{l} \sum_{r \le l} J'(r)$",
     "D-nDCG": r"$\frac{\sum_{r \le l} GG(r)\, \mathrm{disc}(r)}"
               r"{\sum_{r \le l} GG^*(r)\, \mathrm{disc}(r)}$",
-    "D-Q": r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r) "
-           r"\frac{C(r) + \beta\, cGG(r)}{r + \beta\, cGG^*(r)}$",
+    "D-Q": r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r)\, BR(r)$ with global gains: "
+           r"$BR(r) = \frac{C(r) + \beta\, cGG(r)}{r + \beta\, cGG^*(r)}$",
     "DIN-nDCG": r"D-nDCG with $GG_{\mathrm{DIN}}$ for the run (ideal list as D-nDCG, so "
                 r"DIN-nDCG $\le$ D-nDCG)",
-    "DIN-Q": r"$\frac{1}{\min(l, R)} \sum_{r \le l} J'(r) \frac{C'(r) + \beta \sum_{k \le r} "
-             r"GG_{\mathrm{DIN}}(k)}{r + \beta\, cGG^*(r)}$ (reconstructed: the paper's "
-             r"formula was lost; xdiv follows its prose on effective relevance)",
-    "P+Q": r"$\sum_{i\ \mathrm{inf}} \Pr(i \mid q)\, Q_i@l + \sum_{j\ \mathrm{nav}} "
+    "DIN-Q": r"$\frac{1}{\min(l, R)} \sum_{r \le l} J'(r)\, BR'(r)$, "
+             r"$BR'(r) = \frac{C'(r) + \beta\, cGG_{\mathrm{DIN}}(r)}{r + \beta\, cGG^*(r)}$ "
+             r"with $cGG_{\mathrm{DIN}}(r) = \sum_{k \le r} GG_{\mathrm{DIN}}(k)$ "
+             r"(reconstructed: the paper's formula was lost; xdiv follows its prose on "
+             r"effective relevance)",
+    "P+Q": r"$\sum_{i\ \mathrm{inf}} \Pr(i \mid q)\, Q_i@l \;+$ $\sum_{j\ \mathrm{nav}} "
            r"\Pr(j \mid q)\, P^{+}_j@l$, each intent with its own ideal list",
     "D-U": r"U over one reading in which every document relevant to some intent is read, "
            r"with gain $GG$",
@@ -183,21 +195,20 @@ FORMULAS: dict[str, str] = {
     "HD-nDCG": r"D-nDCG with the hierarchical global gain",
     "HD-Q": r"D-Q with the hierarchical global gain",
 }
-for _base in ("nDCG", "Q"):
-    FORMULAS[f"LD#-{_base}"] = (rf"$\gamma\, \text{{N-rec}}@l + (1 - \gamma)\, "
-                                rf"\text{{D-{_base}}}@l$ over the leaves, with their node "
-                                r"weights as probabilities")
-    FORMULAS[f"LAD#-{_base}"] = (rf"$\gamma\, \text{{N-rec}}@l + (1 - \gamma)\, "
-                                 rf"\text{{D-{_base}-LA}}@l$")
+FORMULAS.update({f"LD#-{m}": rf"$\gamma\, \text{{N-rec}}@l + (1 - \gamma)\, \text{{D-{m}}}@l$ "
+                           r"over the leaves, with their node weights as probabilities"
+                 for m in ("nDCG", "Q")})
+FORMULAS.update({f"LAD#-{m}": rf"$\gamma\, \text{{N-rec}}@l + (1 - \gamma)\, \text{{D-{m}-LA}}@l$"
+                 for m in ("nDCG", "Q")})
 
 
 def _derived(definition: MeasureDef) -> str | None:
     """The formula of a measure built from another by a family rule (#, -IA, -LA)."""
-    name = definition.name
+    name, at = definition.name, "" if definition.cutoff == "none" else "@l"
     if name.endswith("-LA"):
-        return rf"$\sum_h w_h\, \text{{{name[:-3]}}}_h@l$"
+        return rf"$\sum_h w_h\, \text{{{name[:-3]}}}_h{at}$"
     if definition.family == "intent-aware" and name.endswith("-IA"):
-        return rf"$\sum_i \Pr(i \mid q)\, \text{{{name[:-3]}}}_i@l$"
+        return rf"$\sum_i \Pr(i \mid q)\, \text{{{name[:-3]}}}_i{at}$"
     if "#" in name and any(p.name == "gamma" for p in definition.params):
         recall = "N-rec" if definition.family == "hierarchy" else "I-rec"
         base = name.replace("#", "")
@@ -216,8 +227,8 @@ def _escape(text: str) -> str:
 
 
 def _definition(definition: MeasureDef) -> str:
-    text = FORMULAS.get(definition.name) or _derived(definition)
-    return text if text else _escape(definition.summary)
+    return (FORMULAS.get(definition.name) or _derived(definition)
+            or _escape(definition.summary))
 
 
 def _source(definition: MeasureDef, parts: list[str], measures: dict[str, MeasureDef]) -> str:

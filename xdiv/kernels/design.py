@@ -42,7 +42,9 @@ def _complete(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def two_way_anova(scores: np.ndarray) -> tuple[np.ndarray, ...]:
     """Mean squares of the two-way ANOVA without replication of ``(..., run, topic)``
-    scores ``x_ij`` (``n_s`` runs, ``n_t`` topics every run scored):
+    scores ``x_ij`` (``n_s`` runs, ``n_t`` topics every run scored), as Sakai (IRJ 2016)
+    uses it for topic set size design; the residual holds the system × topic interaction
+    and the error:
 
     .. math::
         MS_s = \\frac{n_t \\sum_i (\\bar x_{i\\cdot} - \\bar x)^2}{n_s - 1}, \\quad

@@ -161,30 +161,44 @@ def r_precision(levels: np.ndarray, ideal: np.ndarray) -> np.ndarray:
     return defined_where(divide(((levels > 0) & within).sum(axis=-1), total), total)
 
 
-def bpref(levels: np.ndarray, judged: np.ndarray, qrels_levels: np.ndarray,
-          qrels_judged: np.ndarray) -> np.ndarray:
+def _at_slots(flags: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """``flags[..., slot]`` along the last axis, False where ``slot`` is -1; the leading
+    axes broadcast (either array may lack some)."""
+    ndim = max(flags.ndim, slot.ndim)
+    flags = flags.reshape((1,) * (ndim - flags.ndim) + flags.shape)
+    slot = slot.reshape((1,) * (ndim - slot.ndim) + slot.shape)
+    return np.take_along_axis(flags, np.maximum(slot, 0), axis=-1) & (slot >= 0)
+
+
+def bpref(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
+          qrels_assessed: np.ndarray) -> np.ndarray:
     """bpref = (1/R) sum_{relevant r} (1 - min(n(r), R) / min(N, R)) (Buckley & Voorhees,
     SIGIR 2004), with trec_eval's conventions.
 
     Parameters
     ----------
-    levels, judged : ndarray ``(..., K)``
-        The run's levels in rank order and whether each ranked document is judged.
-    qrels_levels, qrels_judged : ndarray ``(..., D)``
-        The levels and judged flags of the topic's document slots (padding slots are not
-        judged).
+    levels : ndarray ``(..., K)``
+        The run's levels in rank order.
+    slot : ndarray ``(..., K)``
+        The topic's document slot of each ranked document, -1 where it has no qrels line.
+    qrels_levels, qrels_assessed : ndarray ``(..., D)``
+        The levels of the topic's document slots and whether each has a qrels line with a
+        level >= 0 (padding slots have none).
 
     Notes
     -----
-    R counts the judged relevant documents (level >= 1), N the judged non-relevant ones
-    (judged with level 0), n(r) the judged non-relevant documents ranked above rank r.
-    Unjudged documents are skipped; a relevant document with n(r) = 0 adds 1 (also when
-    N = 0).
+    R counts the relevant documents (level >= 1), N the judged non-relevant ones (level 0,
+    with a qrels line of level >= 0), n(r) the judged non-relevant documents ranked above
+    rank r. Documents without a qrels line are skipped, and so, as trec_eval reads them
+    ("in the pool but unjudged"), are documents whose qrels levels are all negative
+    (TREC's spam -2): they count neither in n(r) nor in N. A relevant document with
+    n(r) = 0 adds 1 (also when N = 0).
     """
     rel = levels > 0
     total = (qrels_levels > 0).sum(axis=-1)
-    nonrel = (qrels_judged & (qrels_levels == 0)).sum(axis=-1)
-    above = np.cumsum(judged & ~rel, axis=-1)
+    nonrel = (qrels_assessed & (qrels_levels == 0)).sum(axis=-1)
+    assessed = _at_slots(qrels_assessed, slot)
+    above = np.cumsum(assessed & ~rel, axis=-1)
     penalty = divide(np.minimum(above, total[..., None]), np.minimum(nonrel, total)[..., None])
     terms = np.where(rel, np.where(above > 0, 1.0 - penalty, 1.0), 0.0)
     return defined_where(divide(rank_sum(terms), total), total)

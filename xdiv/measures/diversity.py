@@ -16,8 +16,8 @@ from .registry import Measure, Param, real, register
 
 GAMMA = Param("gamma", 0.5, "weight of I-rec in the #-combination", real(0.0, 1.0))
 
-_SEED000 = "Sakai & Song, SIGIR 2011"
-_SEED002 = "Sakai, WWW 2012; Sakai, JIP 2013"
+_SAKAI_SONG_2011 = "Sakai & Song, SIGIR 2011"
+_SAKAI_2013 = "Sakai, WWW 2012; Sakai, JIP 2013"
 
 _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
              "dask_gufunc_kwargs": {"allow_rechunk": True}}
@@ -56,7 +56,7 @@ def _prec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     return _apply(K.precision_any, cube, measure.cutoff)
 
 
-@register("Ef-P", cutoff="required", family="diversity", reference=_SEED002,
+@register("Ef-P", cutoff="required", family="diversity", reference=_SAKAI_2013,
           uses_intent_types=True)
 def _efp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """Ef-P@l = (1/l) sum_{r<=l} J'(r): relevant to an informational intent, or the first
@@ -135,21 +135,21 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
              reference=reference, uses_intent_types=uses_intent_types)(combined)
 
 
-_declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SEED000,
+_declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
          doc="D-nDCG@l = sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r), "
              "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.")
-_declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED000,
+_declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
          doc="D-Q@l = (1/min(l,R)) sum_{r<=l} J(r) (C(r) + beta cgg(r)) / (r + beta cgg*(r)) "
              "with global gains.")
-_declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SEED002,
+_declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-nDCG@l: D-nDCG in which a navigational intent's gain counts only at its "
              "first relevant document; ideal list as D-nDCG (so DIN-nDCG <= D-nDCG).")
-_declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
+_declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
              "(reconstructed: the paper's formula is garbled; J' follows its prose).")
-_declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SEED002,
+_declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "
              "its own ideal list.")

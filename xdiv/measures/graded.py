@@ -33,8 +33,8 @@ Q_VALUES = Param("q", None, "explicit q_1..q_H, the probability a level-x docume
                  "relevant (overrides thresholds)", _optional_numbers)
 
 
-_CORE_DIMS = {"level": ["rank"], "judged": ["rank"], "length": [],
-              "ideal_level": ["ideal_rank"], "qrels_level": ["doc"], "qrels_judged": ["doc"]}
+_CORE_DIMS = {"level": ["rank"], "judged": ["rank"], "slot": ["rank"], "length": [],
+              "ideal_level": ["ideal_rank"], "qrels_level": ["doc"], "qrels_assessed": ["doc"]}
 """The judged cube's variables a kernel may read, with their core dimensions."""
 
 LEVELS = ("level", "ideal_level")
@@ -190,11 +190,12 @@ _declare("Rprec", K.r_precision, params=(), cutoff="none", options=_none, inputs
          doc="R-prec = C(R) / R: precision at rank R, R = the number of relevant documents; "
              "ranks past the end of the run count as non-relevant.")
 _declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
-         inputs=("level", "judged", "qrels_level", "qrels_judged"),
+         inputs=("level", "slot", "qrels_level", "qrels_assessed"),
          reference="Buckley & Voorhees, SIGIR 2004; trec_eval bpref",
          doc="bpref = (1/R) sum_{relevant r} (1 - min(n(r), R) / min(N, R)), n(r) = judged "
              "non-relevant documents ranked above r, N = judged non-relevant documents "
-             "(level 0, or negative); unjudged documents are skipped.")
+             "(level 0); unjudged documents are skipped, and so, as in trec_eval, are "
+             "documents whose qrels levels are all negative (TREC's spam -2).")
 _declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
          inputs=("judged", "length", "ideal_level"),
          reference="MacAvaney, Macdonald & Ounis, ECIR 2022 (ir_measures Judged)",

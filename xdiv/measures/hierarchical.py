@@ -28,7 +28,7 @@ from ..kernels.diversity import sharp
 from .diversity import GAMMA, intent_recall
 from .registry import Measure, MeasureDef, _REGISTRY, register
 
-_SEED004 = "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018"
+_WANG_ET_AL_2018 = "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018"
 _PARALLEL = {"dask": "parallelized", "dask_gufunc_kwargs": {"allow_rechunk": True}}
 _CUBE_VARIABLES = ("retrieved", "length", "slot", "judged", "run_doc_length")
 
@@ -97,7 +97,7 @@ def _sharp(cube, measure, base_value):
                           output_dtypes=[np.float64], **_PARALLEL)
 
 
-@register("N-rec", cutoff="required", family="hierarchy", reference=_SEED004)
+@register("N-rec", cutoff="required", family="hierarchy", reference=_WANG_ET_AL_2018)
 def _nrec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """N-rec@l = |union_{r<=l} N(d_r)| / |V|: the share of (non-root) nodes covered by the
     top l, node relevance propagated upwards."""
@@ -134,11 +134,11 @@ def _register_hd(metric: str) -> None:
                         "leaves (atomic intents) with their node weights.")
     lad_sharp.__doc__ = f"LAD#-{metric}@l = gamma N-rec@l + (1 - gamma) D-{metric}-LA@l."
     register(f"HD-{metric}", params=flat.params, cutoff="optional", family="hierarchy",
-             reference=_SEED004)(hd)
+             reference=_WANG_ET_AL_2018)(hd)
     for name, compute in ((f"HD#-{metric}", hd_sharp), (f"LD#-{metric}", ld_sharp),
                           (f"LAD#-{metric}", lad_sharp)):
         register(name, params=(GAMMA, *flat.params), cutoff="required", family="hierarchy",
-                 reference=_SEED004)(compute)
+                 reference=_WANG_ET_AL_2018)(compute)
 
 
 def _register_layer_aware(base: MeasureDef) -> None:
@@ -149,7 +149,7 @@ def _register_layer_aware(base: MeasureDef) -> None:
                        "layer-h nodes as intents (node weights renormalised in the layer as "
                        "probabilities), weighted by the layer weights.")
     register(f"{base.name}-LA", params=base.params, cutoff=base.cutoff, family="hierarchy",
-             reference=f"{_SEED004}; {base.reference}",
+             reference=f"{_WANG_ET_AL_2018}; {base.reference}",
              uses_intent_types=base.uses_intent_types)(compute)
 
 

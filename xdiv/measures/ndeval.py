@@ -27,7 +27,8 @@ NDEVAL = Param("ndeval", True, "True: ndeval's definition (binary per-intent rel
                "uniform intents); False: the graded, probability-weighted definition of "
                "Sakai & Song, SIGIR 2011", flag)
 
-_NDEVAL = "TREC Web Track ndeval (Clarke et al., SIGIR 2008; Clarke et al., WSDM 2009)"
+_NDEVAL = ("TREC Web Track ndeval (Clarke et al., SIGIR 2008; Clarke, Craswell, Soboroff & "
+           "Ashkan, WSDM 2011)")
 _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
              "dask_gufunc_kwargs": {"allow_rechunk": True}}
 

@@ -346,16 +346,3 @@ def optional_whole(value: Any) -> int | None:
 def measure_names(family: str | None = None) -> list[str]:
     """Registered measure names, optionally of one family."""
     return [n for n, d in _REGISTRY.items() if family is None or d.family == family]
-
-
-def registry_markdown() -> str:
-    """The measure reference table (Markdown), generated from the registry."""
-    lines = ["| measure | cutoff | parameters | definition | source |",
-             "|---|---|---|---|---|"]
-    for d in _REGISTRY.values():
-        params = "<br>".join(f"`{p.name}={_format_value(p.default)}`: {p.doc}" for p in d.params)
-        doc = " ".join(d.doc.split()).replace("|", "\\|")
-        alias = f" (alias {', '.join(d.aliases)})" if d.aliases else ""
-        lines.append(f"| `{d.name}`{alias} | {d.cutoff} | {params or '-'} | {doc} | "
-                     f"{d.reference} |")
-    return "\n".join(lines) + "\n"

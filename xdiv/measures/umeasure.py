@@ -21,7 +21,7 @@ PATIENCE = Param("L", 132000.0, "characters after which the decay D(pos) reaches
                  real(0.0, closed=(False, True)))
 USERS = Param("N", 1.0, "number of trailtexts U averages over", real(0.0, closed=(False, True)))
 PARAMS = (SNIPPET, FRACTION, PATIENCE, USERS, GAIN, HIGHEST)
-_SEED001 = "Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013"
+_U_MEASURES = "Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013"
 
 
 def _compute(kernel, cube: xr.Dataset, measure: Measure) -> xr.DataArray:
@@ -40,7 +40,7 @@ def _compute(kernel, cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         dask_gufunc_kwargs={"allow_rechunk": True})
 
 
-@register("U", params=PARAMS, cutoff="required", family="graded", reference=_SEED001)
+@register("U", params=PARAMS, cutoff="required", family="graded", reference=_U_MEASURES)
 def _u(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """U@l = (1/N) sum_k g(pos_k) D(pos_k), D(pos) = max(0, 1 - pos/L): the user reads a
     snippet per rank and F of each relevant document's text; gain at the end of each read."""
@@ -48,14 +48,14 @@ def _u(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     return _compute(K.d_u, cube, measure)
 
 
-@register("D-U", params=PARAMS, cutoff="required", family="diversity", reference=_SEED001)
+@register("D-U", params=PARAMS, cutoff="required", family="diversity", reference=_U_MEASURES)
 def _du(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """D-U@l: U over one trailtext in which the full text of every document relevant to some
     intent is read, with the global gain GG."""
     return _compute(K.d_u, cube, measure)
 
 
-@register("U-IA", params=PARAMS, cutoff="required", family="intent-aware", reference=_SEED001)
+@register("U-IA", params=PARAMS, cutoff="required", family="intent-aware", reference=_U_MEASURES)
 def _uia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """U-IA@l = sum_i Pr(i|q) U_i, one trailtext per intent (full text read only for the
     intent's relevant documents, gain gv(x_i))."""
