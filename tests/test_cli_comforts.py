@@ -362,3 +362,31 @@ def test_risk_command_errors(demo_scores, capsys, argv, message):
     assert main(["risk", str(demo_scores), *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("xdiv: error: ") and message in err and err.count("\n") == 1
+
+
+def test_official_commands_and_convert_read_standard_input_and_globs(tmp_path, capsys,
+                                                                      monkeypatch):
+    import io as _stdio
+
+    files = xdiv.datasets.write_synthetic(tmp_path, n_topics=4, n_runs=3, depth=10, seed=2)
+    runs = files["runs"]
+    assert main(["ndeval", files["qrels"], *runs]) == 0
+    want = capsys.readouterr().out
+    pattern = str(tmp_path / "runs" / "*.txt")
+    assert main(["ndeval", files["qrels"], pattern]) == 0  # a quoted glob
+    assert capsys.readouterr().out == want
+    qrels_bytes = open(files["qrels"], "rb").read()
+    monkeypatch.setattr(sys, "stdin", _stdio.TextIOWrapper(_stdio.BytesIO(qrels_bytes)))
+    assert main(["ndeval", "-", *runs]) == 0
+    assert capsys.readouterr().out == want
+    assert main(["gdeval", "--adhoc", "max", files["qrels"], runs[0]]) == 0
+    want = capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", _stdio.TextIOWrapper(_stdio.BytesIO(
+        open(runs[0], "rb").read())))
+    assert main(["gdeval", "--adhoc", "max", files["qrels"], "-"]) == 0
+    assert capsys.readouterr().out == want
+    monkeypatch.setattr(sys, "stdin", _stdio.TextIOWrapper(_stdio.BytesIO(qrels_bytes)))
+    assert main(["convert", "-", "--adhoc", "max", "-o", str(tmp_path / "adhoc.txt")]) == 0
+    assert main(["convert", files["qrels"], "--adhoc", "max", "-o",
+                 str(tmp_path / "adhoc2.txt")]) == 0
+    assert (tmp_path / "adhoc.txt").read_bytes() == (tmp_path / "adhoc2.txt").read_bytes()

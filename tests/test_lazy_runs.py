@@ -189,3 +189,26 @@ def test_command_line_chunks_print_what_the_eager_call_prints(files, capsys):
     with pytest.raises(SystemExit) as stop:
         main([*args, "--chunks", "0"])
     assert stop.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_eager_evaluation_progress_advances_once_per_measure(files, monkeypatch):
+    import sys
+
+    module = sys.modules["xdiv.evaluate"]  # the package attribute is the function
+
+    steps = []
+
+    class Recording(module.tqdm):
+        def __iter__(self):
+            for item in super().__iter__():
+                steps.append(self.disable)
+                yield item
+
+    monkeypatch.setattr(module, "tqdm", Recording)
+    qrels, paths = files
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XdivWarning)
+        quiet = xdiv.evaluate(_read(paths), xdiv.read_qrels(qrels), MEASURES)
+        shown = xdiv.evaluate(_read(paths), xdiv.read_qrels(qrels), MEASURES, progress=True)
+    assert steps == [True] * len(MEASURES) + [False] * len(MEASURES)
+    xr.testing.assert_identical(quiet, shown)

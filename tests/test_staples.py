@@ -236,6 +236,24 @@ def test_ir_measures_names_on_trec2009(adhoc2009):
     _check_ir(IR_STRINGS, qrels, frame, col)
 
 
+# ------------------------------------------------------------------ a judged cube
+
+def test_a_per_intent_cube_points_to_the_adhoc_parameter():
+    """Called directly on xdiv.judge's cube of diversity qrels, a single-intent measure
+    names the conversion to use; following it gives evaluate's value."""
+    qrels, runs = _spam_in_diversity(6)
+    col, built = _quiet(xdiv.build_collection, qrels), _quiet(xdiv.build_runs, runs)
+    cube = xdiv.judge(built, col)
+    measure = xdiv.parse_measure("bpref(adhoc=count)")
+    with pytest.raises(xdiv.MeasureError,
+                       match=r"adhoc parameter .*adhoc_judgments\(cube, 'count'\)$"):
+        measure.definition.compute(cube, measure)
+    direct = measure.definition.compute(xdiv.collection.adhoc_judgments(cube, "count"), measure)
+    expected = _quiet(xdiv.evaluate, built, col, [measure]).score.isel(metric=0)
+    assert np.isfinite(expected.values).sum() > 20
+    np.testing.assert_array_equal(direct.transpose("run", "topic").values, expected.values)
+
+
 # ------------------------------------------------------------------ names
 
 def test_names_resolve_to_the_new_measures():

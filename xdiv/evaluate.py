@@ -8,6 +8,7 @@ from typing import Literal
 
 import numpy as np
 import xarray as xr
+from tqdm.auto import tqdm
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
 from .collection import check_collection, measure_judgments
@@ -37,7 +38,8 @@ def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
 
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
              *, missing: Literal["zero", "nan"] = "zero",
-             adhoc: Literal["max", "count"] | None = None) -> xr.Dataset:
+             adhoc: Literal["max", "count"] | None = None,
+             progress: bool = False) -> xr.Dataset:
     """Score every run on every topic with every measure.
 
     Parameters
@@ -65,6 +67,9 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         number of intents it is relevant to (:func:`xdiv.to_adhoc`). Diversity and
         intent-aware measures always read the per-intent levels, so one call can mix both
         kinds.
+    progress : bool
+        Show a progress bar (on standard error), one step per measure. For dask-backed
+        runs, read when the result is computed, see :func:`xdiv.run_files.block_progress`.
 
     Warns
     -----
@@ -106,8 +111,9 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
     cube = judge(runs, collection, depth=depth)
     _warn_unjudged_runs(cube)
-    scores = [m.definition.compute(judged, m).transpose("run", "topic")
-              for m, judged in zip(computed, measure_judgments(cube, computed))]
+    steps = tqdm(zip(computed, measure_judgments(cube, computed)), total=len(computed),
+                 desc="evaluating", unit="measure", disable=not progress, leave=False)
+    scores = [m.definition.compute(judged, m).transpose("run", "topic") for m, judged in steps]
     score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
                       join="override")
     score = score.assign_coords(metric=object_strings(labels),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..collection import read_qrels
+from ..io import spooled_inputs
 from .common import command, output
 
 
@@ -26,15 +27,16 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     output(args.output, args.input)
-    if args.eih:
-        from ..hierarchy import extend_hierarchy, write_hierarchy
+    with spooled_inputs([args.input]) as spool:  # '-' and pipes too
+        if args.eih:
+            from ..hierarchy import extend_hierarchy, write_hierarchy
 
-        write_hierarchy(args.output, extend_hierarchy(args.input))
-        print(f"EIH written to {args.output}", file=sys.stderr)
-        return 0
-    from ..collection import to_adhoc, write_qrels
+            write_hierarchy(args.output, extend_hierarchy(spool.paths[0]))
+            print(f"EIH written to {args.output}", file=sys.stderr)
+            return 0
+        from ..collection import to_adhoc, write_qrels
 
-    method = args.adhoc or "max"
-    write_qrels(args.output, to_adhoc(read_qrels(args.input), method))
+        method = args.adhoc or "max"
+        write_qrels(args.output, to_adhoc(read_qrels(spool.paths[0]), method))
     print(f"adhoc qrels ({method}) written to {args.output}", file=sys.stderr)
     return 0

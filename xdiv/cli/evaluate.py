@@ -158,7 +158,8 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     progress = progress_wanted(args)
     runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,
                      progress=progress, chunks=args.chunks and {"run": args.chunks})
-    scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc)
+    scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc,
+                      progress=progress and not args.chunks)
     if args.chunks:
         with block_progress(runs, enabled=progress):
             scores = scores.compute()

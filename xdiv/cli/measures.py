@@ -138,7 +138,8 @@ FORMULAS: dict[str, str] = {
              r"not relevant)",
     "bpref": r"$\frac{1}{R} \sum_{r:\, J(r) = 1} \left(1 - \frac{\min(n(r), R)}{\min(N, R)}"
              r"\right)$, $n(r)$ the judged non-relevant documents ranked above $r$, $N$ all "
-             r"judged non-relevant documents; unjudged documents are skipped",
+             r"judged non-relevant documents; unjudged documents, and as in trec_eval those "
+             r"whose levels are all negative, are skipped",
     "Judged": r"the share of the top $\min(l, n)$ documents that are judged, $n$ the number "
               r"retrieved (without a cutoff: of the whole run)",
     "NumRet": r"$n$, the number of documents retrieved",

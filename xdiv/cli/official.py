@@ -7,8 +7,9 @@ import argparse
 
 from ..collection import read_qrels, to_adhoc
 from ..official import cut_runs, gdeval_report, ndeval_report
+from ..io import spooled_inputs
 from ..run_files import read_runs
-from .common import about, command, number, progress_wanted, whole
+from .common import about, command, expand_inputs, number, progress_wanted, whole
 
 NDEVAL_ABOUT = (
     "Evaluate diversity runs exactly as TREC's ndeval (version 4.5, TREC Web Track "
@@ -97,11 +98,17 @@ def add_parser(sub) -> None:
 
 
 def _read(args, order: str):
-    collection = read_qrels(args.qrels)
-    if getattr(args, "adhoc", None):
-        collection = to_adhoc(collection, args.adhoc)
-    runs = read_runs(args.runs, order=order, progress=progress_wanted(args))
-    baseline = read_runs([args.baseline], order=order) if args.baseline else None
+    """The qrels, runs and baseline of the command line (``-``, pipes and quoted glob
+    patterns accepted, as by ``xdiv evaluate``)."""
+    run_paths = expand_inputs(args.runs)
+    extra = [args.baseline] if args.baseline else []
+    with spooled_inputs([args.qrels, *run_paths, *extra]) as spool:
+        qrels, *paths = spool.paths
+        collection = read_qrels(qrels)
+        if getattr(args, "adhoc", None):
+            collection = to_adhoc(collection, args.adhoc)
+        runs = read_runs(paths[:len(run_paths)], order=order, progress=progress_wanted(args))
+        baseline = read_runs(paths[len(run_paths):], order=order) if extra else None
     return collection, runs, baseline
 
 

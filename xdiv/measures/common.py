@@ -84,19 +84,25 @@ def single_intent(cube: xr.Dataset, values: xr.DataArray, measure: Measure) -> x
     Raises
     ------
     MeasureError
-        When a topic has several valid intents: an adhoc measure needs an adhoc
-        collection (:func:`xdiv.to_adhoc`) or its intent-aware form.
+        When a topic has several valid intents (see :func:`single_intent_check`).
     """
     single_intent_check(cube, measure)
     return intent_aware(cube, values)
 
 
 def single_intent_check(cube: xr.Dataset, measure: Measure) -> None:
-    """Raise :class:`MeasureError` unless every topic has at most one valid intent."""
+    """Raise :class:`MeasureError` unless every topic has at most one valid intent.
+
+    :func:`xdiv.evaluate` hands a single-intent measure the cube converted by its
+    ``adhoc`` parameter; a per-intent cube reaches a measure only when its ``compute`` is
+    called directly on :func:`xdiv.judge`'s cube of diversity qrels.
+    """
     most = int(cube["intent_valid"].sum("intent").max())
     if most > 1:
+        method = measure.params.get("adhoc") or "max"
         raise MeasureError(
-            f"{measure.name} is a single-intent measure but topics have up to {most} intents; "
-            "convert the relevance to adhoc levels (evaluate(..., adhoc='max'|'count') or "
-            "xdiv.to_adhoc in Python, --adhoc max|count on the command line), or use an "
-            "intent-aware measure")
+            f"{measure.name} is a single-intent measure but the judged cube has topics with "
+            f"up to {most} intents: xdiv.evaluate reads diversity qrels through the "
+            "measure's adhoc parameter (e.g. nDCG(adhoc=count)@10, or adhoc= / --adhoc for "
+            "every measure); convert a cube from xdiv.judge first with "
+            f"xdiv.collection.adhoc_judgments(cube, {method!r})")

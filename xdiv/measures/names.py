@@ -30,12 +30,10 @@ what differs and what to ask for instead.
 The correspondences are per topic, on topics with a relevant document: there the values
 agree to 1e-9 (gdeval's to its 5 printed decimals) on graded collections with spam
 levels and score ties and on the TREC 2009 Web Track runs (tests/test_names.py,
-tests/test_staples.py), except bpref on negative levels, which xdiv reads as judged
-non-relevant and trec_eval as unjudged. Each
-tool's own conventions outside the definitions stay as documented in the conventions
-page: trec_eval compares scores in single precision and scores topics without relevant
-documents 0 (xdiv: NaN); pyndeval computes cutoffs up to 20 only (xdiv continues the same
-formulas beyond).
+tests/test_staples.py). Each tool's own conventions outside the definitions stay as
+documented in the conventions page: trec_eval compares scores in single precision and
+scores topics without relevant documents 0 (xdiv: NaN); pyndeval computes cutoffs up to 20
+only (xdiv continues the same formulas beyond).
 
 Named measure sets (:data:`MEASURE_SETS`, :func:`measure_set`) give the measures TREC's
 ndeval and gdeval print, trec_eval's default measures that xdiv implements, and the
@@ -148,9 +146,9 @@ _NDEVAL = ("ndeval's definition (through pyndeval), binary per-intent relevance,
            "intent weights")
 
 
-_BPREF = ("Buckley & Voorhees's bpref over the judged documents; a negative level (TREC's "
-          "spam -2) is judged non-relevant in xdiv, while trec_eval takes it for 'in the pool "
-          "but unjudged' and skips it: the two agree on qrels without negative levels")
+_BPREF = ("Buckley & Voorhees's bpref over the judged documents; as in trec_eval, a document "
+          "whose levels are all negative (TREC's spam -2) is 'in the pool but unjudged': "
+          "skipped, and left out of N")
 _COUNTS = "(a whole number, stored as a float like every score)"
 
 
