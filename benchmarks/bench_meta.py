@@ -138,6 +138,28 @@ def memory(Bs: list[int], baseline: str | None, repeat: int) -> None:
                 print(f"  B = {B:6d}  {label:14s} {seconds:7.2f} s  peak RSS {mib:7.0f} MiB")
 
 
+def many_runs(n_runs: int) -> None:
+    """``xdiv meta --test both`` (B = 1000 and 5000) over all pairs of ``n_runs`` synthetic
+    runs x 50 topics x 4 metrics, each test in a fresh process: time and peak RSS."""
+    with tempfile.TemporaryDirectory() as directory:
+        cube = os.path.join(directory, "cube.nc")
+        col, runs = xdiv.datasets.synthetic(n_topics=50, n_runs=n_runs, depth=20, seed=5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            xdiv.to_netcdf(xdiv.evaluate(runs, col, METRICS[:4]), cube)
+        pairs = n_runs * (n_runs - 1) // 2
+        print(f"xdiv meta, {n_runs} runs x 50 topics x 4 metrics ({pairs} run pairs per "
+              "metric)")
+        for test, B in (("bootstrap", 1000), ("tukey", 5000)):
+            out = subprocess.run([sys.executable, "-c", PEAK_RSS, sys.executable, "-m",
+                                  "xdiv.cli", "-q", "meta", cube, "--test", test, "-B", str(B)],
+                                 check=True, capture_output=True, text=True,
+                                 cwd=tempfile.gettempdir())
+            seconds, mib = out.stdout.split()
+            print(f"  {test:9s} B = {B:5d}  {float(seconds):7.1f} s  peak RSS "
+                  f"{float(mib):6.0f} MiB")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memory", action="store_true",
@@ -145,7 +167,12 @@ def main():
     parser.add_argument("--B", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--baseline", help="directory holding an older xdiv package")
     parser.add_argument("--repeat", type=int, default=3, help="--memory: runs per B (best time)")
+    parser.add_argument("--runs", type=int,
+                        help="time and peak RSS of xdiv meta over all pairs of this many runs")
     args = parser.parse_args()
+    if args.runs:
+        many_runs(args.runs)
+        return
     if args.memory:
         memory(args.B, args.baseline, args.repeat)
         return

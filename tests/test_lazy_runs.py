@@ -164,16 +164,17 @@ def test_progress_advances_once_per_block(files, monkeypatch):
 
     class Recording(xdiv.run_files.tqdm):
         def update(self, n=1):
-            steps.append(n)
+            steps.append((getattr(self, "desc", None), n))  # a disabled bar has none
             return super().update(n)
 
     monkeypatch.setattr(xdiv.run_files, "tqdm", Recording)
     qrels, paths = files
-    runs = _read(paths, chunks={"run": 3})
+    runs = _read(paths, chunks={"run": 3}, progress=True)
     scores = _evaluate(runs, qrels)
     with xdiv.run_files.block_progress(runs):
         scores.compute()
-    assert steps == [1, 1, 1]  # 7 runs in blocks of 3
+    assert [n for desc, n in steps if desc == "evaluating"] == [1, 1, 1]  # 7 runs by 3
+    assert [n for desc, n in steps if desc == "checking runs"] == [1] * 7  # one per file
 
 
 def test_command_line_chunks_print_what_the_eager_call_prints(files, capsys):

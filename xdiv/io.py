@@ -818,13 +818,20 @@ class RunColumns:
     score: np.ndarray
 
 
-def read_run_columns(path: PathLike, *, warn: bool = True) -> RunColumns:
+RUN_LAYOUT = [("topic", "str"), ("_Q0", "str"), ("docno", "str"), ("rank", "int"),
+              ("score", "float"), ("run", "str")]
+"""The columns of a TREC run file, for :func:`read_columns` (the tag is optional)."""
+
+
+def read_run_columns(path: PathLike, *, warn: bool = True,
+                     table: dict | None = None) -> RunColumns:
     """Read a TREC run (``topic Q0 docno rank score [tag]``) into columns, without a
     Python string per line (see :func:`read_columns`); named as :func:`read_run_frame`
-    names it, with the same warnings (unless ``warn`` is false)."""
-    table = read_columns(path, [("topic", "str"), ("_Q0", "str"), ("docno", "str"),
-                                ("rank", "int"), ("score", "float"), ("run", "str")],
-                         optional_last=True)
+    names it, with the same warnings (unless ``warn`` is false). ``table`` is the file
+    as ``read_columns(path, RUN_LAYOUT, optional_last=True)`` returns it, when read
+    already (the readers parse files in parallel, and name them in order)."""
+    if table is None:
+        table = read_columns(path, RUN_LAYOUT, optional_last=True)
     tag = table["run"]
     words = tag.dictionary.to_pylist()
     indices = tag.indices.to_numpy(zero_copy_only=False)

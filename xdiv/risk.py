@@ -121,12 +121,8 @@ def trisk(scores, baseline: str, alpha: float = 1.0) -> xr.Dataset:
 
     Parameters
     ----------
-    scores : xarray.Dataset or xarray.DataArray
-        A score cube ``score(metric, run, topic)`` holding ``baseline`` among its runs.
-    baseline : str
-        The run label of the baseline.
-    alpha : float
-        Risk sensitivity: losses count ``1 + alpha`` times (default 1).
+    scores, baseline, alpha
+        As in :func:`risk_differences`.
 
     Returns
     -------

@@ -16,10 +16,12 @@ arrays whose blocks of ``k`` runs re-read their files when computed (locally or 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import glob
 import os
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +40,9 @@ __all__ = ["block_progress", "read_run", "read_runs"]
 
 _BLOCK_PREFIX = "xdiv-read-runs-"
 """The start of the dask key of a task that reads one block of run files."""
+
+_READERS = 2
+"""Threads parsing run files ahead of the one that ranks them."""
 
 _VOCABULARY_BATCH = 1 << 22
 """Docnos gathered from files before the lazy first pass removes repeats among them."""
@@ -94,21 +99,42 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         raise InputError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
     files = _expand(paths)
     block = _block_size(chunks)
-    files = tqdm(files, desc="reading runs" if block is None else "checking runs",
-                 unit="file", disable=not progress, leave=False)
-    if block is None:
-        return _read_eager(files, order, duplicates)
-    return _read_lazy(files, block, order, duplicates)
+    bar = tqdm(total=len(files), desc="reading runs" if block is None else "checking runs",
+               unit="file", disable=not progress, leave=False)
+    with bar:
+        if block is None:
+            return _read_eager(files, order, duplicates, bar)
+        return _read_lazy(files, block, order, duplicates, bar)
 
 
-def _read_eager(files, order: Order, duplicates: Duplicates) -> xr.Dataset:
+def _parsed(files: list[str]):
+    """``(path, table)`` of each file in order, parsed (decompressed and split into
+    columns, which releases the GIL) by a few threads ahead of the caller; a file's error
+    is raised when its turn comes."""
+    def parse(path):
+        return _io.read_columns(path, _io.RUN_LAYOUT, optional_last=True)
+
+    with ThreadPoolExecutor(max_workers=_READERS) as pool:
+        ahead = collections.deque()
+        for path in files:
+            ahead.append((path, pool.submit(parse, path)))
+            if len(ahead) > _READERS:  # at most a few files parsed ahead, for memory
+                path, table = ahead.popleft()
+                yield path, table.result()
+        while ahead:
+            path, table = ahead.popleft()
+            yield path, table.result()
+
+
+def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     """All files in memory: their docnos are coded once, together, into the sorted
     vocabulary, then each file is ranked and laid out on the codes."""
     columns: dict[str, _io.RunColumns] = {}
-    for path in files:
-        run = _io.read_run_columns(path)
+    for path, table in _parsed(files):
+        run = _io.read_run_columns(path, table=table)
         _check_name(run, columns)
         columns[run.name] = run
+        bar.update(1)
     names = natural_sorted(list(columns))
     encoded = pc.dictionary_encode(pa.chunked_array([columns[n].docno for n in names],
                                                     type=pa.string()))
@@ -125,17 +151,18 @@ def _read_eager(files, order: Order, duplicates: Duplicates) -> xr.Dataset:
     return _assemble(grids, vocabulary, order, *_fill(grids))
 
 
-def _read_lazy(files, block: int, order: Order, duplicates: Duplicates) -> xr.Dataset:
+def _read_lazy(files, block: int, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     """A first pass checks every file and gathers the coordinates; the grids are dask
     arrays of ``block`` runs per chunk, each chunk re-reading its files."""
     outlines: dict[str, _FileGrids] = {}
     batch: list[pa.Array] = []
-    for path in files:
-        run = _io.read_run_columns(path)
+    for path, table in _parsed(files):
+        run = _io.read_run_columns(path, table=table)
         _check_name(run, outlines)
         words, code = _sorted_codes(run.docno)
         grid = _file_grids(run, code, lambda k: words[int(k)].as_py(), order, duplicates)
         outlines[run.name] = grid.outline()
+        bar.update(1)
         batch.append(words)
         if sum(len(w) for w in batch) > _VOCABULARY_BATCH:
             batch = [pc.unique(pa.chunked_array(batch, type=pa.string()))]
