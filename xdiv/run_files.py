@@ -138,11 +138,9 @@ def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     names = natural_sorted(list(columns))
     encoded = pc.dictionary_encode(pa.chunked_array([columns[n].docno for n in names],
                                                     type=pa.string()))
-    words = encoded.chunks[-1].dictionary  # the chunks share one dictionary
-    by_text = pc.sort_indices(words).to_numpy()
-    rank_of = np.empty(len(words), dtype=np.int32)
-    rank_of[by_text] = np.arange(len(words), dtype=np.int32)
-    vocabulary = np.asarray(words.take(by_text).to_pylist(), dtype=object)
+    # the chunks share one dictionary
+    words, rank_of = _sorted_words(encoded.chunks[-1].dictionary)
+    vocabulary = np.asarray(words.to_pylist(), dtype=object)
     grids = []
     for name, chunk in zip(names, encoded.chunks, strict=True):
         code = rank_of[chunk.indices.to_numpy(zero_copy_only=False)]
@@ -167,8 +165,7 @@ def _read_lazy(files, block: int, order: Order, duplicates: Duplicates, bar) -> 
         if sum(len(w) for w in batch) > _VOCABULARY_BATCH:
             batch = [pc.unique(pa.chunked_array(batch, type=pa.string()))]
     grids = [outlines[name] for name in natural_sorted(list(outlines))]
-    words = pc.unique(pa.chunked_array(batch, type=pa.string()))
-    words = words.take(pc.sort_indices(words))
+    words, _ = _sorted_words(pc.unique(pa.chunked_array(batch, type=pa.string())))
     vocabulary = np.asarray(words.to_pylist(), dtype=object)
     topics, depth = _extent(grids)
     doc, score = _lazy_grids(grids, topics, depth, words, block, order, duplicates)
@@ -263,11 +260,16 @@ def _sorted_codes(docno: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """The sorted distinct docnos of a column and each row's int32 code into them (code
     order is docno order: UTF-8 bytes sort as code points)."""
     encoded = pc.dictionary_encode(docno)
-    words = encoded.dictionary
+    words, rank_of = _sorted_words(encoded.dictionary)
+    return words, rank_of[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _sorted_words(words: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """Distinct docnos sorted, and the int32 rank of each of ``words`` among them."""
     by_text = pc.sort_indices(words).to_numpy()
     rank_of = np.empty(len(words), dtype=np.int32)
     rank_of[by_text] = np.arange(len(words), dtype=np.int32)
-    return words.take(by_text), rank_of[encoded.indices.to_numpy(zero_copy_only=False)]
+    return words.take(by_text), rank_of
 
 
 def _lengths(grids: list[_FileGrids], topics: list[str]) -> np.ndarray:
