@@ -24,6 +24,8 @@ import xdiv  # noqa: E402
 from xdiv import meta, report  # noqa: E402
 from xdiv.cli import main  # noqa: E402
 
+from .conftest import require_trec_2009  # noqa: E402
+
 HOSTILE = ["<b>bold</b>", "a&b", '"quoted"', "--><script>alert(1)</script>", "plain"]
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -195,3 +197,23 @@ def test_page_renders_in_headless_chromium(tmp_path, page):
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG") and len(data) > 20000
     assert int.from_bytes(data[16:20], "big") == 1280  # IHDR width
+
+
+def test_report_on_the_trec_2009_runs(tmp_path):
+    # the 18 real runs, 4 measures, both tests: the page holds every run and its means
+    root = require_trec_2009()
+    cube, metas, out = tmp_path / "s.nc", tmp_path / "m.nc", tmp_path / "r.html"
+    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
+    assert main(["-q", "evaluate", str(root / "qrels.diversity.gz"), *runs, "-m",
+                 "alpha-nDCG@10", "ERR-IA@20", "I-rec@10", "D#-nDCG@10", "-o",
+                 str(cube)]) == 0
+    assert main(["-q", "meta", str(cube), "--test", "both", "-B", "200", "-o",
+                 str(metas)]) == 0
+    assert main(["-q", "report", str(cube), str(metas), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    _check_page(text)
+    scores = xdiv.open_dataset(cube)
+    for run in scores["run"].values:
+        assert str(run) in text
+    means = scores["score"].sel(metric="alpha-nDCG@10").mean("topic")
+    assert f"{float(means.max()):.4f}" in text
