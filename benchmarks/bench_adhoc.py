@@ -20,13 +20,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import pandas as pd
 
 import xdiv
+from timing import best_time
 
 SIZES = {"small": dict(n_topics=50, n_runs=20, depth=100),
          "large": dict(n_topics=200, n_runs=50, depth=1000)}
@@ -91,15 +91,6 @@ def run_ranx(qrels: str, runs: list[str]) -> pd.DataFrame:
 
 
 TOOLS = {"xdiv": run_xdiv, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx}
-
-
-def best_time(fn, *args, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def peak_memory(tool: str, qrels: str, runs: list[str]) -> float:

@@ -14,25 +14,16 @@ the power of every run pair. Target: everything together under 5 s.
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import xdiv
 from xdiv import design
+from timing import best_time
 
 METRICS = ["I-rec@10", "alpha-nDCG@10", "nDCG-IA@10", "Q-IA@10", "ERR-IA@10", "nERR-IA@10",
            "P-IA@10", "D-nDCG@10", "D#-nDCG@10", "D-Q@10", "D#-Q@10", "DIN-nDCG@10",
            "DIN#-nDCG@10", "DIN-Q@10", "DIN#-Q@10", "P+Q@10", "P+Q#@10", "Ef-P@10",
            "AP-IA@10", "nGAP-IA@10"]
-
-
-def timed(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -61,7 +52,7 @@ def main() -> None:
           f"{scores.sizes['topic']} topics; best of {args.repeat}")
     total = 0.0
     for name, task in tasks.items():
-        seconds = timed(task, args.repeat)
+        seconds = best_time(task, repeat=args.repeat)
         total += seconds
         print(f"{name:<48} {seconds:7.3f} s")
     print(f"{'total':<48} {total:7.3f} s (target < 5 s)")

@@ -19,11 +19,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import xdiv
+from timing import best_time
 
 ROOT = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "trec-web" / "2009"
 NDEVAL = ["ERR-IA@5", "ERR-IA@10", "ERR-IA@20", "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
@@ -71,19 +71,10 @@ def run_pyndeval(qrels, runs):
     return out
 
 
-def best(fn, *args, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def bench(label, qrels, runs, repeat):
-    t_x = best(run_xdiv, qrels, runs, XDIV_NDEVAL, repeat=repeat)
-    t_o = best(run_pyndeval, qrels, runs, repeat=repeat)
-    t_full = best(run_xdiv, qrels, runs, FULL, repeat=repeat)
+    t_x = best_time(run_xdiv, qrels, runs, XDIV_NDEVAL, repeat=repeat)
+    t_o = best_time(run_pyndeval, qrels, runs, repeat=repeat)
+    t_full = best_time(run_xdiv, qrels, runs, FULL, repeat=repeat)
     print(f"{label}")
     print(f"  xdiv, ndeval's 21 measures   {t_x:8.2f} s")
     print(f"  pyndeval, same 21 measures   {t_o:8.2f} s   ({t_o / t_x:.2f}x xdiv's time)")

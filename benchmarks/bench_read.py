@@ -16,22 +16,13 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 import xdiv
-
-
-def best(fn, repeat: int = 2) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from timing import best_time
 
 
 def main() -> None:
@@ -66,7 +57,7 @@ def main() -> None:
         for label, fn in (("pandas C parser, object strings", pandas_c),
                           ("pyarrow (xdiv.io.read_columns)", arrow),
                           ("pyarrow + sorted docno codes", arrow_coded)):
-            print(f"  {label:34s} {best(fn):6.2f} s")
+            print(f"  {label:34s} {best_time(fn):6.2f} s")
 
 
 if __name__ == "__main__":

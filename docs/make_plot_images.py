@@ -35,7 +35,7 @@ import xdiv  # noqa: E402
 from xdiv import meta, plots, report  # noqa: E402
 
 BEFORE = "8f248f8c4f5853e2ea3c6a629bf9ef2bb886c4d4"
-"""The last commit of xdiv/plots.py before issue 17."""
+"""The last commit of xdiv/plots.py before the plots were redrawn for readability."""
 MEASURES = [m + "@10" for m in (
     "I-rec", "alpha-nDCG", "alpha-nDCG(ndeval=False)", "nDCG-IA", "Q-IA", "AP-IA", "nGAP-IA",
     "ERR-IA", "nERR-IA", "ERR-IA(ndeval=False)", "nERR-IA(ndeval=False)", "P-IA", "D-nDCG",
@@ -61,7 +61,7 @@ def old_plots(revision: str, folder: Path):
 def figures(module, scores, both, *, before: bool) -> dict:
     """Every plot of ``module`` on the 2009 cube, as ``xdiv plot`` draws it."""
     boot = both.sel(test="bootstrap").drop_vars(["test", "test_name", "B", "seed", "alpha"])
-    # the file 'xdiv meta --test both' wrote before issue 17 recorded no B (the tests'
+    # the file 'xdiv meta --test both' wrote before that change recorded no B (the tests'
     # defaults differ), and 'xdiv plot asl' named the test by its short name
     power = boot.assign_attrs(test="bootstrap") if before else meta.select_test(both)
     means = scores["score"].sel(metric=PRIMARY).mean("topic")

@@ -4,6 +4,7 @@ quoted glob patterns, mean rows in per-topic output, ``measures --names``,
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
@@ -69,6 +70,20 @@ def test_dash_reads_a_run_or_the_qrels_from_standard_input(files, capsys, monkey
     # '-' after -m is a file too
     _stdin(monkeypatch, RUN.encode())
     assert _evaluate(capsys, "-m", *MEASURES, qrels, "-", "--per-topic") == expected
+
+
+def test_a_full_disk_while_spooling_standard_input_is_one_line(files, capsys, monkeypatch):
+    # standard input is copied to a temporary file; a full disk says where and what to do
+    def full(source, target, length=0):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(xdiv.io.shutil, "copyfileobj", full)
+    _stdin(monkeypatch, RUN.encode())
+    capsys.readouterr()
+    assert main(["evaluate", str(files / "qrels.txt"), "-", "-m", "P-IA@2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("xdiv: error: <stdin>: cannot be copied to ")
+    assert "No space left on device" in err and "TMPDIR" in err and "\n" not in err
 
 
 def test_a_fifo_is_read_like_a_file(files, capsys):

@@ -484,3 +484,40 @@ def test_gzip_runs_read_alike_in_memory_and_streamed(tmp_path, monkeypatch, larg
     cut.write_bytes(gzip.compress("".join(lines).encode())[:-12])
     with pytest.raises(InputError, match=rf"^{re.escape(str(cut))}: corrupt gzip data"):
         xdiv.io.read_run_frame(cut)
+
+
+def test_quotes_are_plain_characters_in_both_readers(tmp_path):
+    # pyarrow's reader takes no quoting; pandas' parser (the fallback for layouts pyarrow
+    # does not take, here several spaces) must not either, or '"a b"' would be one field
+    body = ['1 Q0 "a 1 2.0 s\n', "1 Q0 b\" 2 1.0 s\n", "1 Q0 'c' 3 0.5 s\n"]
+    single = write(tmp_path / "single", "".join(body))
+    double = write(tmp_path / "double", "".join(line.replace(" ", "  ") for line in body))
+    for path in (single, double):
+        runs = xdiv.read_run(path)
+        assert xdiv.decode_docnos(runs).sel(run="s", topic="1").values.tolist() == \
+            ['"a', 'b"', "'c'"]
+
+
+def test_fallback_parsing_in_threads_leaves_warning_filters_alone(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = [write(tmp_path / f"r{i}", "".join(f"{t}  Q0  d{k}  {k}  {9 - k}  r{i}\n"
+                                                for t in range(1, 4) for k in range(1, 8)))
+             for i in range(16)]
+    before = list(warnings.filters)
+    with ThreadPoolExecutor(8) as pool:
+        frames = list(pool.map(xdiv.io.read_run_frame, paths * 4))
+    assert warnings.filters == before
+    assert all(len(frame) == 21 for frame in frames)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_other_separator_in_an_ignored_column_of_gzip_runs(tmp_path, monkeypatch, large):
+    # a tab inside the Q0 field of a space-separated file makes a line of 7 fields; large
+    # gzip files are not searched byte by byte, so the ignored column is searched instead
+    if large:
+        monkeypatch.setattr(xdiv.io, "_IN_MEMORY_GZIP", 0)
+    text = "1 Q0 a 1 2.0 s\n1 Q0\tx b 2 1.0 s\n"
+    for path in (write(tmp_path / "r", text), write(tmp_path / "r.gz", text, gz=True)):
+        with pytest.raises(ParseError, match=r":2: .*(found 7 fields|expected 5 or 6)"):
+            xdiv.read_run(path)

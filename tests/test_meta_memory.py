@@ -129,6 +129,20 @@ def test_bootstrap_kernel_in_slices_of_pairs_is_bit_identical(budget, monkeypatc
     assert source.random() == after.random()
 
 
+@pytest.mark.parametrize("rows", [1, K.TILE - 1, K.TILE, K.TILE + 1, 2 * K.TILE + 37])
+def test_resample_sums_is_the_matrix_product_by_tiles(rows):
+    # the reference sums each row's resampled values by itself: the tiles (the last one
+    # padded) must neither drop, repeat nor shift a row
+    rng = np.random.default_rng(rows)
+    values = rng.normal(size=(rows, 25))
+    counts = rng.multinomial(25, np.full(25, 1 / 25), size=40).astype(float)
+    got = K.resample_sums(values, counts)
+    want = np.array([[math.fsum(v * c) for c in counts] for v in values])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # a row's bits do not depend on the rows computed with it
+    np.testing.assert_array_equal(K.resample_sums(values[-1:], counts), got[-1:])
+
+
 @pytest.mark.parametrize("seed", [0, 5, 9])
 @pytest.mark.parametrize("chunk", [7, 250])
 def test_bootstrap_kernel_with_heavy_ties_and_infinite_t(seed, chunk):

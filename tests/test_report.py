@@ -217,3 +217,19 @@ def test_report_on_the_trec_2009_runs(tmp_path):
         assert str(run) in text
     means = scores["score"].sel(metric="alpha-nDCG@10").mean("topic")
     assert f"{float(means.max()):.4f}" in text
+
+
+def test_undefined_means_are_said_not_plotted(tmp_path, scores):
+    # topics without relevant documents score NaN for every run: the scatter has nothing to
+    # place, which the plot says in one line and the report says in place of the figure
+    empty = scores.copy(deep=True)
+    empty["score"][:] = np.nan
+    with pytest.raises(xdiv.InputError, match=r"no mean I-rec@10 and D-nDCG@10 .*every topic"):
+        xdiv.plots.irec_dndcg(empty, cutoff=10)
+    text = report.html_report(empty)
+    _check_page(text)
+    assert "No I-rec@10 / D-nDCG@10 plot" in text
+    cube = tmp_path / "nan.nc"
+    xdiv.to_netcdf(empty, cube)
+    assert main(["plot", "scatter", str(cube), "-o", str(tmp_path / "s.png")]) == 2
+    assert not (tmp_path / "s.png").exists()

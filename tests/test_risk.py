@@ -92,9 +92,15 @@ def test_trisk_edge_cases():
     assert np.isnan(got["statistic"].sel(run="r3")) and np.isnan(got["pvalue"].sel(run="r3"))
     # one topic: no standard deviation
     assert int(got["n_topics"].sel(run="r2")) == 1
-    assert np.isnan(got["statistic"].sel(run="r2")) and np.isnan(got["urisk"].sel(run="r2"))
+    assert np.isnan(got["statistic"].sel(run="r2")) and np.isnan(got["pvalue"].sel(run="r2"))
+    assert float(got["urisk"].sel(run="r2")) == float(
+        urisk(cube(values), "r3").sel(metric="m0", run="r2")) == 0.5 - 0.3
     # the statistic's sign follows URisk's
     assert float(got["statistic"].sel(run="r0")) > 0 > float(got["statistic"].sel(run="r1"))
+    # the same non-zero difference on every topic: s is 0 although the mean of three
+    # 0.1s rounds to 0.10000000000000002; the statistic is infinite, not merely huge
+    steady = trisk(cube([[[0.1] * 3, [0.0] * 3]]), "r1").sel(metric="m0", run="r0")
+    assert float(steady["statistic"]) == np.inf and float(steady["pvalue"]) == 0.0
     with pytest.raises(xdiv.InputError, match="alpha"):
         trisk(cube(values), "r0", alpha=-0.5)
     with pytest.raises(xdiv.InputError, match="run 'nope'"):

@@ -15,6 +15,8 @@ Every reader first checks its path with :func:`check_file`, and reads text throu
 from __future__ import annotations
 
 import contextlib
+import csv
+import errno
 import gzip
 import io
 import itertools
@@ -24,6 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import warnings
 import xml.etree.ElementTree as ET
 import zlib
@@ -366,6 +369,11 @@ def _spool(path: str, folder: str) -> str:
             shutil.copyfileobj(guard, out, 1 << 20)
     except (OSError, AttributeError) as exc:  # AttributeError: no sys.stdin.buffer
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            # the copy has no size limit of its own: the disk it lands on is the limit
+            raise InputError(f"{name}: cannot be copied to {tempfile.gettempdir()} "
+                             f"({reason}); point TMPDIR at a larger disk or give a "
+                             "file") from None
         raise InputError(f"{name}: cannot be read ({reason})") from None
     return copy
 
@@ -643,10 +651,9 @@ def _arrow_columns(path, columns, optional_last, compressed):
         return None
     kinds = dict(columns)
     read = names[:n_fields]
-    # string columns starting with "_" hold anything: they are parsed, not converted
-    kept = [name for name in read if not (name.startswith("_") and kinds[name] == "str")]
-    types = {name: pa.string() if name in _WIDE_STRINGS else _ARROW_TYPES[kinds[name]]
-             for name in kept}
+    # string columns starting with "_" hold anything: they are parsed, not converted, and
+    # kept only to be searched for the other separator when the bytes were not
+    ignored = [name for name in read if name.startswith("_") and kinds[name] == "str"]
     try:
         data = _gunzipped(path) if compressed and os.path.getsize(path) <= _IN_MEMORY_GZIP \
             else None
@@ -655,6 +662,9 @@ def _arrow_columns(path, columns, optional_last, compressed):
         other_seen = _holds(path, data, other.encode(), compressed)
         if other_seen:
             return None
+        kept = [name for name in read if other_seen is None or name not in ignored]
+        types = {name: pa.string() if name in _WIDE_STRINGS else _ARROW_TYPES[kinds[name]]
+                 for name in kept}
         with (contextlib.nullcontext(pa.py_buffer(data)) if data is not None
               else open_guarded(path) if compressed else contextlib.nullcontext(path)) as source:
             table = pa_csv.read_csv(
@@ -684,7 +694,8 @@ def _arrow_columns(path, columns, optional_last, compressed):
             column = column.to_numpy()
             if kinds[name] == "float" and not np.isfinite(column).all():
                 return None
-        out[name] = column
+        if name not in ignored:
+            out[name] = column
     if len(read) < len(names):  # the optional last column is absent throughout
         out[names[-1]] = pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(table.num_rows, dtype=np.int32)), pa.array([""]))
@@ -702,6 +713,10 @@ def _holds(path: PathLike, data: bytes | None, needle: bytes, compressed: bool) 
         return raw.find(needle) >= 0
 
 
+# guards the process-wide warning filters that _pandas_table sets around pandas' parser
+_WARNING_FILTER_LOCK = threading.Lock()
+
+
 def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
     """``path`` parsed by pandas' C parser, or the first offending line raised as a
     :class:`ParseError` (the reader for layouts pyarrow's does not take)."""
@@ -716,13 +731,15 @@ def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
             # index_col=False: a line with an extra field must not turn the first column
             # into the index (shifting every column); pandas warns that it would drop the
             # extra field instead, and the warning sends the file to the line-by-line check
-            with warnings.catch_warnings():
+            # (the filter is process-wide: the lock keeps reader threads from
+            # restoring each other's filters out of order)
+            with _WARNING_FILTER_LOCK, warnings.catch_warnings():
                 warnings.simplefilter("error", pd.errors.ParserWarning)
                 with open_guarded(path) if compressed else contextlib.nullcontext(path) as src:
                     frame = pd.read_csv(src, sep=sep, header=None, names=names, dtype=dtypes,
                                         na_filter=False, engine="c", skip_blank_lines=True,
                                         index_col=False, low_memory=False,
-                                        encoding="utf-8-sig")
+                                        quoting=csv.QUOTE_NONE, encoding="utf-8-sig")
         except XdivError:
             raise
         except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError,

@@ -1,6 +1,6 @@
 """Meta-evaluation of measures: discriminative power (Sakai, SIGIR 2006) with the paired
 bootstrap test (Sakai, SIGIR 2006) and the randomised Tukey HSD test (Carterette, TOIS 2012;
-Sakai, WWW 2012 / CIKM 2012), the concordance test (Sakai, WWW 2012 / CIKM 2012), rank
+Sakai, WWW 2012 / JIP 2013), the concordance test (Sakai, WWW 2012 / JIP 2013), rank
 correlations, agreement of significance sets (Sakai & Song, SIGIR 2011), run and topic
 sampling.
 
@@ -96,7 +96,7 @@ def _progress(da: xr.DataArray, B: int, progress: bool, desc: str) -> tqdm:
 def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
                    progress: bool = False) -> xr.Dataset:
     """Paired bootstrap test of every run pair for every metric (Sakai, SIGIR 2006; the
-    two-sided version of Sakai, WWW 2012 / CIKM 2012, Fig. 2).
+    two-sided version of Sakai, WWW 2012 / JIP 2013, Fig. 2).
 
     Parameters
     ----------
@@ -146,7 +146,7 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
 def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
               progress: bool = False) -> xr.Dataset:
     """Randomised Tukey HSD test of every run pair for every metric (Carterette, TOIS 2012;
-    as in Sakai, WWW 2012 / CIKM 2012, Fig. 4).
+    as in Sakai, WWW 2012 / JIP 2013, Fig. 4).
 
     Parameters
     ----------
@@ -165,7 +165,7 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     -------
     xarray.Dataset
         ``asl`` and ``diff`` over (metric, run_a, run_b); ``required_delta(metric)`` = the
-        smallest |diff| among pairs with ASL < alpha (Sakai, WWW 2012 / CIKM 2012, Fig. 5);
+        smallest |diff| among pairs with ASL < alpha (Sakai, WWW 2012 / JIP 2013, Fig. 5);
         ``n_topics``.
     """
     _check_resampling(B, seed, alpha)
@@ -281,7 +281,7 @@ def _differences(values: np.ndarray) -> np.ndarray:
 
 def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Dataset:
     """The concordance test of two metrics against one or more gold standards (Sakai,
-    WWW 2012 / CIKM 2012, Fig. 6), over all run pairs × topics with scores for both runs.
+    WWW 2012 / JIP 2013, Fig. 6), over all run pairs × topics with scores for both runs.
 
     Returns
     -------
@@ -349,7 +349,7 @@ def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
     ``method``: ``"kendall"`` (tau-b, scipy), ``"tau_ap"`` (metric_1's ranking evaluated
     against metric_2's as the reference; top-weighted; ties as in
     :func:`xdiv.kernels.meta.tau_ap`), ``"tau_ap_sym"`` (mean of both directions of
-    tau_ap, the symmetric tau_ap of Sakai, WWW 2012 / CIKM 2012) or ``"tau_ap_b"``
+    tau_ap, the symmetric tau_ap of Sakai, WWW 2012 / JIP 2013) or ``"tau_ap_b"``
     (Urbano & Marrero's tau_AP-b, ICTIR 2017, symmetric, for rankings with ties).
     """
     if method not in CORRELATIONS:

@@ -294,8 +294,12 @@ def _settings_title(attrs: dict) -> str:
 
 
 def _fitted(values: np.ndarray) -> tuple[float, float]:
-    """Axis limits fitted to ``values`` with an 8 % margin (at least 0.05 wide), kept
-    within [0, 1] when the values are."""
+    """Axis limits fitted to the finite ``values`` with an 8 % margin (at least 0.05
+    wide), kept within [0, 1] when the values are; [0, 1] when none is finite."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return 0.0, 1.0
     low, high = float(np.nanmin(values)), float(np.nanmax(values))
     margin = 0.08 * max(high - low, 0.05)
     return (max(low - margin, 0.0) if low >= 0 else low - margin,
@@ -322,6 +326,12 @@ def irec_dndcg(scores: xr.Dataset, cutoff: int = 10, gamma: float = 0.5) -> Figu
     means = score_array(scores, names).mean("topic", skipna=True)
     y, x = means.values
     runs = [str(r) for r in means["run"].values]
+    undefined = [run for run, a, b in zip(runs, x, y) if not (np.isfinite(a) and np.isfinite(b))]
+    if undefined:
+        raise InputError(
+            f"no mean I-rec@{cutoff} and D-nDCG@{cutoff} to plot for run(s) "
+            f"{', '.join(undefined[:5])}{' …' if len(undefined) > 5 else ''}: every topic "
+            "scores NaN (no topic has a relevant document)")
     size = (6.5, 5.5)
     fig = new_figure(*size)
     ax = fig.add_subplot()
@@ -359,8 +369,9 @@ def _ordered(order: str, distance: np.ndarray) -> np.ndarray:
 
 def concordance_heatmap(table: xr.Dataset, order: str = "cluster") -> Figure:
     """Heat map of the concordance test of every ordered pair of metrics (Sakai, "Evaluation
-    with informational and navigational intents", WWW 2012; Sakai, "Diversified search
-    evaluation: lessons from the NTCIR-9 INTENT task", CIKM 2012), from
+    with informational and navigational intents", WWW 2012; Sakai & Song, "Diversified
+    search evaluation: lessons from the NTCIR-9 INTENT task", Information Retrieval 2012),
+    from
     :func:`xdiv.meta.concordance_table`.
 
     How to read it: the cell in row M1 and column M2 is the share of the (topic, run

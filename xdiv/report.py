@@ -248,8 +248,13 @@ def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
                       if found and f"D-nDCG@{found.group(1)}" in labels})
     parts = ["<h2>Plots</h2>"]
     for cutoff in cutoffs:
+        try:
+            figure = irec_dndcg(scores, cutoff=cutoff)
+        except InputError as error:  # every topic NaN: said in place of the plot
+            parts.append(_p(f"No I-rec@{cutoff} / D-nDCG@{cutoff} plot: {error}."))
+            continue
         parts.append(_figure(
-            irec_dndcg(scores, cutoff=cutoff), f"scatter{cutoff}",
+            figure, f"scatter{cutoff}",
             f"Each run's mean I-rec@{cutoff} (diversity) against its mean D-nDCG@{cutoff} "
             f"(relevance); grey lines join points of equal D#-nDCG@{cutoff}, which grows "
             "up and to the right (Sakai & Song, SIGIR 2011)."))

@@ -129,10 +129,10 @@ def trisk(scores, baseline: str, alpha: float = 1.0) -> xr.Dataset:
     xarray.Dataset
         Over ``(metric, run)``: ``urisk`` (as :func:`urisk`), ``statistic`` (TRisk),
         ``pvalue`` and ``n_topics`` (``n``; the degrees of freedom are ``n - 1``), in the
-        manner of :func:`scipy.stats.ttest_1samp`. All three are NaN with fewer than 2
-        topics; ``statistic`` and ``pvalue`` are NaN for the baseline itself (every
-        ``d_j`` is 0). Attributes: ``baseline``, ``alpha``, ``distribution``,
-        ``alternative``.
+        manner of :func:`scipy.stats.ttest_1samp`. ``statistic`` and ``pvalue`` are NaN
+        with fewer than 2 topics and for the baseline itself (every ``d_j`` is 0), and
+        infinite and 0 where every ``d_j`` is the same non-zero number. Attributes:
+        ``baseline``, ``alpha``, ``distribution``, ``alternative``.
     """
     da, base = _against(scores, baseline, alpha)
     urisk_, statistic, pvalue, n = xr.apply_ufunc(
@@ -192,13 +192,16 @@ def georisk(scores, alpha: float = 1.0) -> xr.Dataset:
     """
     alpha = _check_alpha(alpha)
     da = score_array(scores)
-    negative = (da < 0).values
-    if negative.any():
-        m, r, t = np.argwhere(negative)[0]
+    # the checks reduce a dask-backed cube in one pass; the result stays lazy
+    missing = da.isnull()
+    checks = xr.Dataset({"negative": (da < 0).any(),
+                         "partial": missing.any("run") & ~missing.all("run")}).compute()
+    if checks["negative"]:
+        m, r, t = np.argwhere((da < 0).values)[0]
         raise InputError(f"GeoRisk needs non-negative scores: metric {da['metric'].values[m]}, "
                          f"run {da['run'].values[r]}, topic {da['topic'].values[t]} scores "
                          f"{float(da.values[m, r, t])!r}")
-    _warn_partial_topics(da)
+    _warn_partial_topics(checks["partial"])
     zrisk, geo, c = xr.apply_ufunc(
         K.georisk, da, input_core_dims=[["run", "topic"]],
         output_core_dims=[["run"], ["run"], []], kwargs={"alpha": alpha},
@@ -207,12 +210,11 @@ def georisk(scores, alpha: float = 1.0) -> xr.Dataset:
                       attrs={"test": "GeoRisk", "alpha": alpha})
 
 
-def _warn_partial_topics(da: xr.DataArray) -> None:
-    """Warn about the topics :func:`georisk` leaves out although some runs scored them."""
-    missing = da.isnull()
-    partial = (missing.any("run") & ~missing.all("run")).values
-    for m in np.flatnonzero(partial.any(axis=-1)):
-        topics = [str(t) for t in da["topic"].values[partial[m]]]
-        warnings.warn(f"GeoRisk of {da['metric'].values[m]}: {len(topics)} topic(s) left out "
-                      f"where some runs have no score ({preview(topics, 5)})", XdivWarning,
-                      stacklevel=3)
+def _warn_partial_topics(partial: xr.DataArray) -> None:
+    """Warn about the topics :func:`georisk` leaves out although some runs scored them
+    (``partial`` over ``(metric, topic)``)."""
+    for m in np.flatnonzero(partial.values.any(axis=-1)):
+        topics = [str(t) for t in partial["topic"].values[partial.values[m]]]
+        warnings.warn(f"GeoRisk of {partial['metric'].values[m]}: {len(topics)} topic(s) "
+                      f"left out where some runs have no score ({preview(topics, 5)})",
+                      XdivWarning, stacklevel=3)

@@ -306,9 +306,10 @@ def _lazy_grids(grids, topics, depth, words, block, order, duplicates):
     for start in range(0, len(grids), block):
         part = [grid.path for grid in grids[start:start + block]]
         shape = (len(part), len(topics), depth)
+        key = dask.base.tokenize(part, words, topics, depth, order, duplicates)
         loaded = dask.delayed(_load_block, pure=True, nout=2)(
             part, vocabulary, topics, depth, order, duplicates,
-            dask_key_name=f"{_BLOCK_PREFIX}{dask.base.tokenize(part, words, order)}")
+            dask_key_name=f"{_BLOCK_PREFIX}{key}")
         docs.append(da.from_delayed(loaded[0], shape, dtype=np.int32))
         scores.append(da.from_delayed(loaded[1], shape, dtype=np.float64))
     return da.concatenate(docs), da.concatenate(scores)

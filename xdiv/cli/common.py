@@ -76,14 +76,11 @@ def nonnegative(text: str) -> float:
     return value
 
 
-def positive(text: str) -> int:
-    """An argparse type: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+def positive(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    value = number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, not {text}")
     return value
 
 

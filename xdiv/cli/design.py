@@ -4,7 +4,6 @@ sizes, detectable differences, the power of each run pair, swap rates and G-theo
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -15,8 +14,8 @@ import xarray as xr
 from ..errors import XdivError
 from ..evaluate import score_array
 from ..netcdf import to_netcdf
-from .common import (about, command, figure_output, level, open_netcdf, output, print_frame,
-                     save_figure, whole)
+from .common import (about, command, figure_output, level, open_netcdf, output, positive,
+                     print_frame, save_figure, whole)
 
 ABOUT = ("Test-collection design from a score cube written by 'xdiv evaluate -o'. size: the "
          "number of topics each measure needs to detect a difference with a paired t test "
@@ -25,7 +24,7 @@ ABOUT = ("Test-collection design from a score cube written by 'xdiv evaluate -o'
          "run pair of the cube was compared with; swap: how often run pairs swap between "
          "topic subsets, by the size of the difference (Voorhees & Buckley, SIGIR 2002); "
          "gstudy: variance components, E(rho^2) and Phi, and the topics needed for a "
-         "target (Bodoff & Li, SIGIR 2007; Urbano, Marrero & Martin, SIGIR 2013).")
+         "target (Bodoff & Li, SIGIR 2007; Urbano, Marrero & Martín, SIGIR 2013).")
 EXAMPLES = """examples:
   xdiv design size scores.nc --diff 0.02 0.05 0.1 --plot power.png
   xdiv design size scores.nc --diff 0.1 --test anova --systems 20
@@ -34,16 +33,6 @@ EXAMPLES = """examples:
   xdiv design swap scores.nc -B 1000 --seed 7 -o swap.nc --plot swap.png
   xdiv design gstudy scores.nc --target 0.8 0.95 --plot g.png
 """
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not np.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, not {text}")
-    return value
 
 
 def _common(parser, *, out: str, plot: str | None = None) -> None:
@@ -90,7 +79,7 @@ def add_parser(sub) -> None:
                             "--plot power.png\n  xdiv design size scores.nc --diff 0.1 "
                             "--test ci")
     _common(size, out="the topic set sizes", plot="power against the number of topics")
-    size.add_argument("--diff", type=_positive, nargs="+", required=True, metavar="D",
+    size.add_argument("--diff", type=positive, nargs="+", required=True, metavar="D",
                       help="differences (ranges for anova, widths for ci) to detect")
     _design_options(size)
 
@@ -143,9 +132,9 @@ def add_parser(sub) -> None:
                       help="subset sizes (default: about five up to half the topics)")
     swap.add_argument("--replace", action="store_true",
                       help="draw the subsets with replacement instead of disjoint halves")
-    swap.add_argument("--bin-width", type=_positive, default=0.01,
+    swap.add_argument("--bin-width", type=positive, default=0.01,
                       help="width of the difference bins (default: %(default)s)")
-    swap.add_argument("--max-diff", type=_positive, default=0.2,
+    swap.add_argument("--max-diff", type=positive, default=0.2,
                       help="lower edge of the last, open bin (default: %(default)s)")
     swap.add_argument("--max-rate", type=level, default=0.05,
                       help="swap rate the needed difference keeps below (default: "

@@ -17,7 +17,7 @@ from ..reports import ndeval_csv, trec_eval_lines
 from ..run_files import block_progress, read_runs
 from ..runs import ORDER_HELP
 from .common import command, expand_inputs, names_input, nonnegative, output, \
-    per_topic_frame, positive, print_frame, progress_wanted, summary_frame
+    per_topic_frame, print_frame, progress_wanted, summary_frame, whole
 
 EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
@@ -91,7 +91,7 @@ def add_parser(sub) -> None:
     ev.add_argument("--default-length", type=nonnegative, metavar="N",
                     help="length of a relevant document missing from --doc-lengths "
                          "(otherwise an error)")
-    ev.add_argument("--chunks", type=positive, metavar="K",
+    ev.add_argument("--chunks", type=whole(1), metavar="K",
                     help="read and evaluate the runs K at a time, without holding them all "
                          "in memory (a first pass checks every file; for run sets larger than "
                          "memory; see the docs on dask for clusters)")

@@ -167,8 +167,8 @@ FORMULAS: dict[str, str] = {
     "DIN-Q": r"$\frac{1}{\min(l, R)} \sum_{r \le l} J'(r)\, BR'(r)$, "
              r"$BR'(r) = \frac{C'(r) + \beta\, cGG_{\mathrm{DIN}}(r)}{r + \beta\, cGG^*(r)}$ "
              r"with $cGG_{\mathrm{DIN}}(r) = \sum_{k \le r} GG_{\mathrm{DIN}}(k)$ "
-             r"(reconstructed: the paper's formula was lost; xdiv follows its prose on "
-             r"effective relevance)",
+             r"(reconstructed: the formula cannot be read in the available text of the paper; "
+             r"xdiv follows its prose on effective relevance)",
     "P+Q": r"$\sum_{i\ \mathrm{inf}} \Pr(i \mid q)\, Q_i@l \;+$ $\sum_{j\ \mathrm{nav}} "
            r"\Pr(j \mid q)\, P^{+}_j@l$, each intent with its own ideal list",
     "D-U": r"U over one reading in which every document relevant to some intent is read, "

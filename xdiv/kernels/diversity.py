@@ -92,8 +92,8 @@ def d_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din=False):
 def d_q(levels, ideal_gg, prob, valid, nav, n_relevant, *, cutoff, table, beta, din=False):
     """D-Q@l or DIN-Q@l: ``(1/min(l,R)) sum_{r<=l} J(r) BR(r)`` with
     ``BR(r) = (C(r) + beta sum_{k<=r} GG(k)) / (r + beta cg*(r))``. DIN uses the effective
-    relevance J' and its count C' (reconstructed: the paper's formula is garbled, its
-    prose says effective relevance)."""
+    relevance J' and its count C' (reconstructed: the formula cannot be read in the available
+    text of the paper, whose prose says effective relevance)."""
     levels = cut_ranks(levels, cutoff)
     k = levels.shape[-2]
     rel_i = relevant(levels, valid)

@@ -112,8 +112,9 @@ def gap(levels, ideal, *, cutoff, q):
 
 
 def ngap(levels, ideal, *, cutoff, q):
-    """nGAP@l (reconstructed, the formula being lost in Sakai & Song's text): GAP's numerator
-    over the top l of the run divided by the same numerator over the ideal list's top l."""
+    """nGAP@l (reconstructed: the formula cannot be read in the available text of Sakai &
+    Song, SIGIR 2011): GAP's numerator over the top l of the run divided by the same
+    numerator over the ideal list's top l."""
     value = divide(_gap_numerator(cut(levels, cutoff), q),
                    _gap_numerator(cut(ideal, cutoff), q))
     return defined_where(value, count_relevant(ideal))

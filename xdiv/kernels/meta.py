@@ -1,6 +1,6 @@
 """Numpy kernels of the meta-evaluation: the paired bootstrap test (Sakai, SIGIR 2006), the
-randomised Tukey HSD test (Carterette, TOIS 2012; Sakai, WWW 2012 / CIKM 2012), the
-concordance test counts (Sakai, WWW 2012 / CIKM 2012) and rank correlations. Scores come
+randomised Tukey HSD test (Carterette, TOIS 2012; Sakai, WWW 2012 / JIP 2013), the
+concordance test counts (Sakai, WWW 2012 / JIP 2013) and rank correlations. Scores come
 as ``(..., run, topic)``; run pairs are the upper triangle ``i < j`` of the run axis.
 
 The resampling tests draw their replicates in blocks of ``CHUNK`` and keep, per run pair,
@@ -232,7 +232,7 @@ def _bootstrap_slice(diff, replicates, rng, rank, chunk, on_block):
 def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Generator,
                      chunk: int = CHUNK, on_block: Callable[[], None] | None = None):
     """The randomised Tukey HSD test (Carterette, TOIS 2012; as in Sakai, WWW 2012 /
-    CIKM 2012, Fig. 4): each trial permutes every topic's scores across the runs and takes
+    JIP 2013, Fig. 4): each trial permutes every topic's scores across the runs and takes
     the range of the run means; a pair's ASL is the share of trials whose range reaches
     the pair's observed ``|mean difference|``.
 

@@ -52,9 +52,11 @@ def trisk(run: np.ndarray, baseline: np.ndarray, alpha: float,
     Returns
     -------
     urisk, statistic, pvalue : numpy.ndarray of float
-        NaN where fewer than 2 topics are defined; ``statistic`` is NaN where every
-        ``d_j`` is 0 (0/0: the baseline against itself) and infinite (p-value 0), or
-        huge up to rounding, where every ``d_j`` equals the same non-zero number.
+        ``urisk`` is :func:`urisk` (NaN where no topic is defined); ``statistic`` and
+        ``pvalue`` are NaN where fewer than 2 topics are defined and where every ``d_j``
+        is 0 (0/0: the baseline against itself). Where every ``d_j`` equals the same
+        non-zero number, ``s`` is exactly 0 and the statistic is infinite (p-value 0),
+        whatever the rounding of their mean.
     n : numpy.ndarray of int
         The number of topics.
     """
@@ -63,11 +65,13 @@ def trisk(run: np.ndarray, baseline: np.ndarray, alpha: float,
     n = defined.sum(axis=-1)
     mean = ordered_mean(moved)
     deviation = np.where(defined, moved - mean[..., None], 0.0)
+    constant = (np.where(defined, moved, np.inf).min(axis=-1)
+                == np.where(defined, moved, -np.inf).max(axis=-1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        variance = np.where(n > 1, (deviation ** 2).sum(axis=-1) / (n - 1), np.nan)
-        statistic = mean / np.sqrt(variance / n)
+        variance = np.where(constant, 0.0, (deviation ** 2).sum(axis=-1) / (n - 1))
+        statistic = np.where(n > 1, mean / np.sqrt(variance / n), np.nan)
     pvalue = 2.0 * stdtr(np.where(n > 1, n - 1, np.nan), -np.abs(statistic))
-    return np.where(n > 1, mean, np.nan), statistic, pvalue, n
+    return mean, statistic, pvalue, n
 
 
 def georisk(scores: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

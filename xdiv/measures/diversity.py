@@ -148,7 +148,8 @@ _declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SAKAI
 _declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
-             "(reconstructed: the paper's formula is garbled; J' follows its prose).")
+             "(reconstructed: the formula cannot be read in the available text of the "
+             "paper; J' follows its prose).")
 _declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "

@@ -133,7 +133,8 @@ def _gap(cube, measure):
 
 _declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
          intent_aware_form=True, aliases=("MSnDCG",),
-         reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) (Burges et al. 2005)",
+         reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) "
+                   "(Burges et al., ICML 2005)",
          doc="nDCG@l = sum_{r<=l} g(r)/log2(r+1) / sum_{r<=l} g*(r)/log2(r+1), g* from the "
              "ideal list (all judged relevant documents by level).")
 _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
@@ -148,7 +149,7 @@ _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optiona
          doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
              "denominator=R gives trec_eval's map_cut.")
 _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
-         reference="Sakai, NTCIR-6 2007; Sakai, JIP 2013",
+         reference="Sakai, IPSJ TOD 2007; Sakai, JIP 2013",
          doc="P+@l = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp = first rank holding the highest "
              "level present in the top l; 0 without relevant documents in the top l.")
 _declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,

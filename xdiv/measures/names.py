@@ -285,8 +285,10 @@ TRANSLATIONS: tuple[Translation, ...] = (
                  "implemented in xdiv; ERR and nERR are"),
     _unsupported("ir_measures", "NERR11", "NERR (Azzopardi et al., ICTIR 2021) is not "
                  "implemented in xdiv; ERR and nERR are"),
-    _unsupported("ir_measures", "INST", "INST (Moffat et al.) is not implemented in xdiv"),
-    _unsupported("ir_measures", "INSQ", "INSQ (Moffat et al.) is not implemented in xdiv"),
+    _unsupported("ir_measures", "INST", "INST (Moffat, Bailey, Scholer & Thomas, ADCS 2015) is "
+                 "not implemented in xdiv"),
+    _unsupported("ir_measures", "INSQ", "INSQ (Moffat, Scholer & Thomas, ADCS 2012) is not "
+                 "implemented in xdiv"),
     _unsupported("ir_measures", "BPM", "the bejewelled player model is not implemented in "
                  "xdiv"),
     _unsupported("ir_measures", "NumQ", "counts are not measures in xdiv"),
@@ -301,7 +303,8 @@ TRANSLATIONS: tuple[Translation, ...] = (
     _unsupported("ir_measures", "SetR", "set-based measures are not implemented in xdiv"),
     _unsupported("ir_measures", "SetF", "set-based measures are not implemented in xdiv"),
     _unsupported("ir_measures", "SetAP", "set-based measures are not implemented in xdiv"),
-    _unsupported("ir_measures", "Compat", "rank-biased compatibility (Clarke et al.) is not "
+    _unsupported("ir_measures", "Compat", "rank-biased compatibility (Clarke, Vtyurina & Smucker, "
+                 "TOIS 2021) is not "
                  "implemented in xdiv"),
     _unsupported("ir_measures", "Accuracy", "accuracy of pairwise preferences is not "
                  "implemented in xdiv"),
@@ -357,8 +360,8 @@ _NDEVAL_LABELS = tuple(
 MEASURE_SETS: dict[str, MeasureSet] = {s.name: s for s in (
     MeasureSet("ndeval", _NDEVAL_LABELS,
                "the 21 measures TREC's ndeval prints, in its column order and with its labels "
-               "(Clarke et al., SIGIR 2008 and WSDM 2009; Clarke, Kolla & Vechtomova, "
-               "ICTIR 2009)", order="rank"),
+               "(Clarke et al., SIGIR 2008; Agrawal et al., WSDM 2009; Chapelle et al., "
+               "CIKM 2009; Clarke, Kolla & Vechtomova, ICTIR 2009)", order="rank"),
     MeasureSet("gdeval", ("nDCG@20", "ERR(H=4)@20"),
                "the TREC Web Track's gdeval (gdeval.pl 1.3, TREC 2010-2014; `xdiv gdeval` "
                "prints its output): nDCG@20 (Järvelin & Kekäläinen, TOIS 2002) with gain "
