@@ -2,10 +2,10 @@
 dask-backed dataset for run sets larger than memory.
 
 Each file is parsed into columns without a Python string per line
-(:func:`xdiv.io.read_run_columns`), its docnos coded into the file's own sorted vocabulary,
-and its documents ranked, checked and laid out as a ``topic × rank`` grid on those integer
-codes. The files' vocabularies are then united into the dataset's sorted vocabulary and
-each file's codes remapped with a take. Only one file's lines are held at a time.
+(:func:`xdiv.io.read_run_columns`), by two threads a few files ahead. All at once, the
+docnos of every file are then coded together into the dataset's sorted vocabulary (one
+hash pass, one sort), and each file's documents are ranked, checked and laid out as a
+``topic × rank`` grid on those integer codes.
 
 Lazily (``chunks={"run": k}``), a first pass reads every file once to learn what the
 dataset's coordinates need (run names, topics, depth, the docno vocabulary) and raises
