@@ -14,7 +14,7 @@ import argparse
 import warnings
 
 import xdiv
-from xdiv.hierarchy import attach_hierarchy
+from xdiv.core.hierarchy import attach_hierarchy
 from timing import best_time
 
 MEASURES = ["N-rec@10", "LD#-nDCG@10", "HD#-nDCG@10", "LAD#-nDCG@10", "nDCG-IA-LA@10",

@@ -125,7 +125,7 @@ def test_concordance_correlate_convert_and_trec_eval_format(tmp_path, capsys):
 
 
 def test_convert_eih_and_evaluate_with_a_hierarchy(tmp_path, capsys):
-    from xdiv.hierarchy import read_hierarchy
+    from xdiv.io.hierarchy import read_hierarchy
 
     tree = tmp_path / "tree.txt"
     tree.write_text("1 top - - -\n1 a top - 1\n1 b top - 2\n1 c - - 3\n")
@@ -356,7 +356,7 @@ def test_comma_lists_and_tool_names_label_the_cube_as_asked(tmp_path, capsys):
     cube = xdiv.open_dataset(out)
     assert cube.canonical.values.tolist() == ["P@10", "AP", "nDCG(gain=linear)@10", "RR"]
     # every spelling selects the column
-    from xdiv.evaluate import score_array
+    from xdiv.core.cube import score_array
     for name in ("ndcg_cut.10", "nDCG(gain=linear)@10", "ndcg_cut_10"):
         assert score_array(cube, [name]).metric.values.tolist() == ["ndcg_cut_10"]
     # trec_eval's ndcg_cut.10 is linear gain: topic 1 has levels 1, 2, 0 for b, a, c
@@ -385,7 +385,7 @@ def test_strec_label_is_kept_and_selected(tmp_path):
     cube = xdiv.evaluate(runs, col, ["strec@5", "alpha-nDCG@5"])
     assert cube.metric.values.tolist() == ["strec@5", "alpha-nDCG@5"]
     assert cube.score.sel(metric="strec@5").item() == 1.0
-    from xdiv.evaluate import score_array
+    from xdiv.core.cube import score_array
     assert score_array(cube, ["I-rec@5"]).metric.values.tolist() == ["strec@5"]
     with pytest.raises(xdiv.MeasureError, match="requested twice"):
         xdiv.evaluate(runs, col, ["strec@5", "I-rec@5"])

@@ -77,7 +77,7 @@ def test_a_full_disk_while_spooling_standard_input_is_one_line(files, capsys, mo
     def full(source, target, length=0):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(xdiv.io.shutil, "copyfileobj", full)
+    monkeypatch.setattr(xdiv.io._spool.shutil, "copyfileobj", full)
     _stdin(monkeypatch, RUN.encode())
     capsys.readouterr()
     assert main(["evaluate", str(files / "qrels.txt"), "-", "-m", "P-IA@2"]) == 2

@@ -13,7 +13,8 @@ import xarray as xr
 
 import xdiv
 from xdiv.cli import main
-from xdiv.netcdf import SCORE_BOUND, check_cube, open_cube
+from xdiv.core.cube import SCORE_BOUND, check_cube
+from xdiv.io.netcdf import open_cube
 
 pytest.importorskip("matplotlib")
 

@@ -384,7 +384,8 @@ def test_case_a_with_real_topic_77_qrels():
 
 
 def test_extend_and_write_hierarchy_round_trip(tmp_path):
-    from xdiv.hierarchy import extend_hierarchy, write_hierarchy
+    from xdiv.hierarchy import extend_hierarchy
+    from xdiv.io.hierarchy import write_hierarchy
 
     eih = extend_hierarchy(BOBCAT)
     rows = eih[["node", "parent", "intent"]].values.tolist()

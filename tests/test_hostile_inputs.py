@@ -9,7 +9,7 @@ import re
 import pytest
 
 import xdiv
-from xdiv.hierarchy import read_hierarchy
+from xdiv.io.hierarchy import read_hierarchy
 
 
 @pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])

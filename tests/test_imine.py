@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import xdiv
-from xdiv.imine import read_imine, read_imine_hierarchy, read_imine_qrels
+from xdiv.io.imine import read_imine, read_imine_hierarchy, read_imine_qrels
 
 # Written for these tests in the layout of IMine.Qrel.SM?.xml / IMine.Qrel.DR?.xml
 SM = """<?xml version="1.0" encoding="utf-8"?>

@@ -83,7 +83,7 @@ def test_qrels_round_trip(tmp_path):
 def test_dropped_intents_reported(tmp_path):
     text = "1 1 a 1\n1 2 b 0\n1 3 c -2\n"
     col = xdiv.read_qrels(write(tmp_path / "q", text))
-    rep = xdiv.collection.collection_report(col)
+    rep = xdiv.core.collection.collection_report(col)
     assert rep["dropped_intents"] == {"1": ["2", "3"]}
     assert rep["topics_without_relevant"] == []
 
@@ -143,7 +143,7 @@ def test_probabilities_not_summing_to_one_warn(tmp_path):
 @pytest.mark.parametrize("n", range(1, 9))
 def test_nonuniform_formula(n):
     order = np.arange(n)[None, :]
-    got = xdiv.collection.nonuniform_probabilities(order)[0]
+    got = xdiv.core.collection.nonuniform_probabilities(order)[0]
     want = [2 ** (n - j + 1) / sum(2 ** k for k in range(1, n + 1)) for j in range(1, n + 1)]
     np.testing.assert_allclose(got, want, rtol=1e-15)
     assert got.sum() == pytest.approx(1.0)
@@ -325,8 +325,8 @@ def test_topic_alignment_is_reported(tmp_path):
     assert res.topic.values.tolist() == ["1", "2", "9"]
     assert float(res.score.sel(topic="2").squeeze()) == 0.0  # trec_eval -c convention
     assert np.isnan(float(res.score.sel(topic="9").squeeze()))
-    assert xdiv.labels.from_json(res.attrs["topics_not_in_runs"]) == {"s": ["2"]}
-    assert xdiv.labels.from_json(res.attrs["topics_not_in_qrels"]) == ["9"]
+    assert xdiv.core.labels.from_json(res.attrs["topics_not_in_runs"]) == {"s": ["2"]}
+    assert xdiv.core.labels.from_json(res.attrs["topics_not_in_qrels"]) == ["9"]
     with pytest.warns(XdivWarning):
         nan = xdiv.evaluate(runs, col, ["nDCG-IA@10"], missing="nan")
     assert np.isnan(float(nan.score.sel(topic="2").squeeze()))
@@ -353,7 +353,7 @@ def test_netcdf_round_trips(tmp_path):
         xr.testing.assert_identical(ds, back)
         assert back.attrs == ds.attrs
     back = xdiv.open_dataset(tmp_path / "scores.nc")
-    assert xdiv.labels.from_json(back.params.sel(metric="Q-IA(beta=0.5)@5").item())["beta"] == 0.5
+    assert xdiv.core.labels.from_json(back.params.sel(metric="Q-IA(beta=0.5)@5").item())["beta"] == 0.5
 
 
 def test_netcdf_encodes_unsupported_attributes(tmp_path):
@@ -471,7 +471,7 @@ def test_gzip_runs_read_alike_in_memory_and_streamed(tmp_path, monkeypatch, larg
     # multi-member files (as `cat a.gz b.gz` makes) and trailing zero padding alike, and
     # both refuse truncated data naming the file
     if large:
-        monkeypatch.setattr(xdiv.io, "_IN_MEMORY_GZIP", 0)
+        monkeypatch.setattr(xdiv.io._columns, "IN_MEMORY_GZIP", 0)
     lines = [f"{t} Q0 d{k} {k} {10 - k} tag\n" for t in (1, 2) for k in range(1, 6)]
     plain = tmp_path / "run.txt"
     plain.write_text("".join(lines))
@@ -516,7 +516,7 @@ def test_other_separator_in_an_ignored_column_of_gzip_runs(tmp_path, monkeypatch
     # a tab inside the Q0 field of a space-separated file makes a line of 7 fields; large
     # gzip files are not searched byte by byte, so the ignored column is searched instead
     if large:
-        monkeypatch.setattr(xdiv.io, "_IN_MEMORY_GZIP", 0)
+        monkeypatch.setattr(xdiv.io._columns, "IN_MEMORY_GZIP", 0)
     text = "1 Q0 a 1 2.0 s\n1 Q0\tx b 2 1.0 s\n"
     for path in (write(tmp_path / "r", text), write(tmp_path / "r.gz", text, gz=True)):
         with pytest.raises(ParseError, match=r":2: .*(found 7 fields|expected 5 or 6)"):

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+import pandas as pd
 import xarray as xr
 
 import xdiv
@@ -37,7 +38,7 @@ def files(tmp_path_factory):
         keep = keep.assign(score=np.round(keep["score"], 1))  # ties
         if k == 2:
             extra = keep.head(3).assign(topic="999")
-            keep = xdiv.io.pd.concat([keep, extra])
+            keep = pd.concat([keep, extra])
         path = folder / f"{name}.run"
         xdiv.io.write_run(path, keep)
         if k % 3 == 1:
@@ -158,20 +159,20 @@ def test_lazy_blocks_hold_one_block_of_files(files):
 
 
 def test_progress_advances_once_per_block(files, monkeypatch):
-    import xdiv.run_files
+    import xdiv.io.runfiles
 
     steps = []
 
-    class Recording(xdiv.run_files.tqdm):
+    class Recording(xdiv.io.runfiles.tqdm):
         def update(self, n=1):
             steps.append((getattr(self, "desc", None), n))  # a disabled bar has none
             return super().update(n)
 
-    monkeypatch.setattr(xdiv.run_files, "tqdm", Recording)
+    monkeypatch.setattr(xdiv.io.runfiles, "tqdm", Recording)
     qrels, paths = files
     runs = _read(paths, chunks={"run": 3}, progress=True)
     scores = _evaluate(runs, qrels)
-    with xdiv.run_files.block_progress(runs):
+    with xdiv.io.runfiles.block_progress(runs):
         scores.compute()
     assert [n for desc, n in steps if desc == "evaluating"] == [1, 1, 1]  # 7 runs by 3
     assert [n for desc, n in steps if desc == "checking runs"] == [1] * 7  # one per file

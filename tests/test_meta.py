@@ -318,10 +318,10 @@ def test_concordance_table_and_score_array_use_the_cubes_labels():
     scores = cube(values, ["nDCG@10", "P@5", "I-rec@10"])
     table = meta.concordance_table(scores, ["nDCG(gain=exp)@10", "P@5"], "I-rec@10")
     assert table.metric_1.values.tolist() == ["nDCG@10", "P@5"]
-    assert xdiv.labels.from_json(table.attrs["gold"]) == ["I-rec@10"]
+    assert xdiv.core.labels.from_json(table.attrs["gold"]) == ["I-rec@10"]
     with pytest.raises(xdiv.InputError, match="name a metric twice"):
         meta.concordance_table(scores, ["nDCG@10", "nDCG(gain=exp)@10"], "I-rec@10")
-    from xdiv.evaluate import score_array
+    from xdiv.core.cube import score_array
 
     assert score_array(scores, "P@5").metric.values.tolist() == ["P@5"]  # a single name
     assert score_array(scores, runs="r1").run.values.tolist() == ["r1"]

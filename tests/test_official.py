@@ -25,7 +25,7 @@ import pytest
 
 import xdiv
 from xdiv.cli import main
-from xdiv.official import NDEVAL_LABELS
+from xdiv.formats.ndeval import NDEVAL_LABELS
 
 from .conftest import TREC_WEB, require_trec_2009
 

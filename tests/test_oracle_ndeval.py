@@ -63,7 +63,7 @@ def _compare(qrels, runs, measures, alpha=0.5, beta=0.5):
         scores = xdiv.evaluate(xdiv.build_runs(runs, order="score-docno-asc"), col,
                                [_xdiv_name(m, alpha, beta) for m in measures])
     oracle = _oracle(qrels, runs, measures, alpha, beta)
-    no_rel = set(xdiv.labels.from_json(scores.attrs["topics_without_relevant"]))
+    no_rel = set(xdiv.core.labels.from_json(scores.attrs["topics_without_relevant"]))
     checked = 0
     for m in measures:
         table = scores.score.sel(metric=_xdiv_name(m, alpha, beta))

@@ -21,7 +21,7 @@ import xarray as xr
 
 import xdiv
 import xdiv.io
-from xdiv.atomic import PARTIAL_MARK, atomic_output, atomic_path, output_target
+from xdiv.io.atomic import PARTIAL_MARK, atomic_output, atomic_path, output_target
 from xdiv.errors import InputError
 
 OLD = "old content, still whole\n"
@@ -30,7 +30,7 @@ SLOW_WRITES = """
 import contextlib, sys, time
 import numpy as np, pandas as pd, xarray as xr
 import xdiv, xdiv.io
-from xdiv.atomic import atomic_output
+from xdiv.io.atomic import atomic_output
 
 
 class Slow:
@@ -49,8 +49,8 @@ def slow_output(*args, **kwargs):
         yield Slow(fh)
 
 
-xdiv.io.atomic_output = slow_output
-xdiv.io._LINES_PER_WRITE = 100
+xdiv.io.trec.atomic_output = slow_output
+xdiv.io.trec._LINES_PER_WRITE = 100
 n = 50_000
 qrels = pd.DataFrame({"topic": (np.arange(n) // 1000).astype(str), "intent": "1",
                       "docno": [f"doc-{i:08d}" for i in range(n)], "level": 1})
@@ -175,7 +175,7 @@ def test_an_exception_midway_leaves_the_old_file_and_no_temporary_file(tmp_path,
                 raise OSError(28, "No space left on device")
             return self.fh.write(text)
 
-    real = xdiv.io.atomic_output
+    real = xdiv.io.trec.atomic_output
 
     def filling(*args, **kwargs):
         manager = real(*args, **kwargs)
@@ -189,8 +189,8 @@ def test_an_exception_midway_leaves_the_old_file_and_no_temporary_file(tmp_path,
 
         return Manager()
 
-    monkeypatch.setattr(xdiv.io, "atomic_output", filling)
-    monkeypatch.setattr(xdiv.io, "_LINES_PER_WRITE", 2)
+    monkeypatch.setattr(xdiv.io.trec, "atomic_output", filling)
+    monkeypatch.setattr(xdiv.io.trec, "_LINES_PER_WRITE", 2)
     qrels = pd.DataFrame({"topic": "1", "intent": "1", "docno": list("abcde"), "level": 1})
     with pytest.raises(InputError, match=rf"^{re.escape(str(target))}: cannot write \(No "
                                          r"space left on device\)$"):

@@ -20,7 +20,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 import xdiv  # noqa: E402
 from xdiv import meta, plots  # noqa: E402
 from xdiv.cli import main  # noqa: E402
-from xdiv.labels import to_json  # noqa: E402
+from xdiv.core.labels import to_json  # noqa: E402
 
 SIZES = {"smallest": (2, 1), "largest": (100, 50)}
 """(runs, metrics) of the synthetic cubes every plot is drawn for."""

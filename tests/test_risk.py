@@ -12,7 +12,7 @@ import xarray as xr
 from scipy import stats
 
 import xdiv
-from xdiv.risk import georisk, trisk, urisk
+from xdiv.analysis.risk import georisk, trisk, urisk
 
 from .conftest import require_trec_2009
 

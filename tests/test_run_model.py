@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import xdiv
 from xdiv.errors import InputError, XdivWarning
-from xdiv.runs import check_runs, judge
+from xdiv.core.judge import check_runs, judge
 
 
 def quiet(fn, *args, **kwargs):

@@ -248,7 +248,7 @@ def test_a_per_intent_cube_points_to_the_adhoc_parameter():
     with pytest.raises(xdiv.MeasureError,
                        match=r"adhoc parameter .*adhoc_judgments\(cube, 'count'\)$"):
         measure.definition.compute(cube, measure)
-    direct = measure.definition.compute(xdiv.collection.adhoc_judgments(cube, "count"), measure)
+    direct = measure.definition.compute(xdiv.core.adhoc.adhoc_judgments(cube, "count"), measure)
     expected = _quiet(xdiv.evaluate, built, col, [measure]).score.isel(metric=0)
     assert np.isfinite(expected.values).sum() > 20
     np.testing.assert_array_equal(direct.transpose("run", "topic").values, expected.values)

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import xdiv
-from xdiv.collection import qrels_frame
+from xdiv import qrels_frame
 from xdiv.errors import InputError, ParseError, XdivWarning
 from xdiv.measures.registry import registry
 
@@ -141,7 +141,7 @@ def test_year_uses_the_levels_of_its_track(year):
     for t in single:
         assert col.intent_exists.sel(topic=t).sum().item() == 1
         assert col.intent_type.sel(topic=t, intent="0").item() == "inf"
-    judged = col.judgment.values[col.judgment.values != xdiv.collection.ABSENT]
+    judged = col.judgment.values[col.judgment.values != xdiv.core.collection.ABSENT]
     assert set(np.unique(judged).tolist()) == levels
 
 
@@ -239,7 +239,7 @@ def test_partial_topic_overlap_warns_and_keeps_file_topics(tmp_path):
         col = xdiv.read_qrels(qrels, topics=xml)
     assert col.topic.values.tolist() == ["1", "2", "3", "4", "10"]
     assert col.intent_type.sel(intent="1").values.tolist() == ["inf", "nav", "nav", "nav", "nav"]
-    assert xdiv.collection.collection_report(col)["topics_without_relevant"] == ["4", "10"]
+    assert xdiv.core.collection.collection_report(col)["topics_without_relevant"] == ["4", "10"]
     with pytest.warns(XdivWarning, match=r"the qrels and the topics frame share 1 topic\(s\); "
                                          r"2 topic\(s\) only in the qrels"):
         xdiv.read_qrels(qrels, topics=pd.DataFrame({"topic": ["2"], "intent": ["1"]}))

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xdiv
-from xdiv.collection import set_doc_lengths
+from xdiv import set_doc_lengths
 from xdiv.measures.umeasure import trailtext_u
 
 from .helpers import diversity, score

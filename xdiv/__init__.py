@@ -7,19 +7,25 @@ writers handle the TREC/NTCIR text formats and NetCDF.
 
 from . import accessors as _accessors  # noqa: F401  (registers the .xdiv accessors)
 from . import datasets, hierarchy, imine, udm
-from .collection import (build_collection, qrels_frame, read_qrels, set_doc_lengths,
-                         set_probabilities, to_adhoc, write_qrels)
-from .hierarchy import attach_hierarchy
-from .imine import read_imine
+from .core.collection import qrels_frame
+from .io.api import build_collection, set_doc_lengths, set_probabilities
+from .io.api import read_qrels
+from .core.adhoc import to_adhoc
+from .io.hierarchy import attach_hierarchy
+from .io.imine import read_imine
 from .errors import (AlignmentWarning, InputError, MeasureError, ParseError, XdivError,
                      XdivWarning)
-from .evaluate import evaluate, summarize
-from .io import read_probabilities, read_topics
+from .evaluate import evaluate
+from .core.cube import summarize
+from .io.trec import read_probabilities
+from .io.topics import read_topics
 from .measures import measure_set, parse_measure, registry
 from .measures import resolve as resolve_measure
-from .netcdf import open_cube, open_dataset, to_netcdf
-from .run_files import read_run, read_runs
-from .runs import build_runs, decode_docnos, judge, runs_frame, write_run
+from .io.netcdf import open_cube, open_dataset, to_netcdf
+from .io.runfiles import read_run, read_runs
+from .core.runs import build_runs, decode_docnos, runs_frame
+from .core.judge import judge
+from .io.api import write_qrels, write_run
 
 __version__ = "0.1.0"
 

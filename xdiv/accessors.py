@@ -13,10 +13,12 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from .collection import build_collection, qrels_frame
+from .core.collection import qrels_frame
+from .io.api import build_collection
 from .errors import InputError
-from .evaluate import evaluate, summarize
-from .runs import build_runs, runs_frame
+from .evaluate import evaluate
+from .core.cube import summarize
+from .core.runs import build_runs, runs_frame
 
 _RUN_COLUMNS = {"query_id": "topic", "doc_id": "docno", "score": "score", "run": "run",
                 "rank": "rank"}

@@ -20,11 +20,12 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .collection import build_collection, read_qrels
+from .io.api import build_collection
+from .io.api import read_qrels
 from .errors import InputError
-from .io import write_qrels, write_run
-from .run_files import read_runs
-from .runs import build_runs
+from .io.api import write_qrels, write_run
+from .io.runfiles import read_runs
+from .core.runs import build_runs
 
 __all__ = ["synthetic", "synthetic_frames", "write_synthetic", "example", "examples",
            "trec_web", "data_dir", "hierarchy_path", "synthetic_hierarchy", "synthetic_assessments"]
@@ -192,7 +193,7 @@ def synthetic_assessments(n_topics: int = 20, n_docs: int = 60, n_assessors: int
                           levels: int = 3, agreement: float = 0.6,
                           seed: int = 0) -> pd.DataFrame:
     """Seeded multi-assessor labels for the UDM (see :func:`xdiv.udm.synthetic_assessments`)."""
-    from .udm import synthetic_assessments as make
+    from .analysis.udm import synthetic_assessments as make
 
     return make(n_topics, n_docs, n_assessors, levels=levels, agreement=agreement, seed=seed)
 

@@ -11,15 +11,16 @@ import xarray as xr
 from tqdm.auto import tqdm
 
 from . import measures as _measures  # noqa: F401  (registers every measure)
-from .collection import check_collection, measure_judgments
-from .errors import AlignmentWarning, InputError, MeasureError, XdivWarning
-from .hierarchy import flat_hierarchy
-from .labels import from_json, object_strings, preview, to_json
-from .measures.names import expand_resolved, translate
+from .core.collection import check_collection
+from .core.adhoc import measure_judgments
+from .errors import AlignmentWarning, InputError, XdivWarning
+from .core.hierarchy import flat_hierarchy
+from .core.labels import from_json, object_strings, preview, to_json
+from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
-from .runs import check_runs, judge
+from .core.judge import check_runs, judge
 
-__all__ = ["evaluate", "requested_measures", "summarize", "score_array"]
+__all__ = ["evaluate", "requested_measures"]
 
 
 def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
@@ -172,69 +173,3 @@ def _warn_alignment(result: xr.Dataset) -> None:
         warnings.warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
                       f"score {what} (missing={result.attrs['missing']!r}): {shown}",
                       AlignmentWarning, stacklevel=3)
-
-
-def summarize(scores: xr.Dataset) -> xr.Dataset:
-    """Per-run means over the topics where each measure is defined.
-
-    Returns
-    -------
-    xarray.Dataset
-        ``mean(metric, run)`` and ``n_topics(metric, run)``, the number of topics averaged
-        (topics with NaN scores, e.g. without relevant documents, are left out and
-        counted out here).
-    """
-    score = scores["score"]
-    out = xr.Dataset({"mean": score.mean("topic", skipna=True),
-                      "n_topics": score.notnull().sum("topic")})
-    out.attrs = {**scores.attrs, "xdiv_kind": "summary"}
-    return out
-
-
-def score_array(scores, metrics: str | Iterable[str] | None = None,
-                runs: str | Iterable[str] | None = None) -> xr.DataArray:
-    """The ``score(metric, run, topic)`` DataArray of a score cube (a Dataset from
-    :func:`evaluate` or its ``score`` variable), optionally restricted to ``metrics`` and
-    ``runs`` in the order given. A metric may be named in any spelling the registry parses
-    to the cube's label (``nDCG(gain=exp)@10`` selects ``nDCG@10``; ``strec@5`` selects the
-    ``I-rec@5`` column and ``I-rec@5`` the column labelled ``strec@5``).
-
-    Raises
-    ------
-    InputError
-        Not a score cube, or a metric or run it lacks (the message lists what it holds).
-    """
-    da = scores.get("score") if isinstance(scores, xr.Dataset) else scores
-    if not isinstance(da, xr.DataArray) or set(da.dims) != {"metric", "run", "topic"}:
-        raise InputError("expected a score(metric, run, topic) cube from xdiv.evaluate")
-    da = da.transpose("metric", "run", "topic")
-    metrics = [metrics] if isinstance(metrics, str) else metrics
-    runs = [runs] if isinstance(runs, str) else runs
-    if metrics is not None:
-        held = [str(m) for m in da["metric"].values]
-        canonical = ([str(c) for c in da["canonical"].values] if "canonical" in da.coords
-                     else held)
-        da = da.sel(metric=[_metric_label(m, held, canonical) for m in metrics])
-    if runs is not None:
-        held = {str(r) for r in da["run"].values}
-        unknown = [str(r) for r in runs if str(r) not in held]
-        if unknown:
-            raise InputError(f"run {unknown[0]!r} is not in the score cube; it holds "
-                             f"{', '.join(sorted(held))}")
-        da = da.sel(run=[str(r) for r in runs])
-    return da
-
-
-def _metric_label(metric, held: list[str], canonical: list[str]) -> str:
-    """The cube label of ``metric``: a label itself, or any name (registry, trec_eval,
-    ir_measures) of a measure the cube holds under another label."""
-    if str(metric) in held:
-        return str(metric)
-    try:
-        name = translate(metric).measure.name
-    except MeasureError:
-        name = None
-    if name not in canonical:
-        raise InputError(f"metric {str(metric)!r} is not in the score cube; it holds "
-                         f"{', '.join(held)}")
-    return held[canonical.index(name)]

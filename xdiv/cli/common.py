@@ -16,9 +16,9 @@ import pandas as pd
 import xarray as xr
 
 from ..errors import InputError, XdivError
-from ..evaluate import summarize
-from ..io import check_output_path
-from ..netcdf import open_cube
+from ..core.cube import summarize
+from ..io._guard import check_output_path
+from ..io.netcdf import open_cube
 
 QUIET_HELP = "print no warnings or progress bars"
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
@@ -171,7 +171,7 @@ def output(path: str, *inputs: str | None) -> str:
 
 def save_figure(fig, path: str) -> None:
     """Write a matplotlib figure atomically, in the format its extension names."""
-    from ..atomic import atomic_output
+    from ..io.atomic import atomic_output
 
     with atomic_output(path, binary=True) as fh:
         fig.savefig(fh, format=os.path.splitext(path)[1][1:].lower(), bbox_inches="tight")

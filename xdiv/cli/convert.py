@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from ..collection import read_qrels
-from ..io import spooled_inputs
+from ..io.api import read_qrels
+from ..io._spool import spooled_inputs
 from .common import command, output
 
 
@@ -29,12 +29,13 @@ def run(args) -> int:
     output(args.output, args.input)
     with spooled_inputs([args.input]) as spool:  # '-' and pipes too
         if args.eih:
-            from ..hierarchy import extend_hierarchy, write_hierarchy
+            from ..io.hierarchy import extend_hierarchy, write_hierarchy
 
             write_hierarchy(args.output, extend_hierarchy(spool.paths[0]))
             print(f"EIH written to {args.output}", file=sys.stderr)
             return 0
-        from ..collection import to_adhoc, write_qrels
+        from ..core.adhoc import to_adhoc
+        from ..io.api import write_qrels
 
         method = args.adhoc or "max"
         write_qrels(args.output, to_adhoc(read_qrels(spool.paths[0]), method))

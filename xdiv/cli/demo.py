@@ -9,7 +9,7 @@ import xarray as xr
 
 from .. import datasets
 from ..evaluate import evaluate
-from ..netcdf import to_netcdf
+from ..io.netcdf import to_netcdf
 from .common import command, output, print_frame, save_figure, summary_frame, whole
 
 DEMO_MEASURES = ["I-rec@10", "alpha-nDCG@10", "ERR-IA@10", "nDCG-IA@10", "D-nDCG@10",
@@ -62,8 +62,8 @@ def run(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..meta import discriminative_power
-    from ..plots import asl_curves, irec_dndcg
+    from ..analysis.meta import discriminative_power
+    from ..plot.figures import asl_curves, irec_dndcg
 
     power = discriminative_power(scores, "bootstrap", B=1000, seed=args.seed)
     print(f"\ndiscriminative power (paired bootstrap, B = 1000, seed {args.seed}, alpha = 0.05, "

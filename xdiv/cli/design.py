@@ -12,8 +12,8 @@ import pandas as pd
 import xarray as xr
 
 from ..errors import XdivError
-from ..evaluate import score_array
-from ..netcdf import to_netcdf
+from ..core.cube import score_array
+from ..io.netcdf import to_netcdf
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
                      print_frame, save_figure, whole)
 

@@ -7,15 +7,15 @@ import sys
 
 import xarray as xr
 
-from ..collection import read_qrels
+from ..io.api import read_qrels
 from ..errors import XdivError
 from ..evaluate import evaluate
-from ..io import spooled_inputs
+from ..io._spool import spooled_inputs
 from ..measures.names import expand_measures
-from ..netcdf import to_netcdf
-from ..reports import ndeval_csv, trec_eval_lines
-from ..run_files import block_progress, read_runs
-from ..runs import ORDER_HELP
+from ..io.netcdf import to_netcdf
+from ..formats.trec_eval import ndeval_csv, trec_eval_lines
+from ..io.runfiles import block_progress, read_runs
+from ..core.runs import ORDER_HELP
 from .common import command, expand_inputs, names_input, nonnegative, output, \
     per_topic_frame, print_frame, progress_wanted, summary_frame, whole
 
@@ -148,12 +148,9 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
                             strict_topics=args.strict_topics, doc_lengths=args.doc_lengths,
                             default_length=args.default_length)
     if args.hierarchy:
-        from ..hierarchy import attach_hierarchy
-        from ..imine import read_imine_hierarchy
+        from ..io.hierarchy import attach_hierarchy
 
-        tree = (read_imine_hierarchy(args.hierarchy)
-                if str(args.hierarchy).lower().endswith(".xml") else args.hierarchy)
-        collection = attach_hierarchy(collection, tree, kind=args.hierarchy_kind,
+        collection = attach_hierarchy(collection, args.hierarchy, kind=args.hierarchy_kind,
                                       weights=args.node_weights)
     progress = progress_wanted(args)
     runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..measures.names import describe_sets
-from ..measures.registry import MeasureDef, Param, _format_value, measure_names, registry
+from ..measures.registry import MeasureDef, Param, format_value, measure_names, registry
 from .common import command
 
 INTRO = r"""# Measure reference
@@ -250,7 +250,7 @@ def _parameters(definitions: list[MeasureDef], order: list[str]) -> str:
              "Each parameter is described once here, with its default and the families of "
              "the measures that take it; the tables below list each measure's parameters.", ""]
     for p, families in sorted(params.values(), key=lambda item: item[0].name.lower()):
-        lines.append(f"- `{p.name}` (default `{_format_value(p.default)}`; "
+        lines.append(f"- `{p.name}` (default `{format_value(p.default)}`; "
                      f"{', '.join(f for f in order if f in families)}): {_escape(p.doc)}")
     return "\n".join(lines) + "\n"
 

@@ -9,8 +9,8 @@ import sys
 import pandas as pd
 
 from ..kernels.meta import RANK_CORRELATIONS
-from ..labels import from_json
-from ..netcdf import to_netcdf
+from ..core.labels import from_json
+from ..io.netcdf import to_netcdf
 from .common import about, command, level, open_netcdf, output, print_frame, \
     progress_wanted, whole
 
@@ -63,7 +63,7 @@ def add_parser(sub) -> None:
 
 
 def run_meta(args) -> int:
-    from ..meta import combine_tests, discriminative_power
+    from ..analysis.meta import combine_tests, discriminative_power
 
     if args.output:
         output(args.output, args.scores)
@@ -87,7 +87,7 @@ def run_meta(args) -> int:
 
 
 def run_concordance(args) -> int:
-    from ..meta import concordance
+    from ..analysis.meta import concordance
 
     scores = open_netcdf(args.scores, "scores")
     with about(args.scores):
@@ -102,7 +102,7 @@ def run_concordance(args) -> int:
 
 
 def run_correlate(args) -> int:
-    from ..meta import rank_correlation
+    from ..analysis.meta import rank_correlation
 
     scores = open_netcdf(args.scores, "scores")
     with about(args.scores):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..collection import read_qrels, to_adhoc
-from ..official import cut_runs, gdeval_report, ndeval_report
-from ..io import spooled_inputs
-from ..run_files import read_runs
+from ..io.api import read_qrels
+from ..core.adhoc import to_adhoc
+from ..formats.ndeval import cut_runs, gdeval_report, ndeval_report
+from ..io._spool import spooled_inputs
+from ..io.runfiles import read_runs
 from .common import about, command, expand_inputs, number, progress_wanted, whole
 
 NDEVAL_ABOUT = (

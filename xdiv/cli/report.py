@@ -33,7 +33,7 @@ def run(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..report import write_report
+    from ..report.html import write_report
 
     output(args.output, args.scores, args.meta)
     scores = open_netcdf(args.scores, "scores")

@@ -10,8 +10,8 @@ import pandas as pd
 import xarray as xr
 
 from ..errors import XdivError
-from ..evaluate import score_array
-from ..netcdf import to_netcdf
+from ..core.cube import score_array
+from ..io.netcdf import to_netcdf
 from .common import about, command, nonnegative, open_netcdf, output, print_frame
 
 ABOUT = ("Risk-sensitive evaluation of every run and measure of a score cube. URisk (TREC "

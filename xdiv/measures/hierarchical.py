@@ -26,7 +26,7 @@ from ..kernels import hierarchy as K
 from ..kernels.common import ideal_levels
 from ..kernels.diversity import sharp
 from .diversity import GAMMA, intent_recall
-from .registry import Measure, MeasureDef, _REGISTRY, register
+from .registry import Measure, MeasureDef, register, registry
 
 _WANG_ET_AL_2018 = "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018"
 _PARALLEL = {"dask": "parallelized", "dask_gufunc_kwargs": {"allow_rechunk": True}}
@@ -106,14 +106,14 @@ def _nrec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 def _flat(name: str, measure: Measure) -> Measure:
     """The flat measure ``name`` with ``measure``'s shared parameter values and cutoff."""
-    base = _REGISTRY[name]
+    base = registry()[name]
     given = dict(measure.values)
     values = tuple((p.name, given.get(p.name, p.default)) for p in base.params)
     return Measure(base, values, measure.cutoff)
 
 
 def _register_hd(metric: str) -> None:
-    flat = _REGISTRY[f"D-{metric}"]
+    flat = registry()[f"D-{metric}"]
 
     def hd(cube, measure):
         return flat.compute(_hd_cube(cube), _flat(f"D-{metric}", measure))
@@ -155,6 +155,6 @@ def _register_layer_aware(base: MeasureDef) -> None:
 
 for _metric in ("nDCG", "Q"):
     _register_hd(_metric)
-for _base in [d for d in list(_REGISTRY.values())
+for _base in [d for d in list(registry().values())
               if d.family in ("diversity", "intent-aware", "ndeval")]:
     _register_layer_aware(_base)

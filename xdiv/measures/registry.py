@@ -254,19 +254,19 @@ def _parse_params(text: str, measure: str) -> dict[str, Any]:
     return out
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
         return repr(int(value)) if value.is_integer() else repr(value)
     if isinstance(value, tuple):
         tail = "," if len(value) == 1 else ""
-        return "(" + ",".join(_format_value(v) for v in value) + tail + ")"
+        return "(" + ",".join(format_value(v) for v in value) + tail + ")"
     return str(value)
 
 
 def _canonical(measure: Measure) -> str:
-    changed = [f"{k}={_format_value(v)}" for (k, v), p in zip(measure.values,
+    changed = [f"{k}={format_value(v)}" for (k, v), p in zip(measure.values,
                                                              measure.definition.params)
                if v != p.default]
     name = measure.definition.name + (f"({','.join(changed)})" if changed else "")

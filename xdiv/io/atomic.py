@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import IO
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["atomic_output", "atomic_path", "is_special_file", "output_target", "PARTIAL_MARK"]
 

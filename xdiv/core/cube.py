@@ -1,109 +1,18 @@
-"""NetCDF input/output of every xdiv dataset (collections, runs, scores, meta-evaluation).
-
-NetCDF holds neither bool/dict/None attributes nor MultiIndexes. xdiv keeps every
-attribute a string or a number (parameters are JSON text, see :func:`xdiv.labels.to_json`),
-strings are variable-length NetCDF strings and booleans are stored by xarray's bool
-encoding, so ``open_dataset(to_netcdf(ds))`` gives back an identical dataset.
-"""
+"""PLACEHOLDER"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 import numpy as np
 import xarray as xr
 
-from .atomic import atomic_path, is_special_file
-from .errors import InputError
-from .io import check_file, check_output_path
-from .labels import to_json
+from ..errors import InputError
+from ..errors import MeasureError
+from ..measures.names import translate
 
-__all__ = ["to_netcdf", "open_dataset", "open_cube", "check_cube", "SCORE_BOUND"]
-
-
-def _safe_attrs(attrs: dict) -> dict:
-    out = {}
-    for key, value in attrs.items():
-        if isinstance(value, (str, int, float, np.integer, np.floating)) and not isinstance(
-                value, bool):
-            out[key] = value
-        else:
-            out[key] = to_json(value)
-    return out
-
-
-def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
-    """Write ``dataset`` to ``path`` (netCDF4 format) and return the path.
-
-    Attributes that NetCDF cannot hold are written as JSON text. The file is written
-    under a temporary name and renamed when complete (see :mod:`xdiv.atomic`), so a
-    failed or interrupted write leaves no partial file (and an existing file at ``path``
-    unchanged).
-
-    Raises
-    ------
-    InputError
-        ``path`` cannot be written (a folder, a missing folder, a pipe or a device, or an
-        error while writing), or a dimension of ``dataset`` is empty.
-    """
-    if not isinstance(dataset, xr.Dataset):
-        raise InputError(f"to_netcdf expects an xarray.Dataset, not {type(dataset).__name__}")
-    text = check_output_path(path)
-    if is_special_file(text):
-        raise InputError(f"{text}: not a regular file (NetCDF cannot be written to a pipe "
-                         "or a device)")
-    empty = [dim for dim, size in dataset.sizes.items() if size == 0]
-    if empty:
-        raise InputError(f"{text}: cannot write a dataset whose dimension "
-                         f"{empty[0]!r} is empty (NetCDF-4 needs every dimension of a "
-                         "variable to have a length)")
-    out = dataset.copy()
-    out.attrs = _safe_attrs(dataset.attrs)
-    for name in out.variables:
-        out[name].attrs = _safe_attrs(out[name].attrs)
-    with atomic_path(text) as partial:
-        out.to_netcdf(partial, engine="netcdf4")
-    return text
-
-
-def open_dataset(path: str | os.PathLike) -> xr.Dataset:
-    """Read a dataset written by :func:`to_netcdf` fully into memory (file closed after).
-
-    Parameters
-    ----------
-    path : str or path-like
-        The NetCDF file.
-
-    Returns
-    -------
-    xarray.Dataset
-        The file's content, loaded.
-
-    Raises
-    ------
-    InputError
-        ``FILE: ...`` when the file is missing or unreadable, or not a NetCDF file the
-        netCDF4 library and xarray can decode (truncated, corrupt, odd encodings).
-    """
-    return _read(os.fspath(path))
-
-
-def _read(text: str, **options) -> xr.Dataset:
-    """:func:`open_dataset` with extra ``xarray.open_dataset`` decoding ``options``."""
-    check_file(text)
-    try:
-        with xr.open_dataset(text, engine="netcdf4", **options) as ds:
-            return ds.load()
-    except MemoryError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a file's content may upset any decoder
-        # the netCDF4 library reports corrupt files as RuntimeError ("NetCDF: HDF error"),
-        # and xarray's decoding of odd content raises AttributeError, KeyError, TypeError,
-        # IndexError, OverflowError, ...: whatever it is, the file cannot be read
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        reason = " ".join(reason.split())  # one line, whatever the library said
-        raise InputError(f"{text}: not a readable NetCDF file "
-                         f"({reason or type(exc).__name__})") from None
+__all__ = ["CUBE_KINDS", "SCORE_BOUND", "check_cube", "score_array", "summarize"]
 
 
 SCORE_BOUND = 1e100
@@ -122,36 +31,6 @@ _META_DIMS = {"asl_curve": ("metric", "pair_rank"), "power": ("metric",),
               "required_delta": ("metric",)}
 
 
-def open_cube(path: str | os.PathLike, kind: str) -> xr.Dataset:
-    """Read and check a score cube or a meta-evaluation file (see :func:`check_cube`).
-
-    Parameters
-    ----------
-    path : str or path-like
-        The NetCDF file.
-    kind : {"scores", "meta"}
-        ``"scores"``: a ``score(metric, run, topic)`` cube written by ``xdiv evaluate -o``
-        (or :func:`to_netcdf` of :func:`xdiv.evaluate`'s result); ``"meta"``: a
-        meta-evaluation written by ``xdiv meta -o`` (or of
-        :func:`xdiv.meta.discriminative_power`'s result).
-
-    Returns
-    -------
-    xarray.Dataset
-        The checked dataset, loaded, its checked variables as float64.
-
-    Raises
-    ------
-    InputError
-        A one-line ``FILE: what is wrong``: the file is missing, unreadable or no NetCDF
-        file, or its content is not a valid cube of ``kind``.
-    """
-    text = os.fspath(path)
-    if kind not in CUBE_KINDS:
-        raise InputError(f"kind must be one of {', '.join(CUBE_KINDS)}, not {kind!r}")
-    # times are never written by xdiv: leave numbers with a 'since' unit undecoded
-    data = _read(text, decode_times=False, decode_timedelta=False)
-    return check_cube(data, kind, text)
 
 
 def check_cube(dataset: xr.Dataset, kind: str, source: str | os.PathLike | None = None
@@ -334,3 +213,69 @@ def _check_range(values: xr.DataArray, name: str, low: float, high: float) -> No
 def _shown(value) -> str:
     text = " ".join(repr(value).split())
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def summarize(scores: xr.Dataset) -> xr.Dataset:
+    """Per-run means over the topics where each measure is defined.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mean(metric, run)`` and ``n_topics(metric, run)``, the number of topics averaged
+        (topics with NaN scores, e.g. without relevant documents, are left out and
+        counted out here).
+    """
+    score = scores["score"]
+    out = xr.Dataset({"mean": score.mean("topic", skipna=True),
+                      "n_topics": score.notnull().sum("topic")})
+    out.attrs = {**scores.attrs, "xdiv_kind": "summary"}
+    return out
+
+
+def score_array(scores, metrics: str | Iterable[str] | None = None,
+                runs: str | Iterable[str] | None = None) -> xr.DataArray:
+    """The ``score(metric, run, topic)`` DataArray of a score cube (a Dataset from
+    :func:`evaluate` or its ``score`` variable), optionally restricted to ``metrics`` and
+    ``runs`` in the order given. A metric may be named in any spelling the registry parses
+    to the cube's label (``nDCG(gain=exp)@10`` selects ``nDCG@10``; ``strec@5`` selects the
+    ``I-rec@5`` column and ``I-rec@5`` the column labelled ``strec@5``).
+
+    Raises
+    ------
+    InputError
+        Not a score cube, or a metric or run it lacks (the message lists what it holds).
+    """
+    da = scores.get("score") if isinstance(scores, xr.Dataset) else scores
+    if not isinstance(da, xr.DataArray) or set(da.dims) != {"metric", "run", "topic"}:
+        raise InputError("expected a score(metric, run, topic) cube from xdiv.evaluate")
+    da = da.transpose("metric", "run", "topic")
+    metrics = [metrics] if isinstance(metrics, str) else metrics
+    runs = [runs] if isinstance(runs, str) else runs
+    if metrics is not None:
+        held = [str(m) for m in da["metric"].values]
+        canonical = ([str(c) for c in da["canonical"].values] if "canonical" in da.coords
+                     else held)
+        da = da.sel(metric=[_metric_label(m, held, canonical) for m in metrics])
+    if runs is not None:
+        held = {str(r) for r in da["run"].values}
+        unknown = [str(r) for r in runs if str(r) not in held]
+        if unknown:
+            raise InputError(f"run {unknown[0]!r} is not in the score cube; it holds "
+                             f"{', '.join(sorted(held))}")
+        da = da.sel(run=[str(r) for r in runs])
+    return da
+
+
+def _metric_label(metric, held: list[str], canonical: list[str]) -> str:
+    """The cube label of ``metric``: a label itself, or any name (registry, trec_eval,
+    ir_measures) of a measure the cube holds under another label."""
+    if str(metric) in held:
+        return str(metric)
+    try:
+        name = translate(metric).measure.name
+    except MeasureError:
+        name = None
+    if name not in canonical:
+        raise InputError(f"metric {str(metric)!r} is not in the score cube; it holds "
+                         f"{', '.join(held)}")
+    return held[canonical.index(name)]

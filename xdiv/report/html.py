@@ -23,8 +23,8 @@ import numpy as np
 import xarray as xr
 from scipy.stats import ttest_1samp
 
-from .errors import InputError
-from .evaluate import score_array, summarize
+from ..errors import InputError
+from ..core.cube import score_array, summarize
 
 __all__ = ["run_summary", "significance_matrix", "html_report", "write_report"]
 
@@ -94,8 +94,8 @@ def significance_matrix(scores, metric: str, meta: xr.Dataset | None = None,
         ``pvalue`` and ``diff`` (mean of run_a - run_b) over (run_a, run_b), NaN on the
         diagonal; attributes ``alpha`` and ``test`` (what the p-values come from).
     """
-    from . import meta as M
-    from .stats import paired_t_tests
+    from ..analysis import meta as M
+    from ..analysis.stats import paired_t_tests
 
     runs = [str(r) for r in score_array(scores, [metric])["run"].values]
     if meta is not None:
@@ -176,7 +176,7 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
 
 
 def _distribution_section(scores: xr.Dataset, metric: str, order: Sequence[str]) -> list:
-    from .plots import run_differences, topic_distributions
+    from ..plot.figures import run_differences, topic_distributions
 
     parts = ["<h2>Per-topic distribution</h2>",
              _figure(topic_distributions(scores, metric), "topics",
@@ -220,8 +220,8 @@ def _significance_section(scores: xr.Dataset, meta: xr.Dataset | None, metric: s
 
 
 def _power_section(meta: xr.Dataset) -> list:
-    from .meta import select_test
-    from .plots import asl_curves
+    from ..analysis.meta import select_test
+    from ..plot.figures import asl_curves
 
     results = [select_test(meta, t) for t in _tests(meta)]
     parts = ["<h2>Discriminative power</h2>",
@@ -240,8 +240,8 @@ def _power_section(meta: xr.Dataset) -> list:
 
 
 def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
-    from .meta import rank_correlation
-    from .plots import correlation_matrix, irec_dndcg
+    from ..analysis.meta import rank_correlation
+    from ..plot.figures import correlation_matrix, irec_dndcg
 
     labels = [str(m) for m in scores["metric"].values]
     cutoffs = sorted({int(found.group(1)) for found in map(_IREC.fullmatch, labels)
@@ -274,7 +274,7 @@ def write_report(path: str | os.PathLike, scores: xr.Dataset,
                  meta: xr.Dataset | None = None, **options) -> str:
     """Write :func:`html_report` to ``path`` atomically (:func:`xdiv.atomic.atomic_output`);
     ``options`` are those of :func:`html_report`. Returns the path."""
-    from .atomic import atomic_output
+    from ..io.atomic import atomic_output
 
     text = html_report(scores, meta, **options)
     with atomic_output(path) as fh:
@@ -299,7 +299,7 @@ def _page(title: str, parts: Sequence[str]) -> str:
 
 
 def _overview(scores: xr.Dataset, da: xr.DataArray, metric: str) -> str:
-    from . import __version__
+    from .. import __version__
 
     facts = [("runs", da.sizes["run"]), ("topics", da.sizes["topic"]),
              ("measures", da.sizes["metric"]), ("primary measure", metric)]

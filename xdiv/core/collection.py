@@ -31,37 +31,24 @@ names the topic file the intent types came from (``"<DataFrame>"`` for a topics 
 
 from __future__ import annotations
 
-import os
 import warnings
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from . import io as _io
-from .errors import InputError, XdivError, XdivWarning
-from .kernels.common import ideal_levels
-from .kernels.graded import merge_intents
+from ..errors import InputError, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
 
 ABSENT = np.int8(-128)
 """Code of ``judgment`` where the qrels hold no line for a (topic, intent, doc)."""
 
-Probabilities = Literal["uniform", "nonuniform"] | str | os.PathLike | pd.DataFrame
+Probabilities = Literal["uniform", "nonuniform"] | pd.DataFrame
 
-__all__ = [
-    "ABSENT",
-    "build_collection",
-    "read_qrels",
-    "qrels_frame",
-    "to_adhoc",
-    "adhoc_judgments",
-    "measure_judgments",
-    "nonuniform_probabilities",
-    "highest_level",
-    "write_qrels",
-]
+__all__ = ["ABSENT", "build_collection", "qrels_frame", "nonuniform_probabilities",
+    "highest_level"]
 
 
 COLLECTION_VARIABLES = ("judgment", "level", "judged", "intent_valid", "intent_prob")
@@ -90,93 +77,44 @@ def describe_dataset(obj) -> str:
     return f"a {type(obj).__name__}"
 
 
-def _locate(source: str, n_rows: int, rows: list[int]) -> str:
-    """``file:line`` of frame rows read from ``source``, else ``source row N``."""
-    if os.path.isfile(source):
-        try:
-            lines = _io.line_numbers(source, n_rows)
-            return ", ".join(f"{source}:{lines[r]}" for r in rows)
-        except XdivError:
-            pass
-    return ", ".join(f"{source} row {r}" for r in rows)
+Locate = Callable[[int, list[int]], str]
+"""Where rows of a frame came from: ``locate(n_rows, rows)`` gives ``file:line`` texts
+(:func:`xdiv.io.api.file_lines`) or, for frames built in memory, ``source row N``."""
 
 
-def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
-               doc_lengths=None, default_length: float | None = None,
-               strict_topics: bool = False) -> xr.Dataset:
-    """Read TREC diversity or adhoc qrels into a collection dataset.
-
-    Parameters
-    ----------
-    path : str or path-like
-        Qrels file ``topic intent docno level`` (adhoc qrels: ``topic 0 docno level``);
-        gzip is recognised by content.
-    topics : str, path-like or DataFrame, optional
-        TREC Web Track topic XML (or the frame :func:`xdiv.io.read_topics` returns) giving
-        the intent types (``nav``/``inf``), the topic types and the intents' file order.
-        Without it every intent is informational. It must share topics with the qrels
-        (see :func:`build_collection`).
-    probabilities : {"uniform", "nonuniform"}, path-like or DataFrame
-        Intent probabilities: uniform over the valid intents, the non-uniform scheme of
-        Sakai & Song (``Pr(j) ∝ 2^(n-j+1)`` in topic-file order), or a
-        ``topic intent probability`` file/frame. Renormalised over valid intents.
-    doc_lengths : path-like or DataFrame, optional
-        Document lengths in characters for the U-measures: a ``docno length`` file or a
-        frame with columns ``doc_id`` and ``length`` (see :func:`set_doc_lengths`).
-    default_length : float, optional
-        Length of relevant documents missing from ``doc_lengths`` (otherwise an error).
-    strict_topics : bool
-        Refuse a subtopic type other than ``inf``/``nav`` in the topic file instead of
-        reading it as ``inf`` with a warning (``strict`` of :func:`xdiv.io.read_topics`).
-
-    Returns
-    -------
-    xarray.Dataset
-        The collection (see :mod:`xdiv.collection`).
-    """
-    frame = _io.read_qrels_frame(path)
-    if isinstance(topics, (str, os.PathLike)):
-        topic_frame = _io.read_topics(topics, strict=strict_topics)
-        topics_source = os.fspath(topics)
-    else:
-        topic_frame, topics_source = topics, "<DataFrame>"
-    collection = build_collection(frame, topics=topic_frame, probabilities=probabilities,
-                                  source=os.fspath(path), topics_source=topics_source)
-    if doc_lengths is not None:
-        collection = set_doc_lengths(collection, doc_lengths, default=default_length)
-    return collection
+def frame_rows(source: str) -> Locate:
+    """Rows of an in-memory frame named ``source row N``."""
+    return lambda n_rows, rows: ", ".join(f"{source} row {r}" for r in rows)
 
 
-def set_doc_lengths(collection: xr.Dataset, lengths, *,
-                    default: float | None = None) -> xr.Dataset:
+def set_doc_lengths(collection: xr.Dataset, lengths: pd.DataFrame, *,
+                    default: float | None = None, source: str = "<DataFrame>",
+                    locate: Locate | None = None) -> xr.Dataset:
     """Add ``doc_length(topic, doc)`` (characters) for the U-measures.
 
-    ``lengths`` is a ``docno length`` file or a frame with ``doc_id`` (or ``docno``) and
-    ``length``; lengths are topic-independent. Every document relevant to some intent
-    needs a length (the simulated user reads part of its full text): a missing one is an
-    error naming the document unless ``default`` is given. Judged non-relevant documents
-    without a length get ``default`` or 0 (their full text is never read).
+    ``lengths`` is a frame with ``doc_id`` (or ``docno``) and ``length``; lengths are
+    topic-independent. Every document relevant to some intent needs a length (the
+    simulated user reads part of its full text): a missing one is an error naming the
+    document unless ``default`` is given. Judged non-relevant documents without a length
+    get ``default`` or 0 (their full text is never read). ``source`` and ``locate`` name
+    the frame's origin in messages (:func:`xdiv.set_doc_lengths` reads files).
     """
     check_collection(collection, "set_doc_lengths")
-    if isinstance(lengths, pd.DataFrame):
-        frame = lengths.rename(columns={"doc_id": "docno"})
-        if not {"docno", "length"} <= set(frame.columns):
-            raise InputError("doc lengths need the columns doc_id (or docno) and length")
-        source = "<DataFrame>"
-    else:
-        frame = _io.read_doc_lengths(lengths)
-        source = os.fspath(lengths)
+    frame = lengths.rename(columns={"doc_id": "docno"})
+    if not {"docno", "length"} <= set(frame.columns):
+        raise InputError("doc lengths need the columns doc_id (or docno) and length")
+    locate = locate or frame_rows(source)
     values = pd.to_numeric(frame["length"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         k = int(np.argmax(bad))
-        raise InputError(f"{_locate(source, len(frame), [k])}: docno {frame['docno'].iloc[k]}: "
+        raise InputError(f"{locate(len(frame), [k])}: docno {frame['docno'].iloc[k]}: "
                          f"length {frame['length'].iloc[k]!r} is not a non-negative number")
     dup = frame["docno"].duplicated(keep=False).to_numpy()
     if dup.any():
         docno = frame["docno"].iloc[int(np.argmax(dup))]
         rows = np.flatnonzero(dup & (frame["docno"] == docno).to_numpy()).tolist()
-        raise InputError(f"{_locate(source, len(frame), rows)}: docno {docno} has more than "
+        raise InputError(f"{locate(len(frame), rows)}: docno {docno} has more than "
                          "one length")
     table = pd.Series(values, index=frame["docno"].astype(str).to_numpy())
     docnos = collection["docno"].values
@@ -196,8 +134,9 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
 
 def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
                      probabilities: Probabilities = "uniform",
-                     source: str = "<DataFrame>",
-                     topics_source: str = "<DataFrame>") -> xr.Dataset:
+                     source: str = "<DataFrame>", topics_source: str = "<DataFrame>",
+                     probabilities_source: str = "<DataFrame>",
+                     locate: Locate | None = None) -> xr.Dataset:
     """Build a collection dataset from a tidy qrels frame.
 
     Parameters
@@ -213,6 +152,10 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         Where ``topics`` came from (a topic file), for messages and the ``topics``
         attribute, which is ``""`` when no topics are given (every intent is then
         informational).
+    probabilities_source : str
+        Where a ``probabilities`` frame came from, for messages.
+    locate : callable, optional
+        Names the lines of qrels rows in messages (default: ``source row N``).
 
     Raises
     ------
@@ -249,7 +192,7 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         k = int(np.argmax(dup))
         same = np.flatnonzero(dup & (topic == topic[k]) & (intent == intent[k])
                               & (docno == docno[k]))
-        raise InputError(f"{_locate(source, len(key), same.tolist())}: topic {topic[k]} "
+        raise InputError(f"{(locate or frame_rows(source))(len(key), same.tolist())}: topic {topic[k]} "
                          f"intent {intent[k]} docno {docno[k]} is judged more than once")
 
     if topics is not None:
@@ -319,7 +262,8 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         attrs={"xdiv_kind": "collection", "source": str(source),
                "topics": "" if topics is None else str(topics_source)},
     )
-    return finalize_collection(collection, probabilities=probabilities)
+    return finalize_collection(collection, probabilities=probabilities,
+                               probabilities_source=probabilities_source)
 
 
 def _check_topic_overlap(qrels_topics: np.ndarray, file_topics: np.ndarray, source: str,
@@ -374,7 +318,8 @@ def _topics_columns(topics: pd.DataFrame) -> pd.DataFrame:
 
 
 def finalize_collection(collection: xr.Dataset, *,
-                        probabilities: Probabilities = "uniform") -> xr.Dataset:
+                        probabilities: Probabilities = "uniform",
+                        probabilities_source: str = "<DataFrame>") -> xr.Dataset:
     """Derive ``level``, ``judged``, ``intent_valid`` and ``intent_prob`` from ``judgment``.
 
     Also records the dropped intents and the topics without relevant documents in the
@@ -403,10 +348,11 @@ def finalize_collection(collection: xr.Dataset, *,
                       f"have no relevant document and score NaN on every measure: "
                       f"{preview(no_rel)}",
                       XdivWarning, stacklevel=3)
-    return set_probabilities(out, probabilities)
+    return set_probabilities(out, probabilities, source=probabilities_source)
 
 
-def set_probabilities(collection: xr.Dataset, probabilities: Probabilities) -> xr.Dataset:
+def set_probabilities(collection: xr.Dataset, probabilities: Probabilities, *,
+                      source: str = "<DataFrame>") -> xr.Dataset:
     """Return ``collection`` with ``intent_prob`` set by a scheme name, a file or a frame.
 
     Every scheme is renormalised over the valid intents of each topic. Given
@@ -420,12 +366,12 @@ def set_probabilities(collection: xr.Dataset, probabilities: Probabilities) -> x
     elif isinstance(probabilities, str) and probabilities == "nonuniform":
         order = collection["intent_order"].values
         raw, scheme = nonuniform_probabilities(order), "nonuniform"
+    elif isinstance(probabilities, pd.DataFrame):
+        scheme = source
+        raw = _probability_grid(collection, probabilities, scheme)
     else:
-        if isinstance(probabilities, pd.DataFrame):
-            frame, scheme = probabilities, "<DataFrame>"
-        else:
-            frame, scheme = _io.read_probabilities(probabilities), os.fspath(probabilities)
-        raw = _probability_grid(collection, frame, scheme)
+        raise InputError(f"probabilities must be 'uniform', 'nonuniform' or a frame, not "
+                         f"{probabilities!r}")
     raw = np.where(valid, raw, 0.0)
     total = raw.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -533,143 +479,8 @@ def qrels_frame(collection: xr.Dataset) -> pd.DataFrame:
     })
 
 
-def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") -> xr.Dataset:
-    """Convert a diversity collection into a single-intent (adhoc) one.
-
-    Parameters
-    ----------
-    method : {"max", "count"}
-        ``"max"``: a document's level is its highest level across the valid intents
-        (Sakai & Song's *gr2T*); ``"count"``: the number of valid intents it is relevant
-        to (*2T*). Judged documents keep level 0 when relevant to no valid intent. A
-        document whose qrels levels are all negative (TREC's spam -2) keeps its highest
-        negative level, so that trec_eval's bpref still reads it as unjudged; one with a
-        level >= 0 for some intent gets the merged level (under ``max``, the highest
-        level, as trec_eval sees it in the converted qrels).
-
-    Returns
-    -------
-    xarray.Dataset
-        A collection with one intent, labelled ``"0"`` (as in TREC adhoc qrels).
-    """
-    check_collection(collection, "to_adhoc")
-    _check_adhoc_method(method, "to_adhoc")
-    merged = merge_intents(np.moveaxis(collection["level"].values, 1, -1),
-                           collection["intent_valid"].values[:, None, :], method=method)
-    _check_merged(merged, "to_adhoc")
-    highest = collection["judgment"].values.max(axis=1)  # ABSENT where no line
-    judgment = np.where(highest >= 0, merged, highest).astype(np.int8)[:, None, :]
-    n_topics = collection.sizes["topic"]
-    adhoc = xr.Dataset(
-        {
-            "judgment": (("topic", "intent", "doc"), judgment),
-            "intent_type": (("topic", "intent"), np.full((n_topics, 1), "inf", dtype=object)),
-            "intent_order": (("topic", "intent"), np.zeros((n_topics, 1), dtype=np.int64)),
-            "intent_exists": (("topic", "intent"), np.ones((n_topics, 1), dtype=bool)),
-            "topic_type": collection["topic_type"],
-            "query": collection["query"],
-        },
-        coords={"topic": collection["topic"], "intent": object_strings(["0"]),
-                "docno": collection["docno"]},
-        attrs={"xdiv_kind": "collection",
-               "source": f"to_adhoc({collection.attrs.get('source', '')!s}, method={method})"},
-    )
-    if "doc_length" in collection:
-        adhoc["doc_length"] = collection["doc_length"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", XdivWarning)  # already reported for the source
-        return finalize_collection(adhoc, probabilities="uniform")
-
-
-def _check_adhoc_method(method, role: str) -> None:
-    if method not in ("max", "count"):
-        raise InputError(f"{role}: method must be 'max' or 'count', not {method!r}")
-
-
-def _check_merged(merged, role: str) -> None:
-    if int(merged.max(initial=0)) > 127:
-        raise InputError(f"{role}: a merged level exceeds 127 (a document relevant to more "
-                         "than 127 intents)")
-
-
-def adhoc_judgments(cube: xr.Dataset, method: Literal["max", "count"] = "max") -> xr.Dataset:
-    """A judged cube (:func:`xdiv.judge`) read as single-intent, adhoc relevance.
-
-    The same conversion as :func:`to_adhoc`, applied to the judged cube instead of the
-    collection (so the runs are looked up once for measures of both kinds): ``level``,
-    ``qrels_level`` and ``ideal_level`` get one intent, labelled ``"0"``, holding each
-    document's merged level; a topic's one intent is valid when a document is relevant to
-    it. Variables without an ``intent`` dimension (``judged``, ``length``, document
-    lengths, ...) are kept; so is ``qrels_assessed`` (a qrels line of level >= 0 for some
-    intent), which :func:`to_adhoc` keeps too. A cube with one intent per topic comes back
-    unchanged under ``max``, which leaves it as it is.
-
-    Parameters
-    ----------
-    cube : xarray.Dataset
-        A judged cube; may be dask-backed.
-    method : {"max", "count"}
-        As for :func:`to_adhoc`.
-    """
-    _check_adhoc_method(method, "adhoc_judgments")
-    if method == "max" and cube.sizes["intent"] == 1:
-        return cube
-
-    def merge(name: str) -> xr.DataArray:
-        return xr.apply_ufunc(merge_intents, cube[name], cube["intent_valid"],
-                              input_core_dims=[["intent"], ["intent"]], kwargs={"method": method},
-                              dask="parallelized", output_dtypes=[np.int16])
-
-    qrels = merge("qrels_level")
-    _check_merged(qrels.values, "adhoc_judgments")
-    one = {"intent": object_strings(["0"])}
-    valid = (qrels > 0).any("doc").expand_dims(one, axis=-1)
-    ideal = xr.apply_ufunc(ideal_levels, qrels.astype(np.int8), input_core_dims=[["doc"]],
-                           output_core_dims=[["ideal_rank"]])
-    return cube.drop_dims("intent").assign(
-        level=merge("level").astype(np.int8).expand_dims(one, axis=-1),
-        qrels_level=qrels.astype(np.int8).expand_dims(one, axis=1),
-        ideal_level=ideal.expand_dims(one, axis=1),
-        intent_valid=valid,
-        intent_prob=valid.astype(np.float64),
-        intent_type=xr.full_like(valid, "inf", dtype=object),
-        intent_order=xr.zeros_like(valid, dtype=np.int64),
-    )
-
-
-def measure_judgments(cube: xr.Dataset, measures) -> list[xr.Dataset]:
-    """The judged cube each measure reads.
-
-    A measure with an ``adhoc`` parameter (the single-intent measures, its value decided
-    by :func:`xdiv.measures.registry.with_adhoc`) reads :func:`adhoc_judgments` under that
-    conversion, computed once per conversion; any other measure reads the per-intent
-    ``cube``.
-    """
-    views: dict[str, xr.Dataset] = {}
-    out = []
-    for measure in measures:
-        method = measure.params.get("adhoc")
-        if method is None:
-            out.append(cube)
-            continue
-        if method not in views:
-            views[method] = adhoc_judgments(cube, method)
-        out.append(views[method])
-    return out
-
-
 def collection_report(collection: xr.Dataset) -> dict:
     """What reading dropped or flagged: intents without relevant docs, empty topics."""
     return {"dropped_intents": from_json(collection.attrs.get("dropped_intents", "{}")),
             "topics_without_relevant": from_json(
                 collection.attrs.get("topics_without_relevant", "[]"))}
-
-
-
-def write_qrels(path, collection: xr.Dataset | pd.DataFrame) -> None:
-    """Write a collection (or a tidy ``topic intent docno level`` frame) as TREC qrels.
-
-    The raw levels read, negative (spam) ones included, are written back.
-    """
-    frame = qrels_frame(collection) if isinstance(collection, xr.Dataset) else collection
-    _io.write_qrels(path, frame)

@@ -31,10 +31,11 @@ import pyarrow.compute as pc
 import xarray as xr
 from tqdm.auto import tqdm
 
-from . import io as _io
-from .errors import InputError
-from .labels import natural_sorted, to_json
-from .runs import Duplicates, Order, ORDERS, _ranked_grids, _runs_dataset
+from ..errors import InputError
+from ..core.labels import natural_sorted, to_json
+from ..core.runs import Duplicates, Order, ORDERS, ranked_grids, runs_dataset
+from .trec import RUN_LAYOUT, RunColumns, read_run_columns
+from ._columns import read_columns
 
 __all__ = ["block_progress", "read_run", "read_runs"]
 
@@ -112,7 +113,7 @@ def _parsed(files: list[str]):
     columns, which releases the GIL) by a few threads ahead of the caller; a file's error
     is raised when its turn comes."""
     def parse(path):
-        return _io.read_columns(path, _io.RUN_LAYOUT, optional_last=True)
+        return read_columns(path, RUN_LAYOUT, optional_last=True)
 
     with ThreadPoolExecutor(max_workers=_READERS) as pool:
         ahead = collections.deque()
@@ -129,9 +130,9 @@ def _parsed(files: list[str]):
 def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     """All files in memory: their docnos are coded once, together, into the sorted
     vocabulary, then each file is ranked and laid out on the codes."""
-    columns: dict[str, _io.RunColumns] = {}
+    columns: dict[str, RunColumns] = {}
     for path, table in _parsed(files):
-        run = _io.read_run_columns(path, table=table)
+        run = read_run_columns(path, table=table)
         _check_name(run, columns)
         columns[run.name] = run
         bar.update(1)
@@ -155,7 +156,7 @@ def _read_lazy(files, block: int, order: Order, duplicates: Duplicates, bar) -> 
     outlines: dict[str, _FileGrids] = {}
     batch: list[pa.Array] = []
     for path, table in _parsed(files):
-        run = _io.read_run_columns(path, table=table)
+        run = read_run_columns(path, table=table)
         _check_name(run, outlines)
         words, code = _sorted_codes(run.docno)
         grid = _file_grids(run, code, lambda k: words[int(k)].as_py(), order, duplicates)
@@ -172,7 +173,7 @@ def _read_lazy(files, block: int, order: Order, duplicates: Duplicates, bar) -> 
     return _assemble(grids, vocabulary, order, doc, score)
 
 
-def _check_name(run: _io.RunColumns, seen: Mapping) -> None:
+def _check_name(run: RunColumns, seen: Mapping) -> None:
     if run.name in seen:
         raise InputError(f"{run.path}: run name {run.name!r} is also the name of "
                          f"{seen[run.name].path}")
@@ -186,7 +187,7 @@ def _extent(grids: list[_FileGrids]) -> tuple[list[str], int]:
 
 def _assemble(grids, vocabulary, order, doc, score) -> xr.Dataset:
     topics, _ = _extent(grids)
-    runs = _runs_dataset(doc, score, _lengths(grids, topics), [g.name for g in grids],
+    runs = runs_dataset(doc, score, _lengths(grids, topics), [g.name for g in grids],
                          topics, vocabulary, order)
     runs.attrs["source"] = to_json({g.name: g.path for g in grids})
     runs.attrs["tags"] = to_json({g.name: g.tags for g in grids})
@@ -238,7 +239,7 @@ class _FileGrids:
                           self.depth)
 
 
-def _file_grids(run: _io.RunColumns, code: np.ndarray, docno_of, order: Order,
+def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
                 duplicates: Duplicates, *, warn: bool = True) -> _FileGrids:
     """Check and rank one run file whose docnos are ``code`` (int32 codes whose order is
     the docnos' order; ``docno_of(code)`` names one in messages); see
@@ -248,7 +249,7 @@ def _file_grids(run: _io.RunColumns, code: np.ndarray, docno_of, order: Order,
     present = np.flatnonzero(np.bincount(topic_rows, minlength=len(topic_words)))
     topics = natural_sorted([topic_words[k] for k in present])
     t_code = pd.Index(topics).get_indexer(topic_words)[topic_rows].astype(np.int64)
-    doc, score, length = _ranked_grids(
+    doc, score, length = ranked_grids(
         np.zeros(len(code), dtype=np.int64), t_code, code, run.score,
         run.rank.astype(np.float64), (1, len(topics)), order=order, duplicates=duplicates,
         run_labels=[run.name], topic_labels=topics, docno_of=docno_of, warn=warn)
@@ -320,7 +321,7 @@ def _load_block(paths: list[str], words: pa.Array, topics: list[str], depth: int
     """Read the run files ``paths`` into ``doc`` and ``score`` grids coded into the
     dataset's sorted vocabulary ``words`` (the first pass gave the checks and warnings)."""
     # warnings.catch_warnings is not thread-safe: the readers are asked not to warn
-    runs = [_io.read_run_columns(path, warn=False) for path in paths]
+    runs = [read_run_columns(path, warn=False) for path in paths]
     found = pc.index_in(pa.chunked_array([run.docno for run in runs], type=pa.string()),
                         value_set=words).combine_chunks()
     if found.null_count:

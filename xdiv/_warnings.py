@@ -1,0 +1,34 @@
+"""One way to warn: :func:`warn` attributes each warning to the first frame outside the
+xdiv package (the user's code), as xarray's ``emit_user_level_warning`` does, so that no
+call site counts stack levels that a refactoring would silently break."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import warnings
+
+__all__ = ["find_stack_level", "warn"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def find_stack_level() -> int:
+    """The ``stacklevel`` of the innermost frame whose file lies outside the xdiv package
+    (1 is the caller of :func:`warnings.warn`)."""
+    frame = inspect.currentframe()
+    level = 0
+    try:
+        while frame is not None:
+            if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+                return max(level, 1)
+            frame = frame.f_back
+            level += 1
+        return max(level, 1)
+    finally:
+        del frame
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """Issue ``message`` as ``category``, attributed to the user's code."""
+    warnings.warn(message, category, stacklevel=find_stack_level())

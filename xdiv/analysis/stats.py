@@ -1,0 +1,79 @@
+"""Statistical follow-up of score cubes with statsmodels and scipy.
+
+Each helper takes the ``score(metric, run, topic)`` cube and one metric, uses the topics
+with a score for every run, and returns statsmodels' own result objects (or a tidy
+frame), so the usual summaries and plots apply. p-value corrections are applied across
+the whole family of run pairs, never per test.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+from scipy.stats import ttest_rel
+
+from ..errors import InputError
+from ..core.cube import score_array
+
+__all__ = ["tidy", "anova", "tukey", "paired_t_tests", "effect_sizes"]
+
+
+def tidy(scores, metric: str) -> pd.DataFrame:
+    """``run``, ``topic``, ``score`` rows of one metric, on topics scored for every run."""
+    da = score_array(scores, [metric]).isel(metric=0)
+    table = da.transpose("topic", "run").to_pandas().dropna(axis=0)
+    if len(table) < 2:
+        raise InputError(f"{metric}: fewer than two topics have scores for every run")
+    frame = table.reset_index().melt(id_vars="topic", var_name="run", value_name="score")
+    return frame.astype({"run": str, "topic": str})
+
+
+def anova(scores, metric: str):
+    """Two-way ANOVA without replication (score ~ run + topic).
+
+    Returns
+    -------
+    (fit, table)
+        The statsmodels OLS results and ``anova_lm``'s table (type II sums of squares).
+    """
+    from statsmodels.formula.api import ols
+    from statsmodels.stats.anova import anova_lm
+
+    fit = ols("score ~ C(run) + C(topic)", data=tidy(scores, metric)).fit()
+    return fit, anova_lm(fit, typ=2)
+
+
+def tukey(scores, metric: str, alpha: float = 0.05):
+    """Parametric Tukey HSD over runs (statsmodels' ``pairwise_tukeyhsd``)."""
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+    frame = tidy(scores, metric)
+    return pairwise_tukeyhsd(frame["score"], frame["run"], alpha=alpha)
+
+
+def paired_t_tests(scores, metric: str, method: str = "holm",
+                   alpha: float = 0.05) -> pd.DataFrame:
+    """Paired t-tests of every run pair, p-values adjusted over the whole family
+    (``statsmodels.stats.multitest.multipletests``: ``holm``, ``fdr_bh``, ...)."""
+    from statsmodels.stats.multitest import multipletests
+
+    table = tidy(scores, metric).pivot(index="topic", columns="run", values="score")
+    rows = []
+    for a, b in itertools.combinations(table.columns, 2):
+        res = ttest_rel(table[a], table[b])
+        rows.append((a, b, table[a].mean() - table[b].mean(), res.statistic, res.pvalue))
+    frame = pd.DataFrame(rows, columns=["run_a", "run_b", "diff", "t", "pvalue"])
+    reject, adjusted, _, _ = multipletests(frame["pvalue"], alpha=alpha, method=method)
+    return frame.assign(pvalue_adjusted=adjusted, reject=reject, method=method)
+
+
+def effect_sizes(scores, metric: str) -> pd.DataFrame:
+    """Standardised mean differences of every run pair, ``(mean_a - mean_b) / sqrt(MSE)``
+    with the residual mean square of the two-way ANOVA (Sakai's ES_E2)."""
+    fit, _ = anova(scores, metric)
+    means = tidy(scores, metric).groupby("run")["score"].mean()
+    rows = [(a, b, (means[a] - means[b]) / np.sqrt(fit.mse_resid))
+            for a, b in itertools.combinations(means.index, 2)]
+    return pd.DataFrame(rows, columns=["run_a", "run_b", "effect_size"])

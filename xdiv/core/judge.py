@@ -1,0 +1,287 @@
+"""Judging: the join of runs with a collection into the judged cube that every measure reduces, with runs and collection aligned on topics by label."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import xarray as xr
+
+from .collection import describe_dataset, check_collection
+from ..kernels.common import ideal_levels
+from ..errors import InputError
+from .labels import natural_sorted, object_strings, to_json
+
+__all__ = ["check_runs", "judge"]
+
+
+# ---------------------------------------------------------------------------- judging
+
+def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
+    """The collection's judged (topic, docno) pairs, indexed by the runs' docno codes.
+
+    Each judged docno is looked up once in the run vocabulary (a hash join of the two
+    string columns); docnos no run retrieved cannot match a ranked document and are
+    left out.
+
+    Parameters
+    ----------
+    vocabulary : numpy.ndarray
+        The runs' ``docno(docid)``, sorted ascending.
+    docno_grid : numpy.ndarray
+        The collection's ``docno(topic, doc)`` (``""`` in padding) on the runs' topics.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of :func:`_lookup_slots`: the judged pairs sorted by code
+        then topic (``topics`` and their collection ``slots``), and ``starts``: the pairs
+        of code ``c`` are ``starts[c]:starts[c + 1]`` (padding's -1 reads an empty range).
+    """
+    width = len(vocabulary)
+    topic, slot = np.nonzero(docno_grid != "")
+    judged = pc.dictionary_encode(pa.array(np.asarray(docno_grid[topic, slot], dtype=object),
+                                           pa.string()))
+    # the vocabulary is searched in the judged docnos (hashing the smaller side)
+    where = pc.index_in(pa.array(np.asarray(vocabulary, dtype=object), pa.string()),
+                        value_set=judged.dictionary)
+    code_of = np.full(len(judged.dictionary), -1, dtype=np.int64)
+    code_of[where.drop_null().to_numpy()] = np.flatnonzero(~np.asarray(where.is_null()))
+    code = code_of[judged.indices.to_numpy(zero_copy_only=False)]
+    inside = code >= 0
+    topic, slot, code = topic[inside], slot[inside], code[inside]
+    by_code = np.lexsort((topic, code))
+    starts = np.searchsorted(code[by_code], np.arange(width + 2)).astype(np.int32)
+    return {"topics": np.append(topic[by_code], -1).astype(np.int32),
+            "slots": np.append(slot[by_code], -1).astype(np.int32),
+            "starts": starts, "steps": int(np.diff(starts).max(initial=0)).bit_length()}
+
+
+def _lookup_slots(doc, topic_index, *, topics, slots, starts, steps):
+    """Kernel: collection doc slot of each (topic, doc code); -1 when not judged or in
+    padding. A binary search, vectorised over the documents, among the few topics for
+    which the document's code is judged (``steps`` halvings reach any of them; none is
+    needed when no docno is judged for two topics, the common case)."""
+    shape = np.broadcast_shapes(np.shape(doc), np.shape(topic_index))
+    code = np.broadcast_to(doc, shape)
+    topic = np.broadcast_to(topic_index, shape)
+    code = np.where(code < 0, len(starts) - 2, code)  # padding: an empty range
+    lo, hi = starts[code], starts[code + 1]
+    if steps > 1:
+        for _ in range(steps):
+            mid = (lo + hi) // 2
+            before = topics[np.minimum(mid, len(topics) - 1)] < topic
+            open_ = lo < hi
+            lo = np.where(open_ & before, mid + 1, lo)
+            hi = np.where(open_ & ~before, mid, hi)
+        hi = starts[code + 1]
+    at = np.minimum(lo, len(topics) - 1)
+    return np.where((lo < hi) & (topics[at] == topic), slots[at], np.int32(-1))
+
+
+def _gather_levels(slot, level_tdi):
+    """Kernel: per-intent levels ``(..., intent)`` of the docs at ``slot`` (topic last axis).
+
+    ``slot`` has the topic as its last axis, ``level_tdi`` is ``(topic, doc, intent)``.
+    """
+    topic = np.arange(slot.shape[-1]).reshape((1,) * (slot.ndim - 1) + (-1,))
+    topic = np.broadcast_to(topic, slot.shape)
+    safe = np.where(slot >= 0, slot, 0)
+    out = level_tdi[topic, safe]
+    out[slot < 0] = 0
+    return out
+
+
+def check_runs(dataset, role: str = "runs") -> None:
+    """Raise :class:`InputError` unless ``dataset`` is a Runs dataset.
+
+    The schema of :mod:`xdiv.runs` is checked: integer ``doc`` and numeric ``score`` over
+    run, topic and rank, ``length`` over run and topic, a ``docno`` vocabulary of strings along
+    ``docid`` sorted ascending without repeats, and (for data in memory, not dask-backed)
+    codes from -1 to the vocabulary size minus one.
+
+    Parameters
+    ----------
+    dataset : object
+        What to check.
+    role : str
+        The argument's name, at the start of the message (e.g. ``"judge: runs"``).
+    """
+    variables = set(dataset.variables) if isinstance(dataset, xr.Dataset) else set()
+    if not {"doc", "docno", "score", "length"} <= variables:
+        if "docno" in variables and set(dataset["docno"].dims) == {"run", "topic", "rank"}:
+            raise InputError(f"{role}: a Runs dataset of an older xdiv (docno strings over "
+                             "run, topic and rank, no doc codes); read the run files again "
+                             "with xdiv.read_runs, or rebuild it with xdiv.build_runs")
+        raise InputError(f"{role}: expected a Runs dataset (from xdiv.read_runs or "
+                         f"xdiv.build_runs), got {describe_dataset(dataset)}")
+    for name, dims in (("doc", ("run", "topic", "rank")), ("score", ("run", "topic", "rank")),
+                       ("length", ("run", "topic")), ("docno", ("docid",))):
+        held = dataset[name].dims
+        if len(held) != len(dims) or set(held) != set(dims):
+            raise InputError(f"{role}: its {name} variable has the dimensions "
+                             f"({', '.join(map(str, held))}), not ({', '.join(dims)})")
+    if dataset["doc"].dtype.kind not in "iu":
+        raise InputError(f"{role}: its doc variable holds {dataset['doc'].dtype}, not "
+                         "integer codes into the docno vocabulary")
+    if dataset["score"].dtype.kind not in "fiu":
+        raise InputError(f"{role}: its score variable holds {dataset['score'].dtype}, not "
+                         "numbers")
+    vocabulary = dataset["docno"].values
+    if vocabulary.dtype.kind != "U" and pd.api.types.infer_dtype(
+            vocabulary, skipna=False) not in ("string", "empty"):
+        raise InputError(f"{role}: its docno vocabulary holds "
+                         f"{pd.api.types.infer_dtype(vocabulary, skipna=False)} values, "
+                         "not strings")
+    ascending = vocabulary[1:] > vocabulary[:-1]
+    if not ascending.all():
+        k = int(np.argmin(ascending)) + 1
+        raise InputError(f"{role}: its docno vocabulary is not sorted ascending without "
+                         f"repeats: docno {vocabulary[k]} (docid {k}) follows "
+                         f"{vocabulary[k - 1]}")
+    doc = dataset["doc"]
+    if isinstance(doc.data, np.ndarray) and doc.size:
+        outside = (doc.values < -1) | (doc.values >= len(vocabulary))
+        if outside.any():
+            at = dict(zip(doc.dims, np.unravel_index(np.argmax(outside), doc.shape)))
+            raise InputError(f"{role}: doc code {doc.values.flat[np.argmax(outside)]} at run "
+                             f"{dataset['run'].values[at['run']]} topic "
+                             f"{dataset['topic'].values[at['topic']]} rank "
+                             f"{dataset['rank'].values[at['rank']]} is outside the docno "
+                             f"vocabulary (-1 in padding, else 0 to {len(vocabulary) - 1})")
+
+
+def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None) -> xr.Dataset:
+    """Join runs with a collection into the judged cube ``level(run, topic, rank, intent)``.
+
+    Parameters
+    ----------
+    runs : xarray.Dataset
+        A Runs dataset (may be dask-backed, chunked along ``run`` or ``topic``).
+    collection : xarray.Dataset
+        A collection dataset.
+    depth : int, optional
+        Keep only the top ``depth`` ranks (the measures' largest cutoff); all by default.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``level``, ``judged``, ``slot`` over (run, topic, rank[, intent]), ``length`` and
+        ``retrieved`` over (run, topic), and the collection's per-topic variables
+        (``qrels_level``, ``qrels_assessed``, ``intent_valid``, ``intent_prob``,
+        ``intent_type``, ``intent_order``) aligned on the union of topics, and
+        ``ideal_level(topic, intent, ideal_rank)``: each intent's judged levels sorted
+        descending (its ideal ranked list), computed once and broadcast to every run. The
+        attributes ``topics_not_in_qrels`` and ``topics_not_in_runs`` (JSON) report the alignment.
+    """
+    check_runs(runs, "judge: runs")
+    check_collection(collection, "judge: collection")
+    topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
+    if depth is not None:
+        runs = runs.isel(rank=slice(0, max(int(depth), 1)))
+    runs = _on_topics(runs, topics, {"doc": -1, "score": np.nan, "length": 0})
+    coll = _align_collection(collection, topics)
+
+    topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
+    slot = xr.apply_ufunc(
+        _lookup_slots, runs["doc"], topic_index,
+        kwargs=_judged_keys(runs["docno"].values, coll["docno"].values),
+        dask="parallelized", output_dtypes=[np.int32],
+    )
+    level = _judged_levels(slot, coll["qrels_level"], "intent")
+    extra = {}
+    if "node_level" in coll:  # hierarchy: node relevance of every ranked document
+        extra["node_run_level"] = _judged_levels(slot, coll["node_level"], "node")
+    if "doc_length" in coll:  # U-measures: length of every ranked (judged) document
+        extra["run_doc_length"] = xr.apply_ufunc(
+            _gather_values, slot.transpose("run", "rank", "topic"),
+            kwargs={"values_td": coll["doc_length"].values}, input_core_dims=[["topic"]],
+            output_core_dims=[["topic"]], dask="parallelized", output_dtypes=[np.float64],
+            dask_gufunc_kwargs={"allow_rechunk": True}).transpose("run", "topic", "rank")
+    cube = xr.Dataset(
+        {
+            **extra,
+            "level": level,
+            "judged": slot >= 0,
+            "slot": slot,
+            "length": runs["length"],
+            "retrieved": runs["length"] > 0,
+        }
+    ).merge(coll)
+    cube["ideal_level"] = xr.apply_ufunc(
+        ideal_levels, coll["qrels_level"], input_core_dims=[["doc"]],
+        output_core_dims=[["ideal_rank"]])
+    cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
+    return cube
+
+
+def _gather_values(slot, values_td):
+    """Kernel: per-document values ``(topic, doc)`` at ``slot`` (topic last axis); 0 where
+    unjudged."""
+    topic = np.broadcast_to(np.arange(slot.shape[-1]), slot.shape)
+    out = values_td[topic, np.where(slot >= 0, slot, 0)]
+    return np.where(slot >= 0, out, 0.0)
+
+
+def _judged_levels(slot: xr.DataArray, qrels: xr.DataArray, dim: str) -> xr.DataArray:
+    """Levels ``(run, topic, rank, dim)`` of the ranked documents, gathered by ``slot`` from
+    the collection's ``qrels(topic, dim, doc)``."""
+    level_tdi = np.ascontiguousarray(np.moveaxis(qrels.values, 1, 2))
+    return xr.apply_ufunc(
+        _gather_levels, slot.transpose("run", "rank", "topic"),
+        kwargs={"level_tdi": level_tdi},
+        input_core_dims=[["topic"]], output_core_dims=[["topic", dim]],
+        dask="parallelized", output_dtypes=[np.int8],
+        dask_gufunc_kwargs={"output_sizes": {dim: qrels.sizes[dim]}, "allow_rechunk": True},
+    ).transpose("run", "topic", "rank", dim)
+
+
+def _alignment_report(runs: xr.Dataset, coll: xr.Dataset, collection: xr.Dataset) -> dict:
+    """Topics retrieved but not judged, and judged topics (with relevant docs) a run lacks."""
+    known = set(map(str, collection["topic"].values))
+    retrieved = runs["length"].values > 0
+    topics = runs["topic"].values
+    unjudged = [str(t) for t in topics[retrieved.any(axis=0)] if str(t) not in known]
+    has_rel = coll["intent_valid"].values.any(axis=1)
+    lacking = {str(r): [str(t) for t in topics[has_rel & ~retrieved[i]]]
+               for i, r in enumerate(runs["run"].values)}
+    return {"topics_not_in_qrels": to_json(unjudged),
+            "topics_not_in_runs": to_json({r: v for r, v in lacking.items() if v})}
+
+
+def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset:
+    """``dataset`` on the ``topics`` labels: a cheap selection when it has them all, a
+    reindex with ``fill`` values otherwise."""
+    index = pd.Index(dataset["topic"].values).get_indexer(topics)
+    if (index >= 0).all():
+        if np.array_equal(index, np.arange(dataset.sizes["topic"])):
+            return dataset
+        return dataset.isel(topic=index)
+    return dataset.reindex(topic=object_strings(topics), fill_value=fill)
+
+
+OPTIONAL_FILL = {"doc_length": 0.0, "node_exists": False, "node_layer": 0, "node_leaf": False,
+                 "node_intent": "", "node_weight": 0.0, "node_covers": False, "node_level": 0,
+                 "layer_weight": 0.0}
+"""Optional collection variables (document lengths, hierarchies) a judged cube carries when
+the collection has them, with their fill values for topics the collection lacks."""
+
+
+def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
+    """The per-topic collection variables a measure needs, reindexed on ``topics``.
+
+    ``qrels_assessed(topic, doc)`` marks the documents with a qrels line of level >= 0: a
+    document whose lines are all negative (TREC's spam -2) is, as trec_eval reads it, in
+    the pool but unjudged (for bpref).
+    """
+    fill = {"level": 0, "assessed": False, "intent_valid": False, "intent_prob": 0.0,
+            "intent_type": "", "intent_order": -1, "docno": "", **OPTIONAL_FILL}
+    names = ["level", "intent_valid", "intent_prob", "intent_type", "intent_order"]
+    sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]].assign(
+        assessed=(collection["judgment"] >= 0).any("intent"))
+    sub = _on_topics(sub, topics, fill)
+    if sub["docno"].dtype.kind == "O":
+        sub = sub.assign_coords(docno=sub["docno"].fillna(""))
+    return sub.rename({"level": "qrels_level", "assessed": "qrels_assessed"})

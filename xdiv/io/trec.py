@@ -1,0 +1,218 @@
+"""TREC text formats: qrels, runs, intent probabilities and document lengths, read into tidy frames and written back."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import warnings
+from collections.abc import Iterable
+from typing import TextIO
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import ParseError, XdivWarning
+from ..core.labels import preview
+from .atomic import atomic_output
+from ._guard import check_output_path, open_text
+from ._columns import read_table, decode_strings, read_columns
+
+__all__ = ["read_qrels_frame", "RunColumns", "read_run_columns",
+    "read_run_frame", "line_numbers", "read_probabilities", "read_doc_lengths",
+    "write_qrels_frame", "write_run_frame"]
+
+PathLike = str | os.PathLike
+
+
+def read_qrels_frame(path: PathLike) -> pd.DataFrame:
+    """Read TREC qrels (``topic intent docno level``) into a tidy frame.
+
+    Diversity qrels carry the intent (subtopic) number in the second column; adhoc qrels
+    carry an iteration number (usually ``0``), read the same way as a single intent.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``intent``, ``docno`` (str) and ``level`` (int64).
+    """
+    return read_table(path, [("topic", "str"), ("intent", "str"), ("docno", "str"),
+                              ("level", "int")])
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """One TREC run file as columns, docnos and topics dictionary-encoded.
+
+    Attributes
+    ----------
+    path : str
+    name : str
+        The run's name (see :func:`read_run_frame`).
+    tags : list of str
+        The tags of the first and the last line.
+    topic : pyarrow.DictionaryArray
+        Per line: int32 indices into the file's distinct topics.
+    docno : pyarrow.StringArray
+        Per line.
+    rank : numpy.ndarray
+        int64 per line.
+    score : numpy.ndarray
+        float64 per line.
+    """
+
+    path: str
+    name: str
+    tags: list[str]
+    topic: pa.DictionaryArray
+    docno: pa.StringArray
+    rank: np.ndarray
+    score: np.ndarray
+
+
+RUN_LAYOUT = [("topic", "str"), ("_Q0", "str"), ("docno", "str"), ("rank", "int"),
+              ("score", "float"), ("run", "str")]
+"""The columns of a TREC run file, for :func:`read_columns` (the tag is optional)."""
+
+
+def read_run_columns(path: PathLike, *, warn: bool = True,
+                     table: dict | None = None) -> RunColumns:
+    """Read a TREC run (``topic Q0 docno rank score [tag]``) into columns, without a
+    Python string per line (see :func:`read_columns`); named as :func:`read_run_frame`
+    names it, with the same warnings (unless ``warn`` is false). ``table`` is the file
+    as ``read_columns(path, RUN_LAYOUT, optional_last=True)`` returns it, when read
+    already (the readers parse files in parallel, and name them in order)."""
+    if table is None:
+        table = read_columns(path, RUN_LAYOUT, optional_last=True)
+    tag = table["run"]
+    words = tag.dictionary.to_pylist()
+    indices = tag.indices.to_numpy(zero_copy_only=False)
+    first, last = words[indices[0]], words[indices[-1]]
+    present = np.flatnonzero(np.bincount(indices, minlength=len(words)))
+    name = _name_from_path(path)
+    if len(present) == 1 and first != "":
+        name = first
+    elif not warn:
+        pass
+    elif len(present) == 1:
+        warnings.warn(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
+                      "after the file", XdivWarning, stacklevel=3)
+    else:
+        tags = [words[k] for k in pd.unique(indices)]
+        warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags "
+                      f"({preview(tags, 5)}); the run is named {name!r} after the file",
+                      XdivWarning, stacklevel=3)
+    return RunColumns(path=os.fspath(path), name=name, tags=[first, last],
+                      topic=table["topic"], docno=table["docno"], rank=table["rank"],
+                      score=table["score"])
+
+
+def read_run_frame(path: PathLike) -> pd.DataFrame:
+    """Read a TREC run (``topic Q0 docno rank score [tag]``) into a tidy frame.
+
+    The run name is the tag of the sixth column. When the column is absent, or when
+    the file holds more than one tag, the run is named after the file (its name without
+    ``.gz`` and without a ``.run``/``.txt`` suffix) and a :class:`XdivWarning` says so.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``docno`` (str), ``rank`` (int64), ``score`` (float64) and
+        ``run``; ``attrs["tags"]`` holds the tags of the first and the last line (which
+        ndeval and gdeval respectively print as the run's name).
+    """
+    columns = read_run_columns(path)
+    frame = pd.DataFrame({"topic": decode_strings(columns.topic),
+                          "docno": decode_strings(columns.docno),
+                          "rank": columns.rank, "score": columns.score,
+                          "run": columns.name}, copy=False)
+    frame.attrs["tags"] = columns.tags
+    return frame
+
+
+def _name_from_path(path: PathLike) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".run", ".txt", ".trec"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
+    """1-based line numbers of the ``n_rows`` data lines (blank lines are skipped)."""
+    with open_text(path) as fh:
+        data = fh.read()
+    lines = data.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    numbers = np.fromiter((i for i, line in enumerate(lines, start=1) if line.strip()),
+                          dtype=np.int64, count=-1)
+    if len(numbers) != n_rows:  # pragma: no cover - guarded by read_table
+        raise ParseError(path, None, "line count mismatch while numbering lines")
+    return numbers
+
+
+
+def read_probabilities(path: PathLike) -> pd.DataFrame:
+    """Read an intent-probability file (``topic intent probability``).
+
+    Probabilities must be finite and non-negative; they are renormalised per topic over
+    the intents kept in the collection (see :func:`xdiv.read_qrels`).
+    """
+    frame = read_table(path, [("topic", "str"), ("intent", "str"), ("probability", "float")])
+    frame["line"] = line_numbers(path, len(frame))
+    negative = frame["probability"] < 0
+    if negative.any():
+        raise ParseError(path, int(frame.loc[negative.idxmax(), "line"]),
+                         "a probability is negative")
+    dup = frame.duplicated(["topic", "intent"])
+    if dup.any():
+        raise ParseError(path, int(frame.loc[dup.idxmax(), "line"]),
+                         "this (topic, intent) pair appears twice")
+    return frame
+
+
+def read_doc_lengths(path: PathLike) -> pd.DataFrame:
+    """Read document lengths (``docno length``, characters) into ``docno``/``length``."""
+    return read_table(path, [("docno", "str"), ("length", "float")])
+
+
+def _open_write(path: PathLike) -> contextlib.AbstractContextManager[TextIO]:
+    """A UTF-8 text file replacing ``path`` atomically (see :mod:`xdiv.atomic`), gzipped
+    when the name ends with ``.gz``."""
+    return atomic_output(path, gzip=os.fspath(path).endswith(".gz"))
+
+
+_LINES_PER_WRITE = 10_000
+
+
+def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
+    """Write the columns' values as space-separated lines, a block of lines at a time."""
+    text = check_output_path(path)
+    lines = map(" ".join, zip(*(np.asarray(c).astype(str) for c in columns)))
+    with _open_write(text) as fh:
+        while block := list(itertools.islice(lines, _LINES_PER_WRITE)):
+            fh.write("\n".join(block) + "\n")
+
+
+def write_qrels_frame(path: PathLike, qrels: pd.DataFrame) -> None:
+    """Write a tidy qrels frame (``topic intent docno level``) as TREC qrels.
+
+    Use :func:`xdiv.collection.qrels_frame` to get that frame from a collection; the
+    original lines, including negative (spam) levels, are reproduced.
+    """
+    _write_lines(path, [qrels["topic"], qrels["intent"], qrels["docno"], qrels["level"]])
+
+
+def write_run_frame(path: PathLike, run: pd.DataFrame) -> None:
+    """Write a tidy run frame (``run topic docno rank score``) as a TREC 6-column run.
+
+    Scores are written with ``repr`` precision so that reading the file back gives the
+    same floats.
+    """
+    scores = np.array([repr(float(s)) for s in run["score"].to_numpy()], dtype=object)
+    _write_lines(path, [run["topic"], np.full(len(run), "Q0"), run["docno"], run["rank"],
+                        scores, run["run"]])

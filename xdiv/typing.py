@@ -1,0 +1,83 @@
+"""The option vocabularies of xdiv, each spelled once as a :data:`~typing.Literal` type
+with the tuple of its values (as xarray's ``core/types.py`` does): signatures, checks
+and command-line choices all read them from here."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+__all__ = [
+    "ADHOC_METHODS", "AdhocMethod", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
+    "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
+    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "META_TESTS", "MISSING", "MetaTest",
+    "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "Order", "PROBABILITY_SCHEMES",
+    "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "SCORE_FORMATS", "ScoreFormat",
+    "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
+]
+
+Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
+"""How a run's documents are ranked: by score with ties by docno descending (trec_eval,
+the default) or ascending, or by the rank column (ndeval)."""
+ORDERS: tuple[Order, ...] = get_args(Order)
+
+Duplicates = Literal["error", "first"]
+"""What a document listed twice for a topic in one run does: refuse the run, or keep its
+first (best-ranked) occurrence."""
+DUPLICATES: tuple[Duplicates, ...] = get_args(Duplicates)
+
+AdhocMethod = Literal["max", "count"]
+"""One level per document from diversity qrels: its highest over the intents, or the
+number of intents it is relevant to."""
+ADHOC_METHODS: tuple[AdhocMethod, ...] = get_args(AdhocMethod)
+
+Missing = Literal["zero", "nan"]
+"""The score of a run on a judged topic it retrieved nothing for."""
+MISSING: tuple[Missing, ...] = get_args(Missing)
+
+ProbabilityScheme = Literal["uniform", "nonuniform"]
+"""Intent probabilities by name: uniform, or Sakai & Song's non-uniform scheme."""
+PROBABILITY_SCHEMES: tuple[ProbabilityScheme, ...] = get_args(ProbabilityScheme)
+
+CutoffRule = Literal["required", "optional", "none"]
+"""Whether a measure's name takes a cutoff ``@l``."""
+CUTOFF_RULES: tuple[CutoffRule, ...] = get_args(CutoffRule)
+
+Tool = Literal["trec_eval", "ir_measures"]
+"""Other tools whose measure names xdiv reads."""
+TOOLS: tuple[Tool, ...] = get_args(Tool)
+
+HierarchyKind = Literal["OIH", "EIH"]
+"""An intent hierarchy as given (original) or extended so every leaf is deepest."""
+HIERARCHY_KINDS: tuple[HierarchyKind, ...] = get_args(HierarchyKind)
+
+NodeWeights = Literal["UT", "UB", "NT", "NB"]
+"""Uniform or non-uniform, top-down or bottom-up node weights of a hierarchy."""
+NODE_WEIGHTS: tuple[NodeWeights, ...] = get_args(NodeWeights)
+
+ImineLevels = Literal["ntcir", "raw"]
+"""How NTCIR IMine relevance labels are read: NTCIR's L0-L4 mapping, or as written."""
+IMINE_LEVELS: tuple[ImineLevels, ...] = get_args(ImineLevels)
+
+CubeKind = Literal["scores", "meta"]
+"""The kinds of result file that :func:`xdiv.open_cube` reads."""
+CUBE_KINDS: tuple[CubeKind, ...] = get_args(CubeKind)
+
+MetaTest = Literal["bootstrap", "tukey", "both"]
+"""The significance tests of the discriminative-power meta-evaluation."""
+META_TESTS: tuple[MetaTest, ...] = get_args(MetaTest)
+
+DesignTest = Literal["paired-t", "anova", "ci"]
+"""The tests that topic-set-size design targets."""
+DESIGN_TESTS: tuple[DesignTest, ...] = get_args(DesignTest)
+
+PairVariance = Literal["pooled", "pair"]
+"""The variance a pairwise design uses: pooled over the runs, or each pair's own."""
+PAIR_VARIANCES: tuple[PairVariance, ...] = get_args(PairVariance)
+
+TableFormat = Literal["table", "tsv", "csv"]
+"""Text layouts of a result table."""
+TABLE_FORMATS: tuple[TableFormat, ...] = get_args(TableFormat)
+
+ScoreFormat = Literal["table", "tsv", "csv", "ndeval", "trec_eval"]
+"""Text layouts of a score cube: the result tables and the official tools' layouts."""
+SCORE_FORMATS: tuple[ScoreFormat, ...] = get_args(ScoreFormat)
