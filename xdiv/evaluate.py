@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable
 from typing import Literal
 
@@ -19,6 +18,7 @@ from .core.labels import from_json, object_strings, preview, to_json
 from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
 from .core.judge import check_runs, judge
+from ._warnings import warn
 
 __all__ = ["evaluate", "requested_measures"]
 
@@ -99,10 +99,10 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     labels, measures = requested_measures(metrics)
     typed = [m.name for m in measures if m.definition.uses_intent_types]
     if typed and not collection.attrs.get("topics"):
-        warnings.warn(f"{preview(typed, 5)}: the collection was read without a topic file, "
+        warn(f"{preview(typed, 5)}: the collection was read without a topic file, "
                       "so every intent is taken as informational (these measures treat "
                       "navigational intents differently; give the qrels their topic file)",
-                      XdivWarning, stacklevel=2)
+                      XdivWarning)
     if adhoc not in (None, "max", "count"):
         raise InputError(f"adhoc must be 'max', 'count' or None, not {adhoc!r}")
     computed = [with_adhoc(m, adhoc) for m in measures]  # each with its conversion decided
@@ -155,21 +155,20 @@ def _warn_unjudged_runs(cube: xr.Dataset) -> None:
     unjudged = ~cube["judged"].any(("topic", "rank")).values
     if unjudged.any():
         runs = [str(r) for r in cube["run"].values[unjudged]]
-        warnings.warn(f"{len(runs)} run(s) retrieved no judged document, and score 0 (is the "
-                      f"run of another collection or year?): {preview(runs)}", XdivWarning,
-                      stacklevel=3)
+        warn(f"{len(runs)} run(s) retrieved no judged document, and score 0 (is the "
+                      f"run of another collection or year?): {preview(runs)}", XdivWarning)
 
 
 def _warn_alignment(result: xr.Dataset) -> None:
     unjudged = from_json(result.attrs["topics_not_in_qrels"])
     if unjudged:
-        warnings.warn(f"{len(unjudged)} retrieved topic(s) are not in the qrels and score NaN: "
-                      f"{preview(unjudged)}", AlignmentWarning, stacklevel=3)
+        warn(f"{len(unjudged)} retrieved topic(s) are not in the qrels and score NaN: "
+                      f"{preview(unjudged)}", AlignmentWarning)
     lacking = from_json(result.attrs["topics_not_in_runs"])
     if lacking:
         what = "0" if result.attrs["missing"] == "zero" else "NaN"
         shown = "; ".join(f"{run}: topic{'s' if len(t) > 1 else ''} {preview(t, 5)}"
                           for run, t in list(lacking.items())[:5])
-        warnings.warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
+        warn(f"{len(lacking)} run(s) retrieved nothing for some judged topics, which "
                       f"score {what} (missing={result.attrs['missing']!r}): {shown}",
-                      AlignmentWarning, stacklevel=3)
+                      AlignmentWarning)

@@ -25,7 +25,6 @@ print URisk for ``-baseline``.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import xarray as xr
@@ -34,6 +33,7 @@ from ..errors import InputError, XdivWarning
 from ..core.cube import score_array
 from ..kernels import risk as K
 from ..core.labels import preview
+from .._warnings import warn
 
 __all__ = ["georisk", "risk_differences", "trisk", "urisk"]
 
@@ -215,6 +215,6 @@ def _warn_partial_topics(partial: xr.DataArray) -> None:
     (``partial`` over ``(metric, topic)``)."""
     for m in np.flatnonzero(partial.values.any(axis=-1)):
         topics = [str(t) for t in partial["topic"].values[partial.values[m]]]
-        warnings.warn(f"GeoRisk of {partial['metric'].values[m]}: {len(topics)} topic(s) "
+        warn(f"GeoRisk of {partial['metric'].values[m]}: {len(topics)} topic(s) "
                       f"left out where some runs have no score ({preview(topics, 5)})",
-                      XdivWarning, stacklevel=3)
+                      XdivWarning)

@@ -31,7 +31,6 @@ names the topic file the intent types came from (``"<DataFrame>"`` for a topics 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Literal
 
@@ -41,6 +40,7 @@ import xarray as xr
 
 from ..errors import InputError, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
+from .._warnings import warn
 
 ABSENT = np.int8(-128)
 """Code of ``judgment`` where the qrels hold no line for a (topic, intent, doc)."""
@@ -286,9 +286,9 @@ def _check_topic_overlap(qrels_topics: np.ndarray, file_topics: np.ndarray, sour
         parts.append(f"{len(only_file)} topic(s) only in {name}, kept as topics without "
                      f"judgments (they score NaN): {preview(only_file)}")
     if parts:
-        warnings.warn(f"{source}: the qrels and {name} share "
+        warn(f"{source}: the qrels and {name} share "
                       f"{len(in_qrels & in_file)} topic(s); " + "; ".join(parts),
-                      XdivWarning, stacklevel=4)
+                      XdivWarning)
 
 
 def _topics_columns(topics: pd.DataFrame) -> pd.DataFrame:
@@ -344,10 +344,10 @@ def finalize_collection(collection: xr.Dataset, *,
     )
     out.attrs.update(dropped_intents=to_json(dropped), topics_without_relevant=to_json(no_rel))
     if no_rel:
-        warnings.warn(f"{collection.attrs.get('source', '<collection>')}: {len(no_rel)} topic(s) "
+        warn(f"{collection.attrs.get('source', '<collection>')}: {len(no_rel)} topic(s) "
                       f"have no relevant document and score NaN on every measure: "
                       f"{preview(no_rel)}",
-                      XdivWarning, stacklevel=3)
+                      XdivWarning)
     return set_probabilities(out, probabilities, source=probabilities_source)
 
 
@@ -391,8 +391,8 @@ def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) 
     if (t < 0).any():
         # a file for a whole year serves part of its qrels: its other topics are ignored
         others = natural_sorted(frame["topic"].astype(str).to_numpy()[t < 0])
-        warnings.warn(f"{source}: {len(others)} topic(s) are not in the collection and are "
-                      f"ignored: {preview(others)}", XdivWarning, stacklevel=4)
+        warn(f"{source}: {len(others)} topic(s) are not in the collection and are "
+                      f"ignored: {preview(others)}", XdivWarning)
         frame, t = frame[t >= 0], t[t >= 0]
     i = pd.Index(collection["intent"].values).get_indexer(frame["intent"].astype(str))
     unknown = i < 0
@@ -427,8 +427,8 @@ def _warn_unnormalised(topics: np.ndarray, sums: np.ndarray, source: str) -> Non
     if not off.any():
         return
     shown = preview(f"{t} ({s:.6g})" for t, s in zip(topics[off], sums[off]))
-    warnings.warn(f"{source}: the given probabilities of {int(off.sum())} topic(s) do not sum "
-                  f"to 1 and are renormalised: {shown}", XdivWarning, stacklevel=4)
+    warn(f"{source}: the given probabilities of {int(off.sum())} topic(s) do not sum "
+                  f"to 1 and are renormalised: {shown}", XdivWarning)
 
 
 def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:

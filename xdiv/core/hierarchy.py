@@ -30,7 +30,6 @@ mean is W(p)/|C(p)|, not W(p)); UB and NB therefore aggregate by sum here.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -41,6 +40,7 @@ import xarray as xr
 from .collection import check_collection
 from ..errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, preview, to_json
+from .._warnings import warn
 
 Kind = Literal["OIH", "EIH"]
 Scheme = Literal["UT", "UB", "NT", "NB"]
@@ -242,8 +242,8 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping, 
         raise InputError(f"{where}none of the hierarchy's topics ({preview(given)}) is in the "
                          f"collection (its topics: {preview(topics)})")
     if unknown:
-        warnings.warn(f"{where}hierarchies of {len(unknown)} topic(s) not in the collection "
-                      f"are not used: {preview(unknown)}", XdivWarning, stacklevel=2)
+        warn(f"{where}hierarchies of {len(unknown)} topic(s) not in the collection "
+                      f"are not used: {preview(unknown)}", XdivWarning)
     for topic in topics:
         valid = {str(i) for i, ok in zip(collection["intent"].values,
                                           collection["intent_valid"].sel(topic=topic).values)

@@ -37,7 +37,6 @@ mapped into the run vocabulary once; the join is then a vectorised search of int
 
 from __future__ import annotations
 
-import warnings
 from typing import Literal
 
 import numpy as np
@@ -48,6 +47,7 @@ from .collection import group_positions
 from ..errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings
 from .judge import check_runs
+from .._warnings import warn as emit_warning
 
 Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
 Duplicates = Literal["error", "first"]
@@ -114,11 +114,14 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
 
 
 def ranked_grids(r_code, t_code, code, score, rank, shape, *, order, duplicates, run_labels,
-                  topic_labels, docno_of, warn=True):
+                 topic_labels, docno_of, warn=True, disagreements=None):
     """The ``doc``, ``score`` and ``length`` grids of rows given as integer codes: the rows
     are checked, ranked by ``order`` (ties by docno code), checked for repeated documents
     and laid out ``shape + (depth,)``. ``docno_of(code)`` names a docno in messages;
-    ``warn=False`` leaves out the warnings (not the errors)."""
+    ``warn=False`` leaves out the warnings (not the errors). Runs whose rank column and
+    scores disagree are appended to the list ``disagreements`` (see
+    :func:`rank_disagreements`), for one warning per run set
+    (:func:`warn_rank_disagreements`); without a list they are warned about at once."""
 
     def row(k: int) -> str:
         """Run, topic and docno of row ``k``, for messages."""
@@ -144,7 +147,11 @@ def ranked_grids(r_code, t_code, code, score, rank, shape, *, order, duplicates,
         r_code, t_code, score, code = r_code[sort], t_code[sort], score[sort], code[sort]
         rank = None if rank is None else rank[sort]
     if rank is not None and warn:
-        _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order)
+        found = rank_disagreements(rank, score, code, r_code, t_code, run_labels, order)
+        if disagreements is None:
+            warn_rank_disagreements(found, order)
+        else:
+            disagreements.extend(found)
 
     doc_grid, score_grid, length = _grids(r_code, t_code, code, score, shape)
     if _has_repeats(doc_grid):
@@ -157,8 +164,8 @@ def ranked_grids(r_code, t_code, code, score, rank, shape, *, order, duplicates,
                              + " (duplicates='first' in Python, --duplicates first on the "
                                "command line, keeps the highest-ranked one)")
         if warn:
-            warnings.warn("kept only the highest-ranked occurrence of duplicated documents: "
-                          + "; ".join(listed) + more, XdivWarning, stacklevel=2)
+            emit_warning("kept only the highest-ranked occurrence of duplicated documents: "
+                          + "; ".join(listed) + more, XdivWarning)
         keep = ~dup
         doc_grid, score_grid, length = _grids(r_code[keep], t_code[keep], code[keep],
                                               score[keep], shape)
@@ -180,19 +187,20 @@ def runs_dataset(doc_grid, score_grid, length, run_labels, topic_labels, vocabul
     )
 
 
-def _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order) -> None:
-    """Warn, once per run, about the topics where the rank column and the scores (ties by
-    docno descending) put the documents in different orders: trec_eval, gdeval and
-    ``ndeval -traditional`` follow the scores, ndeval by default the rank column.
+def rank_disagreements(rank, score, code, r_code, t_code, run_labels,
+                       order) -> list[tuple[str, int, int, int]]:
+    """The runs whose rank column and scores (ties by docno descending) put the documents
+    in different orders, as ``(run, topics, topics differing only in tied scores, topics
+    retrieved)``: trec_eval, gdeval and ``ndeval -traditional`` follow the scores, ndeval
+    by default the rank column.
 
     The rows come in the order ``order`` ranks them. Ranked by score, the two rankings
     agree when the rank column never decreases (equal ranks fall back on the scores);
     ranked by the rank column, when each document outscores the next, or ties with it and
-    has the larger docno (the larger code: code order is docno order). Topics where they
-    differ only in the order of tied scores are counted apart.
+    has the larger docno (the larger code: code order is docno order).
     """
     if len(rank) < 2:
-        return
+        return []
     same = (r_code[1:] == r_code[:-1]) & (t_code[1:] == t_code[:-1])
     tie = score[1:] == score[:-1]
     if order == "rank":
@@ -202,7 +210,7 @@ def _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order
     else:
         differ = same & (rank[1:] < rank[:-1])
     if not differ.any():
-        return
+        return []
     width = int(t_code.max()) + 1
     n_topics = np.bincount(r_code[np.r_[True, ~same]], minlength=len(run_labels))
 
@@ -212,18 +220,22 @@ def _warn_rank_disagreement(rank, score, code, r_code, t_code, run_labels, order
 
     counts = topics_per_run(np.flatnonzero(differ))
     contradicted = topics_per_run(np.flatnonzero(differ & ~tie))
-    used = ("the rank column, as ndeval does by default" if order == "rank" else
-            "score (ties by docno), as trec_eval, gdeval and ndeval -traditional do")
-    for r in np.flatnonzero(counts):
-        ties_only = counts[r] - contradicted[r]
-        detail = ("" if not ties_only else " (only in the order of tied scores)"
-                  if ties_only == counts[r] else
-                  f" ({ties_only} of them only in the order of tied scores)")
-        warnings.warn(f"run {run_labels[r]}: its rank column and its scores order the "
-                      f"documents differently in {counts[r]} of {n_topics[r]} topics{detail}; "
-                      f"ranked by {used} (order='rank', --order rank on the command line, "
-                      "follows the rank column; order='score-docno-desc' the scores)",
-                      XdivWarning, stacklevel=4)
+    return [(str(run_labels[r]), int(counts[r]), int(counts[r] - contradicted[r]),
+             int(n_topics[r])) for r in np.flatnonzero(counts)]
+
+
+def warn_rank_disagreements(found: list[tuple[str, int, int, int]], order: Order) -> None:
+    """One short warning for all the runs of :func:`rank_disagreements`."""
+    if not found:
+        return
+    shown = ", ".join(f"{run} {n}/{total}" + (" (ties only)" if ties == n else "")
+                      for run, n, ties, total in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    used, other = (("rank column as ndeval does", "score-docno-desc") if order == "rank" else
+                   ("score as trec_eval does", "rank"))
+    emit_warning(f"{len(found)} run(s) rank some topics differently by rank column than by "
+                 f"score (run topics/all): {shown}{more}; ranked by {used} "
+                 f"(--order {other}, order={other!r}: the other)", XdivWarning)
 
 
 def docno_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

@@ -33,7 +33,8 @@ from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..core.labels import natural_sorted, to_json
-from ..core.runs import Duplicates, Order, ORDERS, ranked_grids, runs_dataset
+from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
+                         warn_rank_disagreements)
 from .trec import RUN_LAYOUT, RunColumns, read_run_columns
 from ._columns import read_columns
 
@@ -131,6 +132,7 @@ def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     """All files in memory: their docnos are coded once, together, into the sorted
     vocabulary, then each file is ranked and laid out on the codes."""
     columns: dict[str, RunColumns] = {}
+    disagreements: list = []
     for path, table in _parsed(files):
         run = read_run_columns(path, table=table)
         _check_name(run, columns)
@@ -146,7 +148,8 @@ def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     for name, chunk in zip(names, encoded.chunks, strict=True):
         code = rank_of[chunk.indices.to_numpy(zero_copy_only=False)]
         grids.append(_file_grids(columns.pop(name), code, vocabulary.__getitem__, order,
-                                 duplicates))
+                                 duplicates, disagreements=disagreements))
+    warn_rank_disagreements(disagreements, order)
     return _assemble(grids, vocabulary, order, *_fill(grids))
 
 
@@ -154,17 +157,20 @@ def _read_lazy(files, block: int, order: Order, duplicates: Duplicates, bar) -> 
     """A first pass checks every file and gathers the coordinates; the grids are dask
     arrays of ``block`` runs per chunk, each chunk re-reading its files."""
     outlines: dict[str, _FileGrids] = {}
+    disagreements: list = []
     batch: list[pa.Array] = []
     for path, table in _parsed(files):
         run = read_run_columns(path, table=table)
         _check_name(run, outlines)
         words, code = _sorted_codes(run.docno)
-        grid = _file_grids(run, code, lambda k: words[int(k)].as_py(), order, duplicates)
+        grid = _file_grids(run, code, lambda k: words[int(k)].as_py(), order, duplicates,
+                           disagreements=disagreements)
         outlines[run.name] = grid.outline()
         bar.update(1)
         batch.append(words)
         if sum(len(w) for w in batch) > _VOCABULARY_BATCH:
             batch = [pc.unique(pa.chunked_array(batch, type=pa.string()))]
+    warn_rank_disagreements(disagreements, order)
     grids = [outlines[name] for name in natural_sorted(list(outlines))]
     words, _ = _sorted_words(pc.unique(pa.chunked_array(batch, type=pa.string())))
     vocabulary = np.asarray(words.to_pylist(), dtype=object)
@@ -240,7 +246,8 @@ class _FileGrids:
 
 
 def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
-                duplicates: Duplicates, *, warn: bool = True) -> _FileGrids:
+                duplicates: Duplicates, *, warn: bool = True,
+                disagreements: list | None = None) -> _FileGrids:
     """Check and rank one run file whose docnos are ``code`` (int32 codes whose order is
     the docnos' order; ``docno_of(code)`` names one in messages); see
     :func:`xdiv.runs.build_runs` for the checks and the ranking conventions."""
@@ -252,7 +259,8 @@ def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
     doc, score, length = ranked_grids(
         np.zeros(len(code), dtype=np.int64), t_code, code, run.score,
         run.rank.astype(np.float64), (1, len(topics)), order=order, duplicates=duplicates,
-        run_labels=[run.name], topic_labels=topics, docno_of=docno_of, warn=warn)
+        run_labels=[run.name], topic_labels=topics, docno_of=docno_of, warn=warn,
+        disagreements=disagreements)
     return _FileGrids(path=run.path, name=run.name, tags=run.tags, topics=topics,
                       length=length[0], depth=doc.shape[-1], doc=doc[0], score=score[0])
 

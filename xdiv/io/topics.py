@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import warnings
 import xml.etree.ElementTree as ET
 from xml.parsers import expat
 
@@ -11,6 +10,7 @@ import pandas as pd
 
 from ..errors import InputError, ParseError, XdivWarning
 from ._guard import open_text
+from .._warnings import warn
 
 __all__ = ["read_topics"]
 
@@ -90,8 +90,8 @@ def read_topics(path: PathLike, *, strict: bool = False) -> pd.DataFrame:
                         "nor 'nav'")
                 if strict:
                     raise ParseError(path, line_of[sub], what)
-                warnings.warn(f"{os.fspath(path)}:{line_of[sub]}: {what}; read as 'inf' "
-                              "(informational)", XdivWarning, stacklevel=2)
+                warn(f"{os.fspath(path)}:{line_of[sub]}: {what}; read as 'inf' "
+                              "(informational)", XdivWarning)
                 itype = "inf"
             rows.append((number, intent, itype, ttype, query, order))
     if not rows:

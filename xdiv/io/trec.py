@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import warnings
 from collections.abc import Iterable
 from typing import TextIO
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import pyarrow as pa
 from ..errors import ParseError, XdivWarning
 from ..core.labels import preview
 from .atomic import atomic_output
+from .._warnings import warn as emit_warning
 from ._guard import check_output_path, open_text
 from ._columns import read_table, decode_strings, read_columns
 
@@ -98,13 +98,13 @@ def read_run_columns(path: PathLike, *, warn: bool = True,
     elif not warn:
         pass
     elif len(present) == 1:
-        warnings.warn(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
-                      "after the file", XdivWarning, stacklevel=3)
+        emit_warning(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
+                      "after the file", XdivWarning)
     else:
         tags = [words[k] for k in pd.unique(indices)]
-        warnings.warn(f"{os.fspath(path)}: {len(tags)} different run tags "
+        emit_warning(f"{os.fspath(path)}: {len(tags)} different run tags "
                       f"({preview(tags, 5)}); the run is named {name!r} after the file",
-                      XdivWarning, stacklevel=3)
+                      XdivWarning)
     return RunColumns(path=os.fspath(path), name=name, tags=[first, last],
                       topic=table["topic"], docno=table["docno"], rank=table["rank"],
                       score=table["score"])
