@@ -72,8 +72,8 @@ def test_measure_reference_formulas_are_typeset_mathml(site):
     prose = _text(re.sub(r"<math\b.*?</math>", "", page, flags=re.S))
     for leftover in (r"\frac", r"\sum", "$", "sum_{", "r<=l"):
         assert leftover not in prose, (f"untypeset formula text {leftover!r} in the measure "
-                                       "page: give the measure a TeX formula in FORMULAS of "
-                                       "xdiv/cli/measures.py")
+                                       "page: give the measure a TeX formula= on its "
+                                       "declaration in xdiv/measures/<family>.py")
 
 
 def _pages(site: Path) -> Iterator[tuple[str, str]]:

@@ -341,6 +341,14 @@ def test_every_measure_set_parses_and_is_described():
         N.measure_set("trec")
 
 
+def test_tables_and_sets_are_importable_from_names():
+    from xdiv.measures import sets, translations
+    for module in (translations, sets):
+        for name in module.__all__:
+            assert name in N.__all__ and getattr(N, name) is getattr(module, name), name
+    assert all(hasattr(N, name) for name in N.__all__)
+
+
 def test_ndeval_set_agrees_with_pyndeval_labels(diversity2009):
     import pyndeval
 

@@ -27,7 +27,7 @@ from .core.runs import build_runs, decode_docnos, runs_frame
 from .core.judge import judge
 from .io.api import write_qrels, write_run
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401  (xdiv.__version__)
 
 _LAZY = ("meta", "stats", "plots", "reports", "report", "risk", "official", "design")
 

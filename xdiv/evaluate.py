@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
 
 import numpy as np
 import xarray as xr
@@ -19,6 +18,7 @@ from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
 from .core.judge import check_runs, judge
 from ._warnings import warn
+from .typing import ADHOC_METHODS, MISSING, AdhocMethod, Missing
 
 __all__ = ["evaluate", "requested_measures"]
 
@@ -38,8 +38,8 @@ def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
 
 
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
-             *, missing: Literal["zero", "nan"] = "zero",
-             adhoc: Literal["max", "count"] | None = None,
+             *, missing: Missing = "zero",
+             adhoc: AdhocMethod | None = None,
              progress: bool = False) -> xr.Dataset:
     """Score every run on every topic with every measure.
 
@@ -91,8 +91,18 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         measure's with the ``adhoc`` conversion it read the collection with). Topics are the union
         of the runs' and the collection's; retrieved topics absent from the qrels are
         listed in ``topics_not_in_qrels``.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.example("fig1")
+    >>> scores = xdiv.evaluate(runs, collection, ["nDCG@5", "alpha-nDCG@5", "Ef-P@5"])
+    >>> scores["score"].dims
+    ('metric', 'run', 'topic')
+    >>> scores["score"].sel(run="fig1", topic="1").round(4).to_series().to_dict()
+    {'nDCG@5': 0.7186, 'alpha-nDCG@5': 0.8449, 'Ef-P@5': 0.6}
     """
-    if missing not in ("zero", "nan"):
+    if missing not in MISSING:
         raise InputError(f"missing must be 'zero' or 'nan', not {missing!r}")
     check_runs(runs, "evaluate: runs")
     check_collection(collection, "evaluate: collection")
@@ -100,10 +110,10 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     typed = [m.name for m in measures if m.definition.uses_intent_types]
     if typed and not collection.attrs.get("topics"):
         warn(f"{preview(typed, 5)}: the collection was read without a topic file, "
-                      "so every intent is taken as informational (these measures treat "
-                      "navigational intents differently; give the qrels their topic file)",
-                      XdivWarning)
-    if adhoc not in (None, "max", "count"):
+             "so every intent is taken as informational (these measures treat "
+             "navigational intents differently; give the qrels their topic file)",
+             XdivWarning)
+    if adhoc is not None and adhoc not in ADHOC_METHODS:
         raise InputError(f"adhoc must be 'max', 'count' or None, not {adhoc!r}")
     computed = [with_adhoc(m, adhoc) for m in measures]  # each with its conversion decided
     if "node_covers" not in collection and any(m.definition.family == "hierarchy"

@@ -1,7 +1,8 @@
-"""Public alias of :mod:`xdiv.formats.ndeval`: ``import xdiv.official`` and ``xdiv.official`` give that module."""
+"""TREC's official diversity (ndeval) and graded (gdeval) evaluation tools, their output
+to the byte: :mod:`xdiv.formats.ndeval` and :mod:`xdiv.formats.gdeval` under one name."""
 
-import sys
+from .formats.gdeval import gdeval_measures, gdeval_report
+from .formats.ndeval import NDEVAL_LABELS, cut_runs, ndeval_measures, ndeval_report
 
-from .formats import ndeval as _module
-
-sys.modules[__name__] = _module
+__all__ = ["NDEVAL_LABELS", "cut_runs", "gdeval_measures", "gdeval_report", "ndeval_measures",
+           "ndeval_report"]

@@ -1,7 +1,7 @@
-"""Public alias of :mod:`xdiv.formats.trec_eval`: ``import xdiv.reports`` and ``xdiv.reports`` give that module."""
+"""Text renderings of score cubes in the layouts other tools print: ndeval's CSV
+(:mod:`xdiv.formats.ndeval`) and ``trec_eval -q``'s lines (:mod:`xdiv.formats.trec_eval`)."""
 
-import sys
+from .formats.ndeval import ndeval_csv
+from .formats.trec_eval import trec_eval_lines
 
-from .formats import trec_eval as _module
-
-sys.modules[__name__] = _module
+__all__ = ["ndeval_csv", "trec_eval_lines"]

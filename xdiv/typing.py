@@ -50,7 +50,7 @@ HierarchyKind = Literal["OIH", "EIH"]
 """An intent hierarchy as given (original) or extended so every leaf is deepest."""
 HIERARCHY_KINDS: tuple[HierarchyKind, ...] = get_args(HierarchyKind)
 
-NodeWeights = Literal["UT", "UB", "NT", "NB"]
+NodeWeights = Literal["UB", "UT", "NB", "NT"]
 """Uniform or non-uniform, top-down or bottom-up node weights of a hierarchy."""
 NODE_WEIGHTS: tuple[NodeWeights, ...] = get_args(NodeWeights)
 

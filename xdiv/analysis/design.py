@@ -45,6 +45,7 @@ from ..core.cube import score_array
 from ..kernels import design as K
 from ..core.labels import object_strings
 from .meta import check_resampling
+from ..typing import PAIR_VARIANCES
 
 __all__ = ["TESTS", "residual_variance", "power", "topic_set_size", "detectable_difference",
            "pair_power", "swap_rates", "g_study", "g_coefficients", "d_study"]
@@ -247,6 +248,20 @@ def topic_set_size(scores, min_diff, alpha: float = 0.05, beta: float = 0.2,
     xarray.DataArray
         ``topic_set_size(metric[, min_diff])`` of int, with the variance ``V_E`` as
         coordinate ``variance``. Attributes: test, alpha, beta, n_systems.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
+    >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
+    >>> size = xdiv.design.topic_set_size(scores, min_diff=[0.05, 0.1])
+    >>> size.to_pandas()
+    min_diff       0.05  0.10
+    metric
+    alpha-nDCG@10    82    22
+    nDCG@10          76    21
+    >>> size["variance"].round(4).to_series().to_dict()
+    {'alpha-nDCG@10': 0.0126, 'nDCG@10': 0.0117}
     """
     variance = _variance(scores)
     n_systems = _test(test, n_systems, variance)
@@ -286,7 +301,7 @@ def detectable_difference(scores, n_topics, alpha: float = 0.05, beta: float = 0
             .assign_attrs(_design_attrs(test, alpha, beta, n_systems, variance)))
 
 
-VARIANCES = ("pooled", "pair")
+VARIANCES = PAIR_VARIANCES
 """The variances of the differences :func:`pair_power` can assume."""
 
 

@@ -118,6 +118,21 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
         difference at ``alpha``, Sakai, SIGIR 2006) over (metric, run_a, run_b);
         ``required_delta(metric)`` = max over pairs (Sakai & Song, SIGIR 2011);
         ``n_topics(metric)``. Attributes: test, B, seed, alpha.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
+    >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
+    >>> result = xdiv.meta.bootstrap_test(scores, B=1000, seed=0)
+    >>> result["asl"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
+    run_b  run01  run02  run03
+    run_a
+    run01    NaN  0.009    0.0
+    run02  0.009    NaN    0.0
+    run03  0.000  0.000    NaN
+    >>> result["required_delta"].round(4).to_series().to_dict()
+    {'alpha-nDCG@10': 0.0825, 'nDCG@10': 0.0775}
     """
     check_resampling(B, seed, alpha)
     da = _scores(scores)
@@ -167,6 +182,21 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
         ``asl`` and ``diff`` over (metric, run_a, run_b); ``required_delta(metric)`` = the
         smallest |diff| among pairs with ASL < alpha (Sakai, WWW 2012 / JIP 2013, Fig. 5);
         ``n_topics``.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
+    >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
+    >>> result = xdiv.meta.tukey_hsd(scores, B=1000, seed=0)
+    >>> result["asl"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
+    run_b  run01  run02  run03
+    run_a
+    run01    NaN  0.292    0.0
+    run02  0.292    NaN    0.0
+    run03  0.000  0.000    NaN
+    >>> result["required_delta"].round(4).to_series().to_dict()
+    {'alpha-nDCG@10': 0.2062, 'nDCG@10': 0.306}
     """
     check_resampling(B, seed, alpha)
     da = _scores(scores)

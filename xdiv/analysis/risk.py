@@ -94,6 +94,17 @@ def urisk(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
     -------
     xarray.DataArray
         ``urisk(metric, run)``.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
+    >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
+    >>> xdiv.risk.urisk(scores, baseline="run02").round(4).to_pandas()
+    run             run01  run02   run03
+    metric
+    alpha-nDCG@10  0.0692    0.0 -0.4217
+    nDCG@10        0.1445    0.0 -0.6120
     """
     da, base = _against(scores, baseline, alpha)
     out = xr.apply_ufunc(K.urisk, da, base, input_core_dims=[["topic"], ["topic"]],
@@ -133,6 +144,20 @@ def trisk(scores, baseline: str, alpha: float = 1.0) -> xr.Dataset:
         with fewer than 2 topics and for the baseline itself (every ``d_j`` is 0), and
         infinite and 0 where every ``d_j`` is the same non-zero number. Attributes:
         ``baseline``, ``alpha``, ``distribution``, ``alternative``.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
+    >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
+    >>> result = xdiv.risk.trisk(scores, baseline="run02")
+    >>> result["statistic"].round(2).to_pandas()
+    run            run01  run02  run03
+    metric
+    alpha-nDCG@10   1.70    NaN  -6.19
+    nDCG@10         4.37    NaN  -8.01
+    >>> float(result["pvalue"].sel(metric="alpha-nDCG@10", run="run01").round(4))
+    0.1045
     """
     da, base = _against(scores, baseline, alpha)
     urisk_, statistic, pvalue, n = xr.apply_ufunc(

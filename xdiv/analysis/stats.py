@@ -56,7 +56,11 @@ def tukey(scores, metric: str, alpha: float = 0.05):
 def paired_t_tests(scores, metric: str, method: str = "holm",
                    alpha: float = 0.05) -> pd.DataFrame:
     """Paired t-tests of every run pair, p-values adjusted over the whole family
-    (``statsmodels.stats.multitest.multipletests``: ``holm``, ``fdr_bh``, ...)."""
+    (``statsmodels.stats.multitest.multipletests``: ``holm``, ``fdr_bh``, ...).
+
+    Returns one row per pair: ``run_a``, ``run_b``, ``diff`` (mean of a - b),
+    ``statistic`` (Student's t), ``pvalue``, ``pvalue_adjusted``, ``reject``, ``method``.
+    """
     from statsmodels.stats.multitest import multipletests
 
     table = tidy(scores, metric).pivot(index="topic", columns="run", values="score")
@@ -64,7 +68,7 @@ def paired_t_tests(scores, metric: str, method: str = "holm",
     for a, b in itertools.combinations(table.columns, 2):
         res = ttest_rel(table[a], table[b])
         rows.append((a, b, table[a].mean() - table[b].mean(), res.statistic, res.pvalue))
-    frame = pd.DataFrame(rows, columns=["run_a", "run_b", "diff", "t", "pvalue"])
+    frame = pd.DataFrame(rows, columns=["run_a", "run_b", "diff", "statistic", "pvalue"])
     reject, adjusted, _, _ = multipletests(frame["pvalue"], alpha=alpha, method=method)
     return frame.assign(pvalue_adjusted=adjusted, reject=reject, method=method)
 

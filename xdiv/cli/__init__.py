@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from ..errors import XdivError, XdivWarning
 from . import convert, demo, design, evaluate, measures, meta, official, plot, report, risk
 from .common import QUIET_HELP
-from .measures import measures_page
+from ..measures.reference import measures_page
 
 __all__ = ["main", "measures_page"]
 

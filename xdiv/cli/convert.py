@@ -7,6 +7,7 @@ import sys
 from ..io.api import read_qrels
 from ..io._spool import spooled_inputs
 from .common import command, output
+from ..typing import ADHOC_METHODS
 
 
 def add_parser(sub) -> None:
@@ -19,7 +20,7 @@ def add_parser(sub) -> None:
                           "  xdiv convert hierarchy.txt --eih -o eih.txt")
     cv.add_argument("input", help="qrels file, or a hierarchy file with --eih")
     how = cv.add_mutually_exclusive_group()
-    how.add_argument("--adhoc", choices=["max", "count"],
+    how.add_argument("--adhoc", choices=ADHOC_METHODS,
                      help="qrels to adhoc qrels (the default, with max)")
     how.add_argument("--eih", action="store_true", help="hierarchy file to its EIH")
     cv.add_argument("-o", "--output", required=True, help="file to write")

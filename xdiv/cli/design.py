@@ -16,6 +16,7 @@ from ..core.cube import score_array
 from ..io.netcdf import to_netcdf
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
                      print_frame, save_figure, whole)
+from ..typing import DESIGN_TESTS, PAIR_VARIANCES, TABLE_FORMATS
 
 ABOUT = ("Test-collection design from a score cube written by 'xdiv evaluate -o'. size: the "
          "number of topics each measure needs to detect a difference with a paired t test "
@@ -39,7 +40,7 @@ def _common(parser, *, out: str, plot: str | None = None) -> None:
     parser.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     parser.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                         metavar="MEASURE", help="only these metrics of the cube (default: all)")
-    parser.add_argument("--format", choices=["table", "tsv", "csv"], default="table",
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="table",
                         help="table (4 decimals) or TSV/CSV (6 decimals)")
     parser.add_argument("-o", "--output", help=f"write {out} to this NetCDF file")
     if plot:
@@ -48,7 +49,7 @@ def _common(parser, *, out: str, plot: str | None = None) -> None:
 
 
 def _design_options(parser, *, with_beta: bool = True) -> None:
-    parser.add_argument("--test", choices=["paired-t", "anova", "ci"], default="paired-t",
+    parser.add_argument("--test", choices=DESIGN_TESTS, default="paired-t",
                         help="paired t test, one-way ANOVA of --systems systems (the "
                              "difference is the range of the means), or the width of a "
                              "confidence interval (default: %(default)s)")
@@ -107,7 +108,7 @@ def add_parser(sub) -> None:
     pairs.add_argument("--beta", type=level, default=0.2,
                        help="pairs with power below 1 - beta are underpowered (default: "
                             "%(default)s)")
-    pairs.add_argument("--variance", choices=["pooled", "pair"], default="pooled",
+    pairs.add_argument("--variance", choices=PAIR_VARIANCES, default="pooled",
                        help="variance of per-topic differences: 2 V_E of the measure, or "
                             "the pair's own (default: %(default)s)")
     pairs.add_argument("--list", action="store_true",

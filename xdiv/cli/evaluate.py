@@ -13,11 +13,13 @@ from ..evaluate import evaluate
 from ..io._spool import spooled_inputs
 from ..measures.names import expand_measures
 from ..io.netcdf import to_netcdf
-from ..formats.trec_eval import ndeval_csv, trec_eval_lines
+from ..formats.ndeval import ndeval_csv
+from ..formats.trec_eval import trec_eval_lines
 from ..io.runfiles import block_progress, read_runs
 from ..core.runs import ORDER_HELP
 from .common import command, expand_inputs, names_input, nonnegative, output, \
     per_topic_frame, print_frame, progress_wanted, summary_frame, whole
+from ..typing import ADHOC_METHODS, DUPLICATES, HIERARCHY_KINDS, MISSING, NODE_WEIGHTS, ORDERS, SCORE_FORMATS
 
 EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
@@ -53,10 +55,10 @@ def add_parser(sub) -> None:
                     help="measure names or sets, e.g. nDCG-IA@10 'Q(beta=0)@10' P_10 ndeval, "
                          "also comma-separated; may be repeated (files named after -m are "
                          "taken as the qrels and runs)")
-    ev.add_argument("--order", choices=["score-docno-desc", "score-docno-asc", "rank"],
+    ev.add_argument("--order", choices=ORDERS,
                     default="score-docno-desc",
                     help=ORDER_HELP + " (default: %(default)s)")
-    ev.add_argument("--duplicates", choices=["error", "first"], default="error",
+    ev.add_argument("--duplicates", choices=DUPLICATES, default="error",
                     help="a docno retrieved twice for a topic: an error, or keep its "
                          "highest-ranked occurrence with a warning (default: %(default)s)")
     ev.add_argument("--topics", help="TREC topic XML (intent types)")
@@ -65,25 +67,25 @@ def add_parser(sub) -> None:
                          "a warning, and the subtopic is read as informational)")
     ev.add_argument("--probabilities", default="uniform",
                     help="uniform, nonuniform or a 'topic intent probability' file")
-    ev.add_argument("--adhoc", choices=["max", "count"],
+    ev.add_argument("--adhoc", choices=ADHOC_METHODS,
                     help="how single-intent measures (nDCG, AP, P, bpref, ...) read diversity "
                          "qrels unless a measure says so itself (nDCG(adhoc=count)@10): a "
                          "document's highest level over the intents (max, the default) or the "
                          "number of intents it is relevant to (count); diversity measures "
                          "always read the per-intent levels, so both kinds mix in one call")
-    ev.add_argument("--missing", choices=["zero", "nan"], default="zero",
+    ev.add_argument("--missing", choices=MISSING, default="zero",
                     help="score of a judged topic a run lacks (default: %(default)s)")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
-    ev.add_argument("--format", choices=["table", "tsv", "csv", "ndeval", "trec_eval"],
+    ev.add_argument("--format", choices=SCORE_FORMATS,
                     default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
                                           "'measure topic value' lines (both per topic)")
     ev.add_argument("--hierarchy",
                     help="intent hierarchy for N-rec, LD#-, HD#-, LAD#- and -LA measures: a "
                          "'topic node parent [weight] [intent]' file or an NTCIR IMine "
                          "subtopic XML file (IMine.Qrel.SM?.xml)")
-    ev.add_argument("--hierarchy-kind", choices=["EIH", "OIH"], default="EIH",
+    ev.add_argument("--hierarchy-kind", choices=HIERARCHY_KINDS[::-1], default="EIH",
                     help="use the hierarchy as given (OIH) or extended (default: %(default)s)")
-    ev.add_argument("--node-weights", choices=["UB", "UT", "NB", "NT"], default="UB",
+    ev.add_argument("--node-weights", choices=NODE_WEIGHTS, default="UB",
                     help="node weighting scheme of the hierarchy (default: %(default)s)")
     ev.add_argument("--doc-lengths", metavar="FILE",
                     help="document lengths in characters ('docno length' lines), for the "

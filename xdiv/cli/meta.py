@@ -13,6 +13,7 @@ from ..core.labels import from_json
 from ..io.netcdf import to_netcdf
 from .common import about, command, level, open_netcdf, output, print_frame, \
     progress_wanted, whole
+from ..typing import META_TESTS
 
 
 def add_parser(sub) -> None:
@@ -25,7 +26,7 @@ def add_parser(sub) -> None:
                  examples="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
                           "  xdiv meta scores.nc --test tukey -B 10000 --seed 7")
     mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
-    mt.add_argument("--test", choices=["bootstrap", "tukey", "both"], default="both",
+    mt.add_argument("--test", choices=META_TESTS, default="both",
                     help="which test (default: %(default)s)")
     mt.add_argument("-B", type=whole(1),
                     help="replicates (default 1000 bootstrap, 5000 Tukey)")
@@ -68,7 +69,7 @@ def run_meta(args) -> int:
     if args.output:
         output(args.output, args.scores)
     scores = open_netcdf(args.scores, "scores")
-    tests = ["bootstrap", "tukey"] if args.test == "both" else [args.test]
+    tests = list(META_TESTS[:-1]) if args.test == "both" else [args.test]
     with about(args.scores):
         results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
                                         seed=args.seed, progress=progress_wanted(args))

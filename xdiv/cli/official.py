@@ -7,9 +7,11 @@ import argparse
 
 from ..io.api import read_qrels
 from ..core.adhoc import to_adhoc
-from ..formats.ndeval import cut_runs, gdeval_report, ndeval_report
+from ..formats.gdeval import gdeval_report
+from ..formats.ndeval import cut_runs, ndeval_report
 from ..io._spool import spooled_inputs
 from ..io.runfiles import read_runs
+from ..typing import ADHOC_METHODS
 from .common import about, command, expand_inputs, number, progress_wanted, whole
 
 NDEVAL_ABOUT = (
@@ -93,7 +95,7 @@ def add_parser(sub) -> None:
                  about=GDEVAL_ABOUT, examples=GDEVAL_EXAMPLES)
     gd.add_argument("-k", "--k", type=whole(1), default=20, dest="k",
                     help="depth of nDCG and ERR (default: %(default)s)")
-    gd.add_argument("--adhoc", choices=["max", "count"],
+    gd.add_argument("--adhoc", choices=ADHOC_METHODS,
                     help="convert diversity qrels to adhoc grades first (xdiv's addition)")
     _common(gd)
 

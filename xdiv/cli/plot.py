@@ -10,6 +10,7 @@ from ..errors import XdivError
 from ..kernels.meta import RANK_CORRELATIONS
 from ..measures.registry import MAX_CUTOFF
 from .common import about, command, figure_output, open_netcdf, save_figure, whole
+from ..typing import META_TESTS
 
 KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation")
 
@@ -40,7 +41,7 @@ def add_parser(sub) -> None:
     pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
     pl.add_argument("-o", "--output", required=True,
                     help="image file (.png, .svg or .pdf)")
-    pl.add_argument("--test", choices=["bootstrap", "tukey"],
+    pl.add_argument("--test", choices=META_TESTS[:-1],
                     help="asl: which test of a meta file holding both (default: the only "
                          "test the file holds, else bootstrap)")
     pl.add_argument("--metric", help="topics, diff: the measure (default: the cube's first)")

@@ -13,6 +13,7 @@ from ..errors import XdivError
 from ..core.cube import score_array
 from ..io.netcdf import to_netcdf
 from .common import about, command, nonnegative, open_netcdf, output, print_frame
+from ..typing import TABLE_FORMATS
 
 ABOUT = ("Risk-sensitive evaluation of every run and measure of a score cube. URisk (TREC "
          "2013-2014 Web Track) is the mean per-topic difference from a baseline run, "
@@ -47,7 +48,7 @@ def add_parser(sub) -> None:
                          "%(default)s)")
     rk.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                     metavar="MEASURE", help="only these metrics of the cube (default: all)")
-    rk.add_argument("--format", choices=["table", "tsv", "csv"], default="table",
+    rk.add_argument("--format", choices=TABLE_FORMATS, default="table",
                     help="table (4 decimals, with a title line) or TSV/CSV (6 decimals)")
     rk.add_argument("-o", "--output", help="write the result to this NetCDF file")
 

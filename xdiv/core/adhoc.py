@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from typing import Literal
 
 import numpy as np
 import xarray as xr
@@ -13,11 +12,12 @@ from ..kernels.common import ideal_levels
 from ..kernels.graded import merge_intents
 from .labels import object_strings
 from .collection import check_collection, finalize_collection
+from ..typing import ADHOC_METHODS, AdhocMethod
 
 __all__ = ["to_adhoc", "adhoc_judgments", "measure_judgments"]
 
 
-def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") -> xr.Dataset:
+def to_adhoc(collection: xr.Dataset, method: AdhocMethod = "max") -> xr.Dataset:
     """Convert a diversity collection into a single-intent (adhoc) one.
 
     Parameters
@@ -66,7 +66,7 @@ def to_adhoc(collection: xr.Dataset, method: Literal["max", "count"] = "max") ->
 
 
 def _check_adhoc_method(method, role: str) -> None:
-    if method not in ("max", "count"):
+    if method not in ADHOC_METHODS:
         raise InputError(f"{role}: method must be 'max' or 'count', not {method!r}")
 
 
@@ -76,7 +76,7 @@ def _check_merged(merged, role: str) -> None:
                          "than 127 intents)")
 
 
-def adhoc_judgments(cube: xr.Dataset, method: Literal["max", "count"] = "max") -> xr.Dataset:
+def adhoc_judgments(cube: xr.Dataset, method: AdhocMethod = "max") -> xr.Dataset:
     """A judged cube (:func:`xdiv.judge`) read as single-intent, adhoc relevance.
 
     The same conversion as :func:`to_adhoc`, applied to the judged cube instead of the

@@ -32,7 +32,6 @@ names the topic file the intent types came from (``"<DataFrame>"`` for a topics 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -41,11 +40,12 @@ import xarray as xr
 from ..errors import InputError, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
 from .._warnings import warn
+from ..typing import ProbabilityScheme
 
 ABSENT = np.int8(-128)
 """Code of ``judgment`` where the qrels hold no line for a (topic, intent, doc)."""
 
-Probabilities = Literal["uniform", "nonuniform"] | pd.DataFrame
+Probabilities = ProbabilityScheme | pd.DataFrame
 
 __all__ = ["ABSENT", "build_collection", "qrels_frame", "nonuniform_probabilities",
     "highest_level"]

@@ -11,6 +11,7 @@ import xarray as xr
 from ..errors import InputError
 from ..errors import MeasureError
 from ..measures.names import translate
+from ..typing import CUBE_KINDS
 
 __all__ = ["CUBE_KINDS", "SCORE_BOUND", "check_cube", "score_array", "summarize"]
 
@@ -22,8 +23,6 @@ keeps every statistic of the meta-evaluation finite: squares of score difference
 below 4e200, so their sums over any number of topics and replicates cannot overflow
 float64 (whose largest value is about 1.8e308)."""
 
-CUBE_KINDS = ("scores", "meta")
-"""The kinds of file :func:`open_cube` reads."""
 
 _WRITER = {"scores": "write one with 'xdiv evaluate -o'", "meta": "write one with 'xdiv meta -o'"}
 _WHAT = {"scores": "not a score cube", "meta": "not a meta-evaluation file"}

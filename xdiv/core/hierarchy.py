@@ -31,7 +31,6 @@ mean is W(p)/|C(p)|, not W(p)); UB and NB therefore aggregate by sum here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -41,9 +40,10 @@ from .collection import check_collection
 from ..errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings, preview, to_json
 from .._warnings import warn
+from ..typing import HIERARCHY_KINDS, NODE_WEIGHTS, HierarchyKind, NodeWeights
 
-Kind = Literal["OIH", "EIH"]
-Scheme = Literal["UT", "UB", "NT", "NB"]
+Kind = HierarchyKind
+Scheme = NodeWeights
 
 __all__ = ["attach_hierarchy", "flat_hierarchy", "hierarchy_frame"]
 
@@ -149,7 +149,7 @@ class _Tree:
         self._index()
 
     def weights(self, scheme: Scheme) -> dict[str, float]:
-        top_down = scheme in ("UT", "NT")
+        top_down = scheme.endswith("T")  # UT, NT top-down; UB, NB bottom-up
         out: dict[str, float] = {"": 1.0}
         if top_down:
             order = sorted(self.parent, key=lambda n: self.layer[n])
@@ -228,9 +228,9 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping, 
         with the file name when ``hierarchy`` is a path.
     """
     check_collection(collection, "attach_hierarchy")
-    if kind not in ("OIH", "EIH"):
+    if kind not in HIERARCHY_KINDS:
         raise InputError(f"kind must be 'OIH' or 'EIH', not {kind!r}")
-    if weights not in ("UT", "UB", "NT", "NB"):
+    if weights not in NODE_WEIGHTS:
         raise InputError(f"weights must be one of UT, UB, NT, NB, not {weights!r}")
     frame = tidy_hierarchy(hierarchy)
     trees, removed = {}, {}

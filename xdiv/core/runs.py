@@ -37,7 +37,6 @@ mapped into the run vocabulary once; the join is then a vectorised search of int
 
 from __future__ import annotations
 
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -48,10 +47,8 @@ from ..errors import InputError, XdivWarning
 from .labels import natural_sorted, object_strings
 from .judge import check_runs
 from .._warnings import warn as emit_warning
+from ..typing import DUPLICATES, ORDERS, Duplicates, Order
 
-Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
-Duplicates = Literal["error", "first"]
-ORDERS = ("score-docno-desc", "score-docno-asc", "rank")
 ORDER_HELP = ("ranking of a run's documents: by score, ties by docno descending (trec_eval, "
               "gdeval, ndeval -traditional), by score with ties by docno ascending "
               "(pyndeval), or by the rank column (ndeval's default), ties by score")
@@ -89,7 +86,7 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
     """
     if order not in ORDERS:
         raise InputError(f"order must be one of {ORDERS}, not {order!r}")
-    if duplicates not in ("error", "first"):
+    if duplicates not in DUPLICATES:
         raise InputError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
     need = {"run", "topic", "docno", "score"} | ({"rank"} if order == "rank" else set())
     lacking = need - set(frame.columns)

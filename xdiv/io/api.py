@@ -23,6 +23,7 @@ from .topics import read_topics
 from .trec import (RUN_LAYOUT, RunColumns, line_numbers, read_doc_lengths, read_probabilities,
                    read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
                    write_run_frame)
+from ..typing import PROBABILITY_SCHEMES
 
 
 PATH_TYPES = (str, os.PathLike)
@@ -44,7 +45,7 @@ def file_lines(path) -> _model.Locate:
 
 def _probabilities_input(probabilities) -> tuple[Probabilities, str]:
     """A scheme name or frame, and where it came from (a file is read)."""
-    if isinstance(probabilities, str) and probabilities in ("uniform", "nonuniform"):
+    if isinstance(probabilities, str) and probabilities in PROBABILITY_SCHEMES:
         return probabilities, probabilities
     if isinstance(probabilities, PATH_TYPES):
         return read_probabilities(probabilities), os.fspath(probabilities)
@@ -124,6 +125,24 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     -------
     xarray.Dataset
         The collection (see :mod:`xdiv.collection`).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import xdiv
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "qrels.txt"
+    >>> _ = path.write_text("1 1 d1 1\\n1 1 d2 2\\n1 2 d2 1\\n1 2 d3 0\\n2 1 d4 1\\n2 1 d5 0\\n")
+    >>> collection = xdiv.read_qrels(path)
+    >>> dict(collection.sizes)
+    {'topic': 2, 'intent': 2, 'doc': 3}
+    >>> collection["docno"].sel(topic="1").values.tolist()
+    ['d1', 'd2', 'd3']
+    >>> collection["level"].sel(topic="1").values.tolist()  # (intent, doc)
+    [[1, 2, 0], [0, 1, 0]]
+    >>> collection["intent_prob"].values.tolist()  # uniform over each topic's intents
+    [[0.5, 0.5], [1.0, 0.0]]
+    >>> folder.cleanup()
     """
     frame = read_qrels_frame(path)
     if isinstance(topics, PATH_TYPES):

@@ -29,7 +29,6 @@ import os
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -39,8 +38,9 @@ from ..core.collection import build_collection
 from ..errors import ParseError, XdivWarning
 from ..core.hierarchy import Kind, Scheme, attach_hierarchy
 from ._guard import open_text
+from ..typing import IMINE_LEVELS, ImineLevels
 
-Levels = Literal["ntcir", "raw"]
+Levels = ImineLevels
 
 
 def _elements(path: str | os.PathLike) -> Iterator[tuple[ET.Element, int]]:
@@ -153,7 +153,7 @@ def read_imine_qrels(path: str | os.PathLike, *, levels: Levels = "ntcir") -> pd
         Malformed XML, missing attributes, a grade outside 0..3, or the same (document,
         subtopic) twice, with ``file:line``.
     """
-    if levels not in ("ntcir", "raw"):
+    if levels not in IMINE_LEVELS:
         raise ValueError(f"levels must be 'ntcir' or 'raw', not {levels!r}")
     shift = 1 if levels == "ntcir" else 0
     served, overall, lines = [], {}, {}

@@ -37,6 +37,7 @@ from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
                          warn_rank_disagreements)
 from .trec import RUN_LAYOUT, RunColumns, read_run_columns
 from ._columns import read_columns
+from ..typing import DUPLICATES
 
 __all__ = ["block_progress", "read_run", "read_runs"]
 
@@ -94,10 +95,33 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         name, see :func:`xdiv.io.read_run_frame`) and sorted by name; two files giving
         the same run name are an error. The attributes ``source`` and ``tags`` map each
         run to its file and to the tags of the file's first and last lines (JSON).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import xdiv
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name)
+    >>> _ = (path / "a.run").write_text(
+    ...     "1 Q0 d1 1 2.0 runA\\n1 Q0 d2 2 1.0 runA\\n2 Q0 d4 1 0.5 runA\\n")
+    >>> _ = (path / "b.run").write_text("1 Q0 d3 1 3.0 runB\\n1 Q0 d2 2 3.0 runB\\n")
+    >>> runs = xdiv.read_runs(str(path / "*.run"))
+    >>> dict(runs.sizes)
+    {'run': 2, 'topic': 2, 'rank': 2, 'docid': 4}
+    >>> runs["length"].values.tolist()  # documents retrieved, (run, topic)
+    [[2, 1], [2, 0]]
+    >>> xdiv.runs_frame(runs)
+        run topic docno  rank  score
+    0  runA     1    d1     1    2.0
+    1  runA     1    d2     2    1.0
+    2  runA     2    d4     1    0.5
+    3  runB     1    d3     1    3.0
+    4  runB     1    d2     2    3.0
+    >>> folder.cleanup()
     """
     if order not in ORDERS:
         raise InputError(f"order must be one of {ORDERS}, not {order!r}")
-    if duplicates not in ("error", "first"):
+    if duplicates not in DUPLICATES:
         raise InputError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
     files = _expand(paths)
     block = _block_size(chunks)

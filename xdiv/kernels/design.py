@@ -19,8 +19,9 @@ from numpy.typing import ArrayLike
 from scipy.special import fdtri, gammaln, ncfdtr, nctdtr, stdtrit
 
 from ..errors import InputError
+from ..typing import DESIGN_TESTS
 
-TESTS = ("paired-t", "anova", "ci")
+TESTS = DESIGN_TESTS
 """The designs of :func:`topic_set_size`: the paired t test, one-way ANOVA of ``m``
 systems and the expected width of a confidence interval."""
 

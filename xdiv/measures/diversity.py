@@ -42,7 +42,9 @@ def intent_recall(cube: xr.Dataset, cutoff: int) -> xr.DataArray:
 
 @register("I-rec", cutoff="required", family="diversity", aliases=("strec",),
           reference="Zhai, Cohen & Lafferty, SIGIR 2003 (subtopic recall); "
-                    "Sakai & Song, SIGIR 2011")
+                    "Sakai & Song, SIGIR 2011",
+          formula=r"$\frac{\lvert \bigcup_{r \le l} I(d_r) \rvert}{\lvert I_q \rvert}$, the share "
+                  "of intents covered by the top $l$")
 def _irec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """I-rec@l = |union_{r<=l} I(d_r)| / |I_q|: the share of intents covered by the top l
     (ndeval's strec@k)."""
@@ -50,14 +52,16 @@ def _irec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("Prec", cutoff="required", family="diversity",
-          reference="the relevance gold standard of Sakai, AIRS 2013")
+          reference="the relevance gold standard of Sakai, AIRS 2013",
+          formula=r"$\frac{1}{l} \sum_{r \le l} J(r)$")
 def _prec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """Prec@l = (1/l) sum_{r<=l} J(r), J(r) = 1 if relevant to at least one intent."""
     return _apply(K.precision_any, cube, measure.cutoff)
 
 
 @register("Ef-P", cutoff="required", family="diversity", reference=_SAKAI_2013,
-          uses_intent_types=True)
+          uses_intent_types=True,
+          formula=r"$\frac{1}{l} \sum_{r \le l} J'(r)$")
 def _efp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """Ef-P@l = (1/l) sum_{r<=l} J'(r): relevant to an informational intent, or the first
     relevant document of a navigational intent."""
@@ -117,9 +121,18 @@ def _sharp(cube, measure, base):
                           kwargs={"gamma": measure["gamma"]}, **_PARALLEL)
 
 
-def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
+def sharp_formula(base: str, recall: str = "I-rec") -> str:
+    """The TeX formula of the #-form of the measure ``base``: ``gamma recall + (1-gamma) base``."""
+    return rf"$\gamma\, \text{{{recall}}}@l + (1 - \gamma)\, \text{{{base}}}@l$"
+
+
+def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str, formula: str,
              uses_intent_types: bool = False) -> None:
-    """Register ``name`` and its #-form ``gamma I-rec + (1-gamma) name``."""
+    """Register ``name`` and its #-form ``gamma I-rec + (1-gamma) name``.
+
+    ``doc`` is the plain-text definition and ``formula`` the same in TeX; the #-form gets
+    both from the family rule (:func:`sharp_formula`).
+    """
     def plain(cube, measure):
         return compute(cube, measure, din)
 
@@ -128,29 +141,43 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
 
     plain.__doc__ = doc
     register(name, params=params, cutoff="optional", family="diversity",
-             reference=reference, uses_intent_types=uses_intent_types)(plain)
+             reference=reference, formula=formula, uses_intent_types=uses_intent_types)(plain)
     sharp_name = name.replace("-", "#-", 1) if "-" in name[1:] else f"{name}#"
     combined.__doc__ = f"{sharp_name}@l = gamma I-rec@l + (1 - gamma) {name}@l."
     register(sharp_name, params=(GAMMA, *params), cutoff="required", family="diversity",
-             reference=reference, uses_intent_types=uses_intent_types)(combined)
+             reference=reference, formula=sharp_formula(name),
+             uses_intent_types=uses_intent_types)(combined)
 
 
 _declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
          doc="D-nDCG@l = sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r), "
-             "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.")
+             "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.",
+         formula=r"$\frac{\sum_{r \le l} GG(r)\, \mathrm{disc}(r)}{\sum_{r \le l} GG^*(r)\, "
+                 r"\mathrm{disc}(r)}$")
 _declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
          doc="D-Q@l = (1/min(l,R)) sum_{r<=l} J(r) (C(r) + beta cgg(r)) / (r + beta cgg*(r)) "
-             "with global gains.")
+             "with global gains.",
+         formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r)\, BR(r)$ with global gains: $BR(r) = "
+                 r"\frac{C(r) + \beta\, cGG(r)}{r + \beta\, cGG^*(r)}$")
 _declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-nDCG@l: D-nDCG in which a navigational intent's gain counts only at its "
-             "first relevant document; ideal list as D-nDCG (so DIN-nDCG <= D-nDCG).")
+             "first relevant document; ideal list as D-nDCG (so DIN-nDCG <= D-nDCG).",
+         formula=r"D-nDCG with $GG_{\mathrm{DIN}}$ for the run (ideal list as D-nDCG, so DIN-nDCG "
+                 r"$\le$ D-nDCG)")
 _declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
              "(reconstructed: the formula cannot be read in the available text of the "
-             "paper; J' follows its prose).")
+             "paper; J' follows its prose).",
+         formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J'(r)\, BR'(r)$, $BR'(r) = \frac{C'(r) + "
+                 r"\beta\, cGG_{\mathrm{DIN}}(r)}{r + \beta\, cGG^*(r)}$ with "
+                 r"$cGG_{\mathrm{DIN}}(r) = \sum_{k \le r} GG_{\mathrm{DIN}}(k)$ (reconstructed: "
+                 "the formula cannot be read in the available text of the paper; xdiv follows "
+                 "its prose on effective relevance)")
 _declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "
-             "its own ideal list.")
+             "its own ideal list.",
+         formula=r"$\sum_{i\ \mathrm{inf}} \Pr(i \mid q)\, Q_i@l \;+$ $\sum_{j\ \mathrm{nav}} "
+                 r"\Pr(j \mid q)\, P^{+}_j@l$, each intent with its own ideal list")

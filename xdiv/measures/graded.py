@@ -53,10 +53,20 @@ def apply_inputs(cube: xr.Dataset, kernel: Callable, inputs: Sequence[str],
     )
 
 
+def intent_aware_formula(name: str, cutoff: str) -> str:
+    """The TeX formula of the intent-aware form of the measure ``name``."""
+    at = "" if cutoff == "none" else "@l"
+    return rf"$\sum_i \Pr(i \mid q)\, \text{{{name}}}_i{at}$"
+
+
 def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str,
-             reference: str, doc: str, options: Options, intent_aware_form: bool = False,
-             aliases: Sequence[str] = (), inputs: Sequence[str] | None = None) -> None:
+             reference: str, doc: str, formula: str, options: Options,
+             intent_aware_form: bool = False, aliases: Sequence[str] = (),
+             inputs: Sequence[str] | None = None) -> None:
     """Register ``name`` (adhoc) and optionally ``name-IA`` computed by one kernel.
+
+    ``doc`` is the plain-text definition and ``formula`` the same in TeX; ``name-IA`` gets
+    both from the family rule ``sum_i Pr(i|q) name_i``.
 
     ``inputs`` None: the kernel takes the levels cut at the measure's cutoff, the ideal
     list and ``cutoff`` (:func:`~xdiv.measures.common.per_intent`); else the kernel takes
@@ -73,7 +83,7 @@ def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: st
 
     compute.__doc__ = doc
     register(name, params=params, cutoff=cutoff, family="graded", reference=reference,
-             aliases=aliases)(compute)
+             formula=formula, aliases=aliases)(compute)
     if not intent_aware_form:
         return
 
@@ -83,7 +93,8 @@ def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: st
     compute_ia.__doc__ = (f"Intent-aware {name}: sum_i Pr(i|q) {name}_i, each intent i scored "
                           f"with its own levels and its own ideal list.")
     register(f"{name}-IA", params=params, cutoff=cutoff, family="intent-aware",
-             reference=f"{_IA_REFERENCE}; {reference}")(compute_ia)
+             reference=f"{_IA_REFERENCE}; {reference}",
+             formula=intent_aware_formula(name, cutoff))(compute_ia)
 
 
 def _table(cube, measure):
@@ -136,51 +147,74 @@ _declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_tab
          reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) "
                    "(Burges et al., ICML 2005)",
          doc="nDCG@l = sum_{r<=l} g(r)/log2(r+1) / sum_{r<=l} g*(r)/log2(r+1), g* from the "
-             "ideal list (all judged relevant documents by level).")
+             "ideal list (all judged relevant documents by level).",
+         formula=r"$\frac{\sum_{r \le l} g(r)\, \mathrm{disc}(r)}{\sum_{r \le l} g^*(r)\, "
+                 r"\mathrm{disc}(r)}$")
 _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
          options=_table_beta, intent_aware_form=True,
          reference="Sakai, EVIA 2007 / NTCIR",
          doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
-             "(r + beta cg*(r)); uncut Q divides by R.")
+             "(r + beta cg*(r)); uncut Q divides by R.",
+         formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r)\, BR(r)$; without a cutoff "
+                 r"$\frac{1}{R}$ over the whole list")
 _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
          options=_ap, intent_aware_form=True,
          reference="non-interpolated average precision as trec_eval's map / map_cut and "
                    "NTCIREVAL's AP; Q with beta = 0",
          doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
-             "denominator=R gives trec_eval's map_cut.")
+             "denominator=R gives trec_eval's map_cut.",
+         formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r) \frac{C(r)}{r}$ (Q with $\beta = "
+                 "0$); `denominator=R` divides by $R$ (`trec_eval`'s `map_cut`)")
 _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
          reference="Sakai, IPSJ TOD 2007; Sakai, JIP 2013",
          doc="P+@l = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp = first rank holding the highest "
-             "level present in the top l; 0 without relevant documents in the top l.")
+             "level present in the top l; 0 without relevant documents in the top l.",
+         formula=r"$\frac{1}{C(r_p)} \sum_{r \le r_p} J(r)\, BR(r)$, $r_p$ the first rank holding "
+                 "the highest level present in the top $l$; 0 without a relevant document there")
 _declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
          reference="Chapelle et al., CIKM 2009",
          doc="ERR@l = sum_{r<=l} (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1) "
-             "(= (2^x-1)/2^H with exponential gains).")
+             "(= (2^x-1)/2^H with exponential gains).",
+         formula=r"$\sum_{r \le l} \frac{1}{r}\, p(r) \prod_{k < r} (1 - p(k))$, $p(r) = "
+                 r"\frac{\mathrm{gv}(x(r))}{\mathrm{gv}(H) + 1}$ ($= (2^{x} - 1)/2^H$ with "
+                 "`gain=exp`)")
 _declare("nERR", K.nerr, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
          reference="Chapelle et al., CIKM 2009; Sakai & Song, SIGIR 2011",
-         doc="nERR@l = ERR@l / ERR@l of the ideal list.")
+         doc="nERR@l = ERR@l / ERR@l of the ideal list.",
+         formula="ERR@$l$ divided by ERR@$l$ of the ideal list")
 _declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="none", options=_gap,
          intent_aware_form=True, reference="Robertson, Kanoulas & Yilmaz, SIGIR 2010",
          doc="GAP = sum_k (1/k) sum_{kappa<=k} q_{min(x_kappa, x_k)} / sum_x R_x q_x, "
-             "q_x = sum_{j<=x} g_j (threshold distribution g, uniform by default).")
+             "q_x = sum_{j<=x} g_j (threshold distribution g, uniform by default).",
+         formula=r"$\frac{\sum_{k} \frac{1}{k} \sum_{\kappa \le k} q_{\min(x(\kappa), "
+                 r"x(k))}}{\sum_{x = 1}^{H} R_x\, q_x}$, $q_x = \sum_{j \le x} g_j$ ($g_j$: "
+                 "probability that a user's relevance threshold is level $j$; $R_x$: documents "
+                 "of level $x$)")
 _declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="required",
          options=_gap, intent_aware_form=True,
          reference="Sakai & Song, SIGIR 2011 (nGAP reconstructed: GAP over the ideal GAP)",
          doc="nGAP@l = GAP numerator over the top l / the same numerator over the ideal "
-             "list's top l.")
+             "list's top l.",
+         formula="GAP's numerator over the top $l$ divided by the same over the ideal list's top "
+                 "$l$")
 _declare("P", K.precision, params=(), cutoff="required", options=_none,
          reference="Cleverdon, Cranfield tests; trec_eval P",
-         doc="P@l = C(l) / l (lists shorter than l count as l).")
+         doc="P@l = C(l) / l (lists shorter than l count as l).",
+         formula="$C(l) / l$ (a list shorter than $l$ counts as $l$)")
 _declare("RR", K.reciprocal_rank, params=(), cutoff="optional", options=_none,
          reference="Voorhees, TREC-8 QA track 1999; trec_eval recip_rank",
          doc="RR = 1 / rank of the first relevant document (0 when none is in the list or "
-             "top l).")
+             "top l).",
+         formula="$1 / r_1$, $r_1$ the rank of the first relevant document (0 if none in the "
+                 "list or the top $l$)")
 _declare("Hit", K.hit, params=(), cutoff="required", options=_none,
          reference="success at l (trec_eval success)",
-         doc="Hit@l = 1 if a relevant document is in the top l, else 0.")
+         doc="Hit@l = 1 if a relevant document is in the top l, else 0.",
+         formula="1 if $C(l) > 0$, else 0")
 _declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
          options=_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
-         doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).")
+         doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).",
+         formula=r"$(1 - p) \sum_r p^{r - 1}\, \frac{g(r)}{\mathrm{gv}(H)}$")
 
 # trec_eval's staples: documents judged, R-precision, bpref and the counts trec_eval prints
 _COUNT = ("an exact whole number, stored as a float like every score (NaN, as every measure, "
@@ -189,25 +223,36 @@ _declare("Rprec", K.r_precision, params=(), cutoff="none", options=_none, inputs
          reference="Buckley & Voorhees, 'Retrieval System Evaluation', in TREC: Experiment "
                    "and Evaluation in Information Retrieval, MIT Press 2005; trec_eval Rprec",
          doc="R-prec = C(R) / R: precision at rank R, R = the number of relevant documents; "
-             "ranks past the end of the run count as non-relevant.")
+             "ranks past the end of the run count as non-relevant.",
+         formula="$C(R) / R$, precision at rank $R$ (ranks past the end of the run count as not "
+                 "relevant)")
 _declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
          inputs=("level", "slot", "qrels_level", "qrels_assessed"),
          reference="Buckley & Voorhees, SIGIR 2004; trec_eval bpref",
          doc="bpref = (1/R) sum_{relevant r} (1 - min(n(r), R) / min(N, R)), n(r) = judged "
              "non-relevant documents ranked above r, N = judged non-relevant documents "
              "(level 0); unjudged documents are skipped, and so, as in trec_eval, are "
-             "documents whose qrels levels are all negative (TREC's spam -2).")
+             "documents whose qrels levels are all negative (TREC's spam -2).",
+         formula=r"$\frac{1}{R} \sum_{r:\, J(r) = 1} \left(1 - \frac{\min(n(r), R)}{\min(N, "
+                 r"R)}\right)$, $n(r)$ the judged non-relevant documents ranked above $r$, $N$ "
+                 "all judged non-relevant documents; unjudged documents, and as in trec_eval "
+                 "those whose levels are all negative, are skipped")
 _declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
          inputs=("judged", "length", "ideal_level"),
          reference="MacAvaney, Macdonald & Ounis, ECIR 2022 (ir_measures Judged)",
          doc="Judged@l = (documents of the top l with a qrels line, whatever its level) / "
-             "min(l, n), n = the number retrieved; uncut: the judged share of the whole run.")
+             "min(l, n), n = the number retrieved; uncut: the judged share of the whole run.",
+         formula=r"the share of the top $\min(l, n)$ documents that are judged, $n$ the number "
+                 "retrieved (without a cutoff: of the whole run)")
 _declare("NumRet", K.retrieved_count, params=(), cutoff="none", options=_none,
          inputs=("length", "ideal_level"), reference="trec_eval num_ret",
-         doc=f"NumRet = the number of documents retrieved: {_COUNT}.")
+         doc=f"NumRet = the number of documents retrieved: {_COUNT}.",
+         formula="$n$, the number of documents retrieved")
 _declare("NumRel", K.relevant_count, params=(), cutoff="none", options=_none, inputs=LEVELS,
          reference="trec_eval num_rel",
-         doc=f"NumRel = R, the number of judged relevant documents: {_COUNT}.")
+         doc=f"NumRel = R, the number of judged relevant documents: {_COUNT}.",
+         formula="$R$, the number of judged relevant documents")
 _declare("NumRelRet", K.relevant_retrieved_count, params=(), cutoff="none", options=_none,
          inputs=LEVELS, reference="trec_eval num_rel_ret",
-         doc=f"NumRelRet = the number of relevant documents retrieved: {_COUNT}.")
+         doc=f"NumRelRet = the number of relevant documents retrieved: {_COUNT}.",
+         formula="$C(n)$, the number of relevant documents retrieved")

@@ -25,7 +25,7 @@ import xarray as xr
 from ..kernels import hierarchy as K
 from ..kernels.common import ideal_levels
 from ..kernels.diversity import sharp
-from .diversity import GAMMA, intent_recall
+from .diversity import GAMMA, intent_recall, sharp_formula
 from .registry import Measure, MeasureDef, register, registry
 
 _WANG_ET_AL_2018 = "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018"
@@ -97,7 +97,9 @@ def _sharp(cube, measure, base_value):
                           output_dtypes=[np.float64], **_PARALLEL)
 
 
-@register("N-rec", cutoff="required", family="hierarchy", reference=_WANG_ET_AL_2018)
+@register("N-rec", cutoff="required", family="hierarchy", reference=_WANG_ET_AL_2018,
+          formula=r"$\frac{\lvert \bigcup_{r \le l} N(d_r) \rvert}{\lvert V \rvert}$, the share "
+                  "of nodes covered by the top $l$")
 def _nrec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """N-rec@l = |union_{r<=l} N(d_r)| / |V|: the share of (non-root) nodes covered by the
     top l, node relevance propagated upwards."""
@@ -110,6 +112,12 @@ def _flat(name: str, measure: Measure) -> Measure:
     given = dict(measure.values)
     values = tuple((p.name, given.get(p.name, p.default)) for p in base.params)
     return Measure(base, values, measure.cutoff)
+
+
+def layer_aware_formula(base: str, cutoff: str) -> str:
+    """The TeX formula of the layer-aware form of the measure ``base``."""
+    at = "" if cutoff == "none" else "@l"
+    return rf"$\sum_h w_h\, \text{{{base}}}_h{at}$"
 
 
 def _register_hd(metric: str) -> None:
@@ -134,11 +142,15 @@ def _register_hd(metric: str) -> None:
                         "leaves (atomic intents) with their node weights.")
     lad_sharp.__doc__ = f"LAD#-{metric}@l = gamma N-rec@l + (1 - gamma) D-{metric}-LA@l."
     register(f"HD-{metric}", params=flat.params, cutoff="optional", family="hierarchy",
-             reference=_WANG_ET_AL_2018)(hd)
-    for name, compute in ((f"HD#-{metric}", hd_sharp), (f"LD#-{metric}", ld_sharp),
-                          (f"LAD#-{metric}", lad_sharp)):
+             reference=_WANG_ET_AL_2018,
+             formula=f"D-{metric} with the hierarchical global gain")(hd)
+    for name, compute, formula in (
+            (f"HD#-{metric}", hd_sharp, sharp_formula(f"HD-{metric}", "N-rec")),
+            (f"LD#-{metric}", ld_sharp, sharp_formula(f"D-{metric}", "N-rec")
+             + " over the leaves, with their node weights as probabilities"),
+            (f"LAD#-{metric}", lad_sharp, sharp_formula(f"D-{metric}-LA", "N-rec"))):
         register(name, params=(GAMMA, *flat.params), cutoff="required", family="hierarchy",
-                 reference=_WANG_ET_AL_2018)(compute)
+                 reference=_WANG_ET_AL_2018, formula=formula)(compute)
 
 
 def _register_layer_aware(base: MeasureDef) -> None:
@@ -150,6 +162,7 @@ def _register_layer_aware(base: MeasureDef) -> None:
                        "probabilities), weighted by the layer weights.")
     register(f"{base.name}-LA", params=base.params, cutoff=base.cutoff, family="hierarchy",
              reference=f"{_WANG_ET_AL_2018}; {base.reference}",
+             formula=layer_aware_formula(base.name, base.cutoff),
              uses_intent_types=base.uses_intent_types)(compute)
 
 

@@ -29,6 +29,8 @@ NDEVAL = Param("ndeval", True, "True: ndeval's definition (binary per-intent rel
 
 _NDEVAL = ("TREC Web Track ndeval (Clarke et al., SIGIR 2008; Clarke, Craswell, Soboroff & "
            "Ashkan, WSDM 2011)")
+_IA_NDEVAL_FALSE = r"`ndeval=False`: $\sum_i \Pr(i \mid q)\, {m}_i$"
+"""The formula of ``ndeval=False`` for an intent-aware measure ``m``."""
 _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
              "dask_gufunc_kwargs": {"allow_rechunk": True}}
 
@@ -67,7 +69,9 @@ def _graded_ia(cube, measure, kernel, **kwargs):
     return intent_aware(cube, per_intent(cube, kernel, measure.cutoff, **kwargs))
 
 
-@register("alpha-DCG", params=(ALPHA,), cutoff="required", family="ndeval", reference=_NDEVAL)
+@register("alpha-DCG", params=(ALPHA,), cutoff="required", family="ndeval", reference=_NDEVAL,
+          formula=r"$\frac{\sum_{r \le l} G(r)\, \mathrm{disc}(r)}{\sum_{r \le l} N (1 - "
+                  r"\alpha)^{r - 1} \mathrm{disc}(r)}$")
 def _alpha_dcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """alpha-DCG@k = sum_{r<=k} G(r)/log2(r+1) / sum_{r<=k} N (1-alpha)^{r-1}/log2(r+1), with
     novelty gains G(r) = sum_s rel_s(d_r) (1-alpha)^{c_s(r)} (ndeval's normalisation)."""
@@ -75,7 +79,10 @@ def _alpha_dcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("alpha-nDCG", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
-          reference=f"{_NDEVAL}; probability-weighted form: Sakai & Song, SIGIR 2011")
+          reference=f"{_NDEVAL}; probability-weighted form: Sakai & Song, SIGIR 2011",
+          formula=r"$\frac{\sum_{r \le l} G(r)\, \mathrm{disc}(r)}{\sum_{r \le l} G^*(r)\, "
+                  r"\mathrm{disc}(r)}$, $G^*$ of the greedy ideal list; `ndeval=False` weights "
+                  r"intent $s$'s terms by $\Pr(s \mid q)$ and uses graded levels")
 def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """alpha-nDCG@k = novelty DCG@k / DCG@k of the greedy ideal list (ties to the largest
     docno, as ndeval). ndeval=False weights intent s's novelty gain by Pr(s|q)."""
@@ -85,7 +92,9 @@ def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 @register("ERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
           unused=(("alpha", "ndeval", False),),
-          reference=f"{_NDEVAL}; Chapelle et al., CIKM 2009 (graded form)")
+          reference=f"{_NDEVAL}; Chapelle et al., CIKM 2009 (graded form)",
+          formula=r"$\frac{\sum_{r \le l} G(r) / r}{\sum_{r \le l} N (1 - \alpha)^{r - 1} / r}$; "
+                  + _IA_NDEVAL_FALSE.format(m=r"\mathrm{ERR}") + r" with graded stop probabilities")
 def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """ERR-IA@k (ndeval) = sum_{r<=k} G(r)/r / sum_{r<=k} N (1-alpha)^{r-1}/r. ndeval=False:
     sum_i Pr(i|q) ERR_i@k with graded stop probabilities (2^x-1)/2^H."""
@@ -96,7 +105,9 @@ def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 @register("nERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
           unused=(("alpha", "ndeval", False),),
-          reference=f"{_NDEVAL}; Sakai & Song, SIGIR 2011 (graded form)")
+          reference=f"{_NDEVAL}; Sakai & Song, SIGIR 2011 (graded form)",
+          formula=r"$\frac{\sum_{r \le l} G(r) / r}{\sum_{r \le l} G^*(r) / r}$; "
+                  + _IA_NDEVAL_FALSE.format(m=r"\mathrm{nERR}"))
 def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """nERR-IA@k (ndeval) = sum G(r)/r of the run / of the greedy ideal list, top k.
     ndeval=False: sum_i Pr(i|q) nERR_i@k, each intent with its own ideal list."""
@@ -106,14 +117,17 @@ def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("NRBP", params=(ALPHA, NRBP_BETA), cutoff="none", family="ndeval",
-          reference=f"{_NDEVAL}; Clarke, Kolla & Vechtomova, ICTIR 2009")
+          reference=f"{_NDEVAL}; Clarke, Kolla & Vechtomova, ICTIR 2009",
+          formula=r"$\frac{1 - (1 - \alpha) \beta}{N} \sum_r \beta^{r - 1} G(r)$ over the whole "
+                  "list")
 def _nrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """NRBP = (1 - (1-alpha) beta) / N sum_r beta^{r-1} G(r) over the whole list."""
     return _run_only(K.nrbp, cube, measure, alpha=measure["alpha"], beta=measure["beta"])
 
 
 @register("nNRBP", params=(ALPHA, NRBP_BETA), cutoff="none", family="ndeval",
-          reference=_NDEVAL)
+          reference=_NDEVAL,
+          formula="NRBP divided by NRBP of the greedy ideal list")
 def _nnrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """nNRBP = NRBP / NRBP of the full greedy ideal list."""
     depth = K.nrbp_ideal_depth(measure["beta"], cube.sizes["intent"], cube.sizes["doc"])
@@ -125,7 +139,9 @@ def _relevant_per_intent(cube: xr.Dataset) -> xr.DataArray:
 
 
 @register("MAP-IA", params=(NDEVAL,), cutoff="none", family="ndeval",
-          reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009")
+          reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009",
+          formula=r"$\frac{1}{N} \sum_s \mathrm{AP}_s$ over the whole list; "
+                  + _IA_NDEVAL_FALSE.format(m=r"\mathrm{AP}") + " (= AP-IA)")
 def _map_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """MAP-IA = (1/N) sum_s AP_s over the whole list (ndeval); ndeval=False:
     sum_i Pr(i|q) AP_i (= AP-IA)."""
@@ -138,7 +154,9 @@ def _map_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("P-IA", params=(NDEVAL,), cutoff="required", family="ndeval",
-          reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009")
+          reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009",
+          formula=r"relevant (document, intent) pairs in the top $l$ divided by $l N$; "
+                  + _IA_NDEVAL_FALSE.format(m=r"\mathrm{P}"))
 def _p_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """P-IA@k = relevant (document, intent) pairs in the top k / (k N) (ndeval);
     ndeval=False: sum_i Pr(i|q) P_i@k."""

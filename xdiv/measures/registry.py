@@ -16,11 +16,11 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import MeasureError
+from ..typing import CutoffRule
 
-CutoffRule = Literal["required", "optional", "none"]
 MAX_CUTOFF = 100_000
 """The largest cutoff a name may give (far past the depth of TREC and NTCIR runs); ndeval's
 measures build arrays as long as the cutoff."""
@@ -54,6 +54,9 @@ class MeasureDef:
     family: str
     reference: str
     doc: str
+    formula: str | None = None
+    """The definition in TeX between ``$`` signs, as the measure reference prints it (None:
+    the reference prints the first line of ``doc``)."""
     aliases: tuple[str, ...] = ()
     unused: tuple[tuple[str, str, Any], ...] = ()
     """``(param, switch, value)``: ``param`` is not used when ``switch`` equals ``value``."""
@@ -132,9 +135,13 @@ _ALIASES: dict[str, str] = {}
 
 
 def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "optional",
-             family: str, reference: str, aliases: Sequence[str] = (),
-             unused: Sequence[tuple[str, str, Any]] = (), uses_intent_types: bool = False):
+             family: str, reference: str, formula: str | None = None,
+             aliases: Sequence[str] = (), unused: Sequence[tuple[str, str, Any]] = (),
+             uses_intent_types: bool = False):
     """Decorator declaring ``compute(cube, measure) -> DataArray(run, topic)`` as ``name``.
+
+    ``compute``'s docstring is the plain-text definition; ``formula`` is the same in TeX
+    (Markdown with ``$`` maths) for the measure reference (:mod:`xdiv.measures.reference`).
 
     ``unused`` lists ``(param, switch, value)`` triples: giving ``param`` explicitly while
     ``switch`` equals ``value`` is an error, since that form of the measure ignores it.
@@ -149,8 +156,9 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
         if name in _REGISTRY or name in _ALIASES:
             raise RuntimeError(f"measure {name} registered twice")
         _REGISTRY[name] = MeasureDef(name, compute, tuple(params), cutoff, family, reference,
-                                     compute.__doc__ or "", tuple(aliases), tuple(unused),
-                                     uses_intent_types)
+                                     compute.__doc__ or "", formula=formula,
+                                     aliases=tuple(aliases), unused=tuple(unused),
+                                     uses_intent_types=uses_intent_types)
         for alias in aliases:
             _ALIASES[alias] = name
         return compute

@@ -40,7 +40,12 @@ def _compute(kernel, cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         dask_gufunc_kwargs={"allow_rechunk": True})
 
 
-@register("U", params=PARAMS, cutoff="required", family="graded", reference=_U_MEASURES)
+@register("U", params=PARAMS, cutoff="required", family="graded", reference=_U_MEASURES,
+          formula=r"$\frac{1}{N} \sum_k g(\mathrm{pos}_k)\, D(\mathrm{pos}_k)$, $D(\mathrm{pos}) "
+                  r"= \max(0, 1 - \mathrm{pos}/L)$: the user reads a snippet per rank and a share "
+                  r"$F$ of each relevant document; $\mathrm{pos}_k$ is the number of characters "
+                  "read when the $k$-th relevant text ends, with gain "
+                  r"$\mathrm{gv}(x)/(\mathrm{gv}(H) + 1)$")
 def _u(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """U@l = (1/N) sum_k g(pos_k) D(pos_k), D(pos) = max(0, 1 - pos/L): the user reads a
     snippet per rank and F of each relevant document's text; gain at the end of each read."""
@@ -48,14 +53,18 @@ def _u(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     return _compute(K.d_u, cube, measure)
 
 
-@register("D-U", params=PARAMS, cutoff="required", family="diversity", reference=_U_MEASURES)
+@register("D-U", params=PARAMS, cutoff="required", family="diversity", reference=_U_MEASURES,
+          formula="U over one reading in which every document relevant to some intent is read, "
+                  "with gain $GG$")
 def _du(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """D-U@l: U over one trailtext in which the full text of every document relevant to some
     intent is read, with the global gain GG."""
     return _compute(K.d_u, cube, measure)
 
 
-@register("U-IA", params=PARAMS, cutoff="required", family="intent-aware", reference=_U_MEASURES)
+@register("U-IA", params=PARAMS, cutoff="required", family="intent-aware", reference=_U_MEASURES,
+          formula=r"$\sum_i \Pr(i \mid q)\, U_i$, one reading per intent (full text read only for "
+                  "the intent's relevant documents)")
 def _uia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """U-IA@l = sum_i Pr(i|q) U_i, one trailtext per intent (full text read only for the
     intent's relevant documents, gain gv(x_i))."""

@@ -299,7 +299,7 @@ def _page(title: str, parts: Sequence[str]) -> str:
 
 
 def _overview(scores: xr.Dataset, da: xr.DataArray, metric: str) -> str:
-    from .. import __version__
+    from .._version import __version__
 
     facts = [("runs", da.sizes["run"]), ("topics", da.sizes["topic"]),
              ("measures", da.sizes["metric"]), ("primary measure", metric)]

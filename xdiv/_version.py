@@ -1,0 +1,3 @@
+"""The version of xdiv (also in ``pyproject.toml``)."""
+
+__version__ = "0.1.0"

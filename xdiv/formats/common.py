@@ -1,0 +1,80 @@
+"""What the ndeval and gdeval presets (:mod:`xdiv.formats.ndeval`,
+:mod:`xdiv.formats.gdeval`) share: per-topic scores as both tools print them, the run tags
+and retrieved topics they list, the risk-sensitive pair of a run and its baseline, and
+their running means."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import xarray as xr
+
+from ..errors import AlignmentWarning
+from ..evaluate import evaluate
+from ..core.labels import from_json, natural_key
+
+__all__ = ["by_topic", "nan_propagated", "per_topic_scores", "retrieved_topics",
+           "risk_alpha_label", "risk_pair", "run_tag", "sorted_topics", "zero_filled"]
+
+
+def per_topic_scores(runs: xr.Dataset, collection: xr.Dataset,
+                     measures: Sequence[str]) -> xr.DataArray:
+    """``score(metric, run, topic)`` with NaN (undefined or unjudged) read as 0, as both
+    tools print. The evaluation's warnings about topics only the runs or only the qrels
+    hold are silenced: the callers list and average topics by the tools' own rules."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AlignmentWarning)
+        return evaluate(runs, collection, list(measures))["score"].fillna(0.0)
+
+
+def run_tag(runs: xr.Dataset, run: str, line: int) -> str:
+    """The tag of the run file's first (``line=0``) or last (``-1``) line: ndeval names a
+    run after the first, gdeval after the last; a Runs dataset built in Python has none,
+    and its label stands in."""
+    return from_json(runs.attrs.get("tags", "{}")).get(run, [run, run])[line]
+
+
+def retrieved_topics(runs: xr.Dataset, run: str) -> list[str]:
+    """The topics ``run`` retrieved at least one document for, in the dataset's order."""
+    length = runs["length"].sel(run=run)
+    return [str(t) for t in length["topic"].values[length.values > 0]]
+
+
+def sorted_topics(topics: Iterable[str]) -> list[str]:
+    """The distinct ``topics`` in natural order (``2`` before ``10``), as the tools list them."""
+    return sorted(set(topics), key=natural_key)
+
+
+def risk_alpha_label(risk_alpha: float, text: str | None) -> str:
+    """``-riskAlpha`` as the tools print it in their run labels: as typed, else ``0`` or
+    ``repr(risk_alpha)``."""
+    return text or ("0" if risk_alpha == 0 else repr(risk_alpha))
+
+
+def by_topic(values: xr.DataArray, topics: Sequence[str]) -> np.ndarray:
+    """The ``(metric, topic)`` values of ``topics`` as an array topic × metric, the rows
+    the tools print."""
+    return values.sel(topic=list(topics)).transpose("topic", "metric").values
+
+
+def nan_propagated(values: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """``means`` (one per metric) made NaN where a NaN is among the ``values`` averaged
+    (metric × topic), as it is in the tools' running sums."""
+    return np.where(np.isnan(values).any(axis=-1), np.nan, means)
+
+
+def zero_filled(scores: xr.DataArray, topics: Sequence[str]) -> xr.DataArray:
+    """``scores`` over ``topics``, 0 for the topics it lacks."""
+    return scores.reindex(topic=list(topics), fill_value=0.0)
+
+
+def risk_pair(run_scores: xr.DataArray, base_scores: xr.DataArray, run_topics, base_topics,
+              topics: Sequence[str]) -> xr.DataArray:
+    """The cube ``(metric, run, topic)`` of the run and the baseline over ``topics``, each
+    0 where it did not retrieve the topic (as the tools count it)."""
+    run_part = zero_filled(run_scores.sel(topic=list(run_topics)), topics)
+    base_part = zero_filled(base_scores.sel(topic=list(base_topics)), topics)
+    return xr.concat([run_part.expand_dims(run=["run"]), base_part.expand_dims(run=["base"])],
+                     dim="run").transpose("metric", "run", "topic")

@@ -1,0 +1,95 @@
+"""The output of TREC's official graded evaluation tool, gdeval, to the byte.
+
+``gdeval`` (version 1.3, TREC Web Track 2010-2014) prints nDCG@k and ERR@k with graded
+judgments. It is reproduced here as a preset over xdiv's engine, as ndeval is
+(:mod:`xdiv.formats.ndeval`, whose CSV layout it prints with 5 digits): the registry's
+measures with the tool's definitions, :func:`xdiv.evaluate`, and :func:`xdiv.risk.urisk`
+for its risk-sensitive output against a baseline run.
+
+gdeval
+    Lists the retrieved topics that have a relevant document in the qrels and averages
+    over them, or with ``complete`` over every such topic. With a baseline and
+    ``complete``, the judged topics the run did not retrieve follow as rows of their own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from ..errors import InputError
+from ..kernels.risk import ordered_mean
+from ..analysis.risk import risk_differences
+from ..analysis.risk import urisk
+from .common import (by_topic, nan_propagated, per_topic_scores, retrieved_topics,
+                     risk_alpha_label, risk_pair, run_tag, sorted_topics)
+from .ndeval import RunBlock, ndeval_layout
+
+__all__ = ["gdeval_measures", "gdeval_report"]
+
+
+def gdeval_measures(k: int = 20) -> list[str]:
+    """gdeval's nDCG@k and ERR@k as registry names: gains 2^x - 1, discount 1/log2(r+1),
+    the ideal list of the judged relevant documents cut at k, and ERR's grade probability
+    (2^x - 1)/2^4 for gdeval's highest grade 4."""
+    return [f"nDCG@{k}", f"ERR(H=4)@{k}"]
+
+
+def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
+                  complete: bool = False, baseline: xr.Dataset | None = None,
+                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None) -> str:
+    """gdeval's CSV output for every run of ``runs``, one block per run.
+
+    Parameters
+    ----------
+    collection : xarray.Dataset
+        Adhoc qrels (:func:`xdiv.read_qrels`, or :func:`xdiv.to_adhoc` of diversity qrels)
+        with grades up to 4.
+    runs : xarray.Dataset
+        From :func:`xdiv.read_runs` with the default ranking (score, ties by docno
+        descending), the only one gdeval knows.
+    k : int
+        gdeval's ``-k``: the cutoff of nDCG and ERR.
+    complete, baseline, risk_alpha, risk_alpha_text
+        As in :func:`xdiv.formats.ndeval.ndeval_report` (``-c``, ``-baseline``,
+        ``-riskAlpha``); gdeval prints the risk-sensitive label with commas.
+    """
+    if [str(i) for i in collection["intent"].values] != ["0"]:
+        raise InputError("gdeval reads adhoc qrels (topic 0 docno grade); convert diversity "
+                         "qrels first (xdiv.to_adhoc, or --adhoc max on the command line)")
+    if int(collection["level"].max()) > 4:
+        raise InputError(f"gdeval's grades go up to 4; the qrels hold grade "
+                         f"{int(collection['level'].max())}")
+    measures = gdeval_measures(k)
+    scores = per_topic_scores(runs, collection, measures)
+    has_relevant = collection["intent_valid"].values.any(axis=1)
+    relevant = set(sorted_topics(t for t, ok in zip(collection["topic"].values, has_relevant)
+                                 if ok))
+    if baseline is not None:
+        base_run = str(baseline["run"].values[0])
+        base_label = run_tag(baseline, base_run, -1)
+        base_scores = per_topic_scores(baseline, collection, measures).sel(run=base_run)
+        base_topics = [t for t in retrieved_topics(baseline, base_run) if t in relevant]
+        alpha_text = risk_alpha_label(risk_alpha, risk_alpha_text)
+    blocks = []
+    for run in (str(r) for r in runs["run"].values):
+        name = run_tag(runs, run, -1)
+        retrieved = [t for t in sorted_topics(retrieved_topics(runs, run)) if t in relevant]
+        values = scores.sel(run=run)
+        if baseline is None:
+            topics = sorted_topics(relevant) if complete else retrieved
+            averaged = values.sel(topic=topics).values
+            # gdeval leaves its sums undivided when there is no topic to average
+            means = ordered_mean(averaged) if topics else np.zeros(2)
+            blocks.append(RunBlock(name, retrieved, by_topic(values, retrieved),
+                                   nan_propagated(averaged, means)))
+            continue
+        label = f"{name} (rel to. {base_label}, rs=1+a, a={alpha_text})"
+        rows = retrieved + ([t for t in sorted_topics(relevant) if t not in set(retrieved)]
+                            if complete else [])
+        cube = risk_pair(values, base_scores, retrieved, base_topics, rows)
+        risk = risk_differences(cube, "base", risk_alpha).sel(run="run")
+        means = urisk(cube, "base", risk_alpha).sel(run="run").values if rows else np.zeros(2)
+        blocks.append(RunBlock(label, rows, by_topic(risk, rows),
+                               nan_propagated(risk.values, means)))
+    return ndeval_layout([f"ndcg@{k}", f"err@{k}"], blocks, digits=5)

@@ -1,0 +1,281 @@
+"""The measures of other tools (trec_eval, ir_measures) and their registry counterparts.
+
+Every correspondence is declared once in :data:`TRANSLATIONS`, with the ranking order the
+tool uses for that measure; :mod:`xdiv.measures.names` resolves names with it. The
+ir_measures tables (:data:`IR_MEASURES_ALIASES`, :data:`IR_MEASURES_DEFAULTS`, ...) give
+the alternative spellings and the parameter defaults that ir_measures objects leave out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..typing import CutoffRule, Tool
+
+__all__ = ["ASC", "IR_MEASURES_ALIASES", "IR_MEASURES_ALIAS_PARAMS", "IR_MEASURES_DEFAULTS",
+           "IR_MEASURES_OWN_DEFAULTS", "TRANSLATIONS", "TREC", "TREC_CUTOFFS", "Translation",
+           "describe_translations"]
+
+TREC = "score-docno-desc"
+"""Score descending, ties by docno descending: trec_eval, gdeval (and pytrec_eval)."""
+ASC = "score-docno-asc"
+"""Score descending, ties by docno ascending: pyndeval and MS MARCO's MRR script."""
+
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+"""The cutoffs trec_eval reports for ``P``, ``map_cut`` and ``ndcg_cut`` when none is given."""
+
+
+@dataclass(frozen=True)
+class Translation:
+    """How one measure of another tool corresponds to the registry.
+
+    Attributes
+    ----------
+    tool : {"trec_eval", "ir_measures"}
+    name : str
+        The tool's measure name (trec_eval's base name, ir_measures' ``NAME``).
+    target : str or None
+        The registry spelling, without cutoff, of the identical definition; None when xdiv
+        has none (``note`` then says what differs and what to ask for instead).
+    note : str
+        One line: how the definitions agree, or why there is no counterpart.
+    cutoff : {"required", "optional", "none"}
+        Whether the tool's name takes a cutoff.
+    cut_target : str, optional
+        The registry spelling when a cutoff is given, if not ``target``.
+    order : str or None
+        The ranking order under which the tool computes the measure (``None``: ties are
+        left in an unspecified order).
+    cut_order : str, optional
+        The ranking order when a cutoff is given, if not ``order``.
+    when : tuple of (parameter, value)
+        The entry applies when the tool's parameters have these values.
+    require : tuple of (parameter, value)
+        Tool parameters xdiv supports only at this value.
+    copy : tuple of (tool parameter, registry parameter)
+        Tool parameters passed on to the registry measure.
+    defaults : tuple of int
+        trec_eval: the cutoffs reported when a cutoff-taking name is given without one.
+    """
+
+    tool: Tool
+    name: str
+    target: str | None
+    note: str
+    cutoff: CutoffRule = "optional"
+    cut_target: str | None = None
+    order: str | None = TREC
+    cut_order: str | None = None
+    when: tuple[tuple[str, Any], ...] = ()
+    require: tuple[tuple[str, Any], ...] = ()
+    copy: tuple[tuple[str, str], ...] = ()
+    defaults: tuple[int, ...] = ()
+
+
+_BINARY = (("rel", 1), ("judged_only", False))
+_NDEVAL = ("ndeval's definition (through pyndeval), binary per-intent relevance, uniform "
+           "intent weights")
+
+
+_BPREF = ("Buckley & Voorhees's bpref over the judged documents; as in trec_eval, a document "
+          "whose levels are all negative (TREC's spam -2) is 'in the pool but unjudged': "
+          "skipped, and left out of N")
+_COUNTS = "(a whole number, stored as a float like every score)"
+
+
+def _unsupported(tool: Tool, name: str, note: str) -> Translation:
+    return Translation(tool, name, None, note)
+
+
+TRANSLATIONS: tuple[Translation, ...] = (
+    # trec_eval (Buckley & Voorhees; relevance: level >= 1; ideal list of ndcg: the judged
+    # levels; ranking by score descending, ties by docno descending)
+    Translation("trec_eval", "map", "AP", "non-interpolated AP over the whole ranking, "
+                "divided by R", cutoff="none"),
+    Translation("trec_eval", "map_cut", "AP(denominator=R)", "AP over the top k divided by R "
+                "(not min(k, R) as xdiv's AP@k)", cutoff="required", defaults=TREC_CUTOFFS),
+    Translation("trec_eval", "P", "P", "precision at k, lists shorter than k counted as k",
+                cutoff="required", defaults=TREC_CUTOFFS),
+    Translation("trec_eval", "ndcg", "nDCG(gain=linear)", "nDCG with gain = level (xdiv's "
+                "default gain is 2^x-1), ideal list from the judged levels", cutoff="none"),
+    Translation("trec_eval", "ndcg_cut", "nDCG(gain=linear)", "nDCG@k with gain = level "
+                "(xdiv's default gain is 2^x-1)", cutoff="required", defaults=TREC_CUTOFFS),
+    Translation("trec_eval", "recip_rank", "RR", "reciprocal rank of the first relevant "
+                "document", cutoff="none"),
+    Translation("trec_eval", "success", "Hit", "1 if a relevant document is in the top k",
+                cutoff="required", defaults=(1, 5, 10)),
+    Translation("trec_eval", "Rprec", "Rprec", "precision at rank R, R the number of relevant "
+                "documents; ranks past the end of the run count as non-relevant", cutoff="none"),
+    _unsupported("trec_eval", "Rprec_mult", "R-precision at multiples of R is not "
+                 "implemented in xdiv"),
+    Translation("trec_eval", "bpref", "bpref", _BPREF, cutoff="none"),
+    _unsupported("trec_eval", "gm_bpref", "gm_bpref is the geometric mean of bpref over "
+                 "topics, an aggregate rather than a per-topic measure: ask for bpref and "
+                 "average its logs"),
+    _unsupported("trec_eval", "gm_map", "gm_map is the geometric mean of AP over topics, an "
+                 "aggregate rather than a per-topic measure: ask for AP and average its logs"),
+    _unsupported("trec_eval", "recall", "recall at k (share of the relevant documents "
+                 "retrieved) is not implemented in xdiv; I-rec@k is intent recall"),
+    _unsupported("trec_eval", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) is not "
+                 "implemented in xdiv; AP treats unjudged documents as non-relevant"),
+    _unsupported("trec_eval", "iprec_at_recall", "interpolated precision at recall levels is "
+                 "not implemented in xdiv"),
+    _unsupported("trec_eval", "11pt_avg", "11-point interpolated average precision is not "
+                 "implemented in xdiv; AP is"),
+    _unsupported("trec_eval", "ndcg_rel", "trec_eval's ndcg_rel (nDCG averaged over the "
+                 "relevant documents) is not implemented in xdiv"),
+    _unsupported("trec_eval", "ndcg_p", "trec_eval's ndcg_p with explicit gains: ask for "
+                 "nDCG(gain=(g1,...,gH)) with the gains of levels 1..H"),
+    _unsupported("trec_eval", "Rndcg", "trec_eval's Rndcg (nDCG at rank R) is not "
+                 "implemented in xdiv"),
+    _unsupported("trec_eval", "binG", "trec_eval's binG is not implemented in xdiv"),
+    _unsupported("trec_eval", "G", "trec_eval's G is not implemented in xdiv"),
+    _unsupported("trec_eval", "utility", "trec_eval's utility is not implemented in xdiv"),
+    _unsupported("trec_eval", "relative_P", "trec_eval's relative_P is not implemented in "
+                 "xdiv; P@k is"),
+    _unsupported("trec_eval", "set_P", "set-based precision is not implemented in xdiv; "
+                 "P@k is"),
+    _unsupported("trec_eval", "set_relative_P", "set-based measures are not implemented in "
+                 "xdiv"),
+    _unsupported("trec_eval", "set_recall", "set-based measures are not implemented in xdiv"),
+    _unsupported("trec_eval", "set_map", "set-based measures are not implemented in xdiv"),
+    _unsupported("trec_eval", "set_F", "set-based measures are not implemented in xdiv"),
+    _unsupported("trec_eval", "num_q", "counts (num_q) are not measures in xdiv; the score "
+                 "cube's topic dimension gives them"),
+    Translation("trec_eval", "num_ret", "NumRet", "the number of documents retrieved "
+                + _COUNTS, cutoff="none"),
+    Translation("trec_eval", "num_rel", "NumRel", "the number of relevant documents "
+                + _COUNTS, cutoff="none"),
+    Translation("trec_eval", "num_rel_ret", "NumRelRet", "the number of relevant documents "
+                "retrieved " + _COUNTS, cutoff="none"),
+    _unsupported("trec_eval", "num_nonrel_judged_ret", "num_nonrel_judged_ret is not "
+                 "implemented in xdiv; NumRet, NumRel and NumRelRet are"),
+    _unsupported("trec_eval", "relstring", "relstring is a listing, not a measure"),
+    _unsupported("trec_eval", "runid", "runid is a label, not a measure"),
+    # ir_measures (MacAvaney et al., ECIR 2022); each measure through the provider that its
+    # default pipeline uses for it: pytrec_eval, gdeval, MS MARCO's MRR, ranx or pyndeval
+    Translation("ir_measures", "nDCG", "nDCG(gain=linear)", "trec_eval's ndcg / ndcg_cut "
+                "(through pytrec_eval): gain = level, or the gains mapping", when=(("dcg",
+                "log2"),), require=(("judged_only", False),), copy=(("gains", "gain"),)),
+    Translation("ir_measures", "nDCG", "nDCG", "gdeval's nDCG@k (without a cutoff ranx's "
+                "ndcg_burges): gain 2^x-1, ideal list from the positive judgments",
+                when=(("dcg", "exp-log2"),), require=(("judged_only", False),), order=None,
+                cut_order=TREC),
+    Translation("ir_measures", "AP", "AP", "trec_eval's map / map_cut (through pytrec_eval); "
+                "a cut-off AP is divided by R", cut_target="AP(denominator=R)",
+                require=_BINARY),
+    Translation("ir_measures", "P", "P", "trec_eval's P (through pytrec_eval)",
+                cutoff="required", require=_BINARY),
+    Translation("ir_measures", "RR", "RR", "trec_eval's recip_rank; with a cutoff MS MARCO's "
+                "MRR@k (ties by docno ascending)", require=_BINARY, cut_order=ASC),
+    Translation("ir_measures", "Success", "Hit", "trec_eval's success (through pytrec_eval)",
+                cutoff="required", require=_BINARY),
+    Translation("ir_measures", "ERR", "ERR(H=4)", "gdeval's ERR@k: stop probability "
+                "(2^x-1)/2^4 whatever the collection's highest level", cutoff="required"),
+    Translation("ir_measures", "ERR_IA", "ERR-IA", _NDEVAL, cutoff="required", order=ASC,
+                require=_BINARY),
+    Translation("ir_measures", "nERR_IA", "nERR-IA", _NDEVAL, cutoff="required", order=ASC,
+                require=_BINARY),
+    Translation("ir_measures", "alpha_DCG", "alpha-DCG", _NDEVAL, cutoff="required",
+                order=ASC, require=_BINARY, copy=(("alpha", "alpha"),)),
+    Translation("ir_measures", "alpha_nDCG", "alpha-nDCG", _NDEVAL, cutoff="required",
+                order=ASC, require=_BINARY, copy=(("alpha", "alpha"),)),
+    Translation("ir_measures", "NRBP", "NRBP", _NDEVAL, cutoff="none", order=ASC,
+                require=(("rel", 1),), copy=(("alpha", "alpha"), ("beta", "beta"))),
+    Translation("ir_measures", "nNRBP", "nNRBP", _NDEVAL, cutoff="none", order=ASC,
+                require=(("rel", 1),), copy=(("alpha", "alpha"), ("beta", "beta"))),
+    Translation("ir_measures", "AP_IA", "MAP-IA", _NDEVAL + " (ndeval's MAP-IA)",
+                cutoff="none", order=ASC, require=_BINARY),
+    Translation("ir_measures", "P_IA", "P-IA", _NDEVAL, cutoff="required", order=ASC,
+                require=_BINARY),
+    Translation("ir_measures", "StRecall", "I-rec", _NDEVAL + " (ndeval's strec)",
+                cutoff="required", order=ASC, require=(("rel", 1),)),
+    Translation("ir_measures", "Judged", "Judged", "the judged share of the top k (any qrels "
+                "line, whatever its level) over min(k, documents retrieved); ties by docno "
+                "ascending, as its provider ranks", order=ASC),
+    _unsupported("ir_measures", "R", "recall at k (share of the relevant documents "
+                 "retrieved) is not implemented in xdiv; I-rec@k is intent recall"),
+    Translation("ir_measures", "Rprec", "Rprec", "trec_eval's Rprec (through pytrec_eval)",
+                cutoff="none", require=_BINARY),
+    Translation("ir_measures", "Bpref", "bpref", "trec_eval's bpref (through pytrec_eval): "
+                + _BPREF, cutoff="none", require=(("rel", 1),)),
+    _unsupported("ir_measures", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) is not "
+                 "implemented in xdiv; AP treats unjudged documents as non-relevant"),
+    _unsupported("ir_measures", "IPrec", "interpolated precision at recall levels is not "
+                 "implemented in xdiv"),
+    _unsupported("ir_measures", "RBP", "ir_measures' RBP is cwl_eval's (binary with rel=r); "
+                 "xdiv's RBP(p=...) is graded, gv(x)/gv(H): for binary RBP give "
+                 "gain=(1,...,1) with a 1 for every level"),
+    _unsupported("ir_measures", "SDCG", "scaled DCG (cwl_eval) is not implemented in xdiv; "
+                 "nDCG is"),
+    _unsupported("ir_measures", "NERR8", "NERR (Azzopardi et al., ICTIR 2021) is not "
+                 "implemented in xdiv; ERR and nERR are"),
+    _unsupported("ir_measures", "NERR9", "NERR (Azzopardi et al., ICTIR 2021) is not "
+                 "implemented in xdiv; ERR and nERR are"),
+    _unsupported("ir_measures", "NERR10", "NERR (Azzopardi et al., ICTIR 2021) is not "
+                 "implemented in xdiv; ERR and nERR are"),
+    _unsupported("ir_measures", "NERR11", "NERR (Azzopardi et al., ICTIR 2021) is not "
+                 "implemented in xdiv; ERR and nERR are"),
+    _unsupported("ir_measures", "INST", "INST (Moffat, Bailey, Scholer & Thomas, ADCS 2015) is "
+                 "not implemented in xdiv"),
+    _unsupported("ir_measures", "INSQ", "INSQ (Moffat, Scholer & Thomas, ADCS 2012) is not "
+                 "implemented in xdiv"),
+    _unsupported("ir_measures", "BPM", "the bejewelled player model is not implemented in "
+                 "xdiv"),
+    _unsupported("ir_measures", "NumQ", "counts are not measures in xdiv"),
+    Translation("ir_measures", "NumRel", "NumRel", "trec_eval's num_rel " + _COUNTS,
+                cutoff="none", require=(("rel", 1),)),
+    Translation("ir_measures", "NumRet", "NumRet", "trec_eval's num_ret " + _COUNTS,
+                cutoff="none", when=(("rel", None),)),
+    Translation("ir_measures", "NumRet", "NumRelRet", "trec_eval's num_rel_ret (NumRelRet) "
+                + _COUNTS, cutoff="none", when=(("rel", 1),)),
+    _unsupported("ir_measures", "SetP", "set-based measures are not implemented in xdiv; "
+                 "P@k is"),
+    _unsupported("ir_measures", "SetR", "set-based measures are not implemented in xdiv"),
+    _unsupported("ir_measures", "SetF", "set-based measures are not implemented in xdiv"),
+    _unsupported("ir_measures", "SetAP", "set-based measures are not implemented in xdiv"),
+    _unsupported("ir_measures", "Compat", "rank-biased compatibility (Clarke, Vtyurina & Smucker, "
+                 "TOIS 2021) is not "
+                 "implemented in xdiv"),
+    _unsupported("ir_measures", "Accuracy", "accuracy of pairwise preferences is not "
+                 "implemented in xdiv"),
+)
+"""Every trec_eval and ir_measures measure xdiv knows, declared once."""
+
+IR_MEASURES_ALIASES: dict[str, str] = {
+    "NDCG": "nDCG", "MAP": "AP", "MRR": "RR", "Precision": "P", "Recall": "R",
+    "BPref": "Bpref", "RPrec": "Rprec", "α_DCG": "alpha_DCG", "α_nDCG": "alpha_nDCG",
+    "MAP_IA": "AP_IA", "NumRelRet": "NumRet", "SetRelP": "SetP",
+}
+"""ir_measures' alternative spellings and the measure (``NAME``) each stands for."""
+
+IR_MEASURES_ALIAS_PARAMS: dict[str, dict[str, Any]] = {"NumRelRet": {"rel": 1}}
+"""Parameters an alternative spelling implies (``NumRelRet`` is ``NumRet(rel=1)``)."""
+
+IR_MEASURES_DEFAULTS: dict[str, Any] = {"rel": 1, "judged_only": False, "dcg": "log2",
+                                        "alpha": 0.5, "beta": 0.5}
+"""ir_measures' parameter defaults the translation reads (ir_measures objects list only
+the parameters given)."""
+
+IR_MEASURES_OWN_DEFAULTS: dict[str, dict[str, Any]] = {"NumRet": {"rel": None}}
+"""Defaults of particular measures that differ from :data:`IR_MEASURES_DEFAULTS`
+(``NumRet`` without ``rel`` counts every document retrieved)."""
+
+
+def describe_translations() -> str:
+    """The trec_eval and ir_measures names and their registry measures.
+
+    Returns
+    -------
+    str
+        A Markdown table, one row per entry of :data:`TRANSLATIONS`.
+    """
+    lines = ["| tool | name | xdiv measure | note |", "|---|---|---|---|"]
+    for t in TRANSLATIONS:
+        when = "".join(f"({k}={v!r})" for k, v in t.when)
+        target = "-" if t.target is None else f"`{t.target}`"
+        if t.cut_target:
+            target += f", with a cutoff `{t.cut_target}@k`"
+        lines.append(f"| {t.tool} | `{t.name}{when}` | {target} | {t.note} |")
+    return "\n".join(lines) + "\n"
