@@ -316,7 +316,7 @@ def test_swap_rates_match_a_plain_loop_with_the_same_seed(replace):
     cube = _cube(n_metrics=2, n_runs=5, n_topics=20, seed=8)
     cube["score"][1, :, 7] = np.nan  # m1 is drawn from its 19 complete topics
     sizes = [3, 6, 9]
-    result = design.swap_rates(cube, sizes=sizes, replicates=40, seed=9, bin_width=0.02,
+    result = design.swap_rates(cube, sizes=sizes, B=40, seed=9, bin_width=0.02,
                                max_diff=0.1, replace=replace)
     edges = result["diff_bin"].values
     np.testing.assert_allclose(edges, [0, 0.02, 0.04, 0.06, 0.08, 0.1])
@@ -348,7 +348,7 @@ def test_swap_rates_match_a_plain_loop_with_the_same_seed(replace):
             assert np.isnan(stable)
         else:
             assert stable == pytest.approx(edges[over[-1] + 1])
-    assert result.attrs["seed"] == 9 and result.attrs["replicates"] == 40
+    assert result.attrs["seed"] == 9 and result.attrs["B"] == 40
 
 
 def test_difference_bins_match_searchsorted_on_and_beside_the_edges():
@@ -361,7 +361,7 @@ def test_difference_bins_match_searchsorted_on_and_beside_the_edges():
 
 def test_swap_rates_of_a_metric_do_not_depend_on_the_others():
     cube = _cube(n_metrics=3, n_runs=4, n_topics=20, seed=10)
-    both = design.swap_rates(cube, replicates=30, seed=1)
+    both = design.swap_rates(cube, B=30, seed=1)
     alone = design.swap_rates(cube.sel(metric=["m2"]), replicates=30, seed=1)
     xr.testing.assert_identical(both["swaps"].sel(metric=["m2"]), alone["swaps"])
     assert both["subset_size"].values.tolist() == [2, 4, 6, 8, 10]  # up to half of 20
@@ -374,15 +374,15 @@ def test_dask_chunks_give_the_same_results(tmp_path):
     cube = _cube(n_metrics=3, n_runs=4, n_topics=16, seed=14)
     chunked = cube.chunk({"metric": 1})
     xr.testing.assert_allclose(design.g_study(chunked).compute(), design.g_study(cube))
-    lazy = design.swap_rates(chunked, replicates=20)
-    eager = design.swap_rates(cube, replicates=20)
+    lazy = design.swap_rates(chunked, B=20)
+    eager = design.swap_rates(cube, B=20)
     xr.testing.assert_identical(lazy["swaps"].compute(), eager["swaps"])
     xr.testing.assert_allclose(lazy.compute(), eager)
 
 
 def test_results_round_trip_through_netcdf(tmp_path):
     cube = _cube(n_runs=4, n_topics=16)
-    results = {"swap": design.swap_rates(cube, replicates=20),
+    results = {"swap": design.swap_rates(cube, B=20),
                "pairs": design.pair_power(cube),
                "g": xr.merge([design.g_study(cube), design.d_study(cube, [0.8, 0.95])],
                              combine_attrs="override"),
@@ -401,7 +401,7 @@ def test_results_round_trip_through_netcdf(tmp_path):
     (lambda c: design.power(c, 1, 0.05), "n_topics"),
     (lambda c: design.power(c, 10, 0.05, test="ci"), "CI design"),
     (lambda c: design.swap_rates(c, sizes=[8]), "at most 7"),
-    (lambda c: design.swap_rates(c, replicates=0), "replicates"),
+    (lambda c: design.swap_rates(c, B=0), "B"),
     (lambda c: design.d_study(c, 1.0), "target"),
     (lambda c: design.pair_power(c, variance="x"), "variance"),
     (lambda c: design.g_study(c.isel(run=[0])), "two runs"),
@@ -461,7 +461,7 @@ def test_plots_keep_legends_outside_and_styles_distinct():
 
     cube = _cube(n_metrics=3, n_runs=5, n_topics=20)
     figures = [plots.power_curves(design.power(cube, np.arange(2, 300), [0.05, 0.1])),
-               plots.swap_curves(design.swap_rates(cube, replicates=20)),
+               plots.swap_curves(design.swap_rates(cube, B=20)),
                plots.g_curves(design.g_coefficients(cube, np.arange(1, 80)))]
     for fig, n_series in zip(figures, (6, 3, 3)):
         assert isinstance(fig, Figure)
@@ -475,3 +475,10 @@ def test_plots_keep_legends_outside_and_styles_distinct():
             assert len({(ln.get_color(), ln.get_linestyle()) for ln in lines}) == n_series
             x = np.concatenate([ln.get_xdata() for ln in lines])
             assert ax.get_xlim() == pytest.approx((x.min(), x.max()))
+
+
+def test_swap_rates_former_replicates_keyword_still_works():
+    cube = _cube()
+    with pytest.warns(DeprecationWarning, match="B="):
+        old = design.swap_rates(cube, replicates=20, seed=2)
+    xr.testing.assert_identical(old, design.swap_rates(cube, B=20, seed=2))

@@ -41,6 +41,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import InputError
+from .._warnings import warn
 from ..core.cube import score_array
 from ..kernels import design as K
 from ..core.labels import object_strings
@@ -349,13 +350,14 @@ def _default_sizes(n_topics: int, replace: bool) -> list[int]:
     return sorted({*range(step, largest + 1, step), largest})
 
 
-def swap_rates(scores, sizes: Sequence[int] | None = None, replicates: int = 1000,
+def swap_rates(scores, sizes: Sequence[int] | None = None, B: int = 1000,
                seed: int = 0, bin_width: float = 0.01, max_diff: float = 0.2,
-               replace: bool = False, max_rate: float = 0.05) -> xr.Dataset:
+               replace: bool = False, max_rate: float = 0.05, *,
+               replicates: int | None = None) -> xr.Dataset:
     """Swap rates of run pairs between topic subsets, by the size of the difference
     (Voorhees & Buckley, SIGIR 2002; Sanderson & Zobel, SIGIR 2005).
 
-    For each subset size ``n`` and each of ``replicates`` draws, two subsets of ``n``
+    For each subset size ``n`` and each of ``B`` draws, two subsets of ``n``
     topics are drawn: disjoint (the first ``2n`` topics of a random permutation), or
     with ``replace`` independently with replacement. A run pair whose mean difference
     on the first subset is ``d_A`` and on the second ``d_B`` is counted in the bin of
@@ -364,7 +366,7 @@ def swap_rates(scores, sizes: Sequence[int] | None = None, replicates: int = 100
     by a line through ``log(rate)`` against ``n``, as Voorhees & Buckley did
     (:func:`xdiv.kernels.design.extrapolate_swap_rate`), and ``stable_difference`` is
     the smallest difference from which every extrapolated rate is at most
-    ``max_rate``.
+    ``max_rate``. (``replicates=`` is the former name of ``B``, deprecated.)
 
     Parameters
     ----------
@@ -373,8 +375,9 @@ def swap_rates(scores, sizes: Sequence[int] | None = None, replicates: int = 100
     sizes : sequence of int, optional
         Subset sizes (default: about five sizes up to half the topics, or up to all of
         them with ``replace``).
-    replicates : int
-        Pairs of subsets per size.
+    B : int
+        Pairs of subsets per size (the number of resamples, named ``B`` as in every
+        resampling of xdiv).
     seed : int
         Seed of the draws (metrics scored on the same topics share them).
     bin_width, max_diff : float
@@ -390,10 +393,13 @@ def swap_rates(scores, sizes: Sequence[int] | None = None, replicates: int = 100
         ``comparisons``, ``swaps``, ``swap_rate`` over (metric, subset_size, diff_bin)
         (``diff_bin`` labelled by the bins' lower edges, ``diff_upper`` their upper
         ones); ``swap_rate_extrapolated(metric, diff_bin)`` at ``n_topics(metric)``
-        topics; ``stable_difference(metric)``. Attributes: replicates, seed, sampling,
+        topics; ``stable_difference(metric)``. Attributes: B, seed, sampling,
         bin_width, max_rate.
     """
-    check_resampling(replicates, seed)
+    if replicates is not None:
+        warn("swap_rates(replicates=...) is now swap_rates(B=...)", DeprecationWarning)
+        B = replicates
+    check_resampling(B, seed)
     max_rate = _level("max_rate", max_rate)
     da = _cube(scores)
     width = float(_axis("bin_width", bin_width))
@@ -405,7 +411,7 @@ def swap_rates(scores, sizes: Sequence[int] | None = None, replicates: int = 100
     comparisons, swaps, rate, n_topics = xr.apply_ufunc(
         K.swap_counts, da, input_core_dims=[["run", "topic"]],
         output_core_dims=[["subset_size", "diff_bin"]] * 3 + [[]],
-        kwargs={"sizes": sizes, "replicates": replicates, "seed": seed, "edges": edges,
+        kwargs={"sizes": sizes, "replicates": B, "seed": seed, "edges": edges,
                 "replace": bool(replace)}, dask="parallelized",
         output_dtypes=[np.int64, np.int64, float, np.int64],
         dask_gufunc_kwargs={"output_sizes": {"subset_size": len(sizes),
@@ -425,7 +431,7 @@ def swap_rates(scores, sizes: Sequence[int] | None = None, replicates: int = 100
         {"comparisons": comparisons, "swaps": swaps, "swap_rate": rate,
          "swap_rate_extrapolated": extrapolated, "stable_difference": stable,
          "n_topics": n_topics}, coords=coords,
-        attrs={"method": "swap rate", "replicates": replicates, "seed": seed,
+        attrs={"method": "swap rate", "B": B, "seed": seed,
                "sampling": "with replacement" if replace else "disjoint",
                "bin_width": width, "max_rate": max_rate})
 

@@ -25,7 +25,7 @@ from scipy.stats import binomtest, kendalltau
 from tqdm.auto import tqdm
 
 from ..errors import InputError
-from ..core.cube import score_array
+from ..core.cube import score_array, with_aliases, without_aliases
 from ..kernels import meta as K
 from ..core.labels import object_strings, to_json
 
@@ -83,7 +83,7 @@ def _pair_dataset(da, variables: dict, attrs: dict) -> xr.Dataset:
     runs = object_strings(da["run"].values)
     coords = {"metric": da["metric"].values, "run_a": runs, "run_b": runs}
     data = {k: (v[0], v[1]) for k, v in variables.items()}
-    return xr.Dataset(data, coords=coords, attrs=attrs)
+    return with_aliases(xr.Dataset(data, coords=coords, attrs=attrs))
 
 
 def _progress(da: xr.DataArray, B: int, progress: bool, desc: str) -> tqdm:
@@ -114,8 +114,10 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     Returns
     -------
     xarray.Dataset
-        ``asl``, ``diff`` (mean of run_a - run_b), ``t`` and ``delta`` (the pair's required
-        difference at ``alpha``, Sakai, SIGIR 2006) over (metric, run_a, run_b);
+        ``pvalue`` (the achieved significance level, also under its papers' name
+        ``asl``), ``diff`` (mean of run_a - run_b), ``statistic`` (the studentised mean
+        difference t) and ``delta`` (the pair's required difference at ``alpha``, Sakai,
+        SIGIR 2006) over (metric, run_a, run_b);
         ``required_delta(metric)`` = max over pairs (Sakai & Song, SIGIR 2011);
         ``n_topics(metric)``. Attributes: test, B, seed, alpha.
 
@@ -125,7 +127,7 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
     >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
     >>> result = xdiv.meta.bootstrap_test(scores, B=1000, seed=0)
-    >>> result["asl"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
+    >>> result["pvalue"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
     run_b  run01  run02  run03
     run_a
     run01    NaN  0.009    0.0
@@ -139,7 +141,8 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     n_runs = da.sizes["run"]
     i, j = K.pair_index(n_runs)
     n_metrics = da.sizes["metric"]
-    out = {k: np.full((n_metrics, n_runs, n_runs), np.nan) for k in ("asl", "diff", "t", "delta")}
+    fields = ("pvalue", "diff", "statistic", "delta")
+    out = {k: np.full((n_metrics, n_runs, n_runs), np.nan) for k in fields}
     n_topics = np.zeros(n_metrics, dtype=np.int64)
     with _progress(da, B, progress, "bootstrap") as bar:
         for members, values in _metric_groups(da):
@@ -147,8 +150,9 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
                 values[:, i] - values[:, j], replicates=B, rng=np.random.default_rng(seed),
                 alpha=alpha, on_block=lambda share, step=len(members): bar.update(
                     step if share == 1 else step * share))  # whole steps unless sliced
-            for key, v in zip(("asl", "diff", "t", "delta"), (asl, mean, t, delta)):
-                out[key][members] = _square(v, n_runs, antisymmetric=key in ("diff", "t"))
+            for key, v in zip(fields, (asl, mean, t, delta)):
+                out[key][members] = _square(v, n_runs,
+                                            antisymmetric=key in ("diff", "statistic"))
             n_topics[members] = values.shape[-1]
     dims = ("metric", "run_a", "run_b")
     result = _pair_dataset(da, {k: (dims, v) for k, v in out.items()},
@@ -179,7 +183,8 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     Returns
     -------
     xarray.Dataset
-        ``asl`` and ``diff`` over (metric, run_a, run_b); ``required_delta(metric)`` = the
+        ``pvalue`` (the ASL, also as ``asl``) and ``diff`` over (metric, run_a, run_b);
+        ``required_delta(metric)`` = the
         smallest |diff| among pairs with ASL < alpha (Sakai, WWW 2012 / JIP 2013, Fig. 5);
         ``n_topics``.
 
@@ -189,7 +194,7 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
     >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
     >>> result = xdiv.meta.tukey_hsd(scores, B=1000, seed=0)
-    >>> result["asl"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
+    >>> result["pvalue"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
     run_b  run01  run02  run03
     run_a
     run01    NaN  0.292    0.0
@@ -213,10 +218,10 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
             diff[members] = _square(d, n_runs, antisymmetric=True)
             n_topics[members] = values.shape[-1]
     dims = ("metric", "run_a", "run_b")
-    result = _pair_dataset(da, {"asl": (dims, asl), "diff": (dims, diff)},
+    result = _pair_dataset(da, {"pvalue": (dims, asl), "diff": (dims, diff)},
                            {"test": "randomised Tukey HSD", "B": B, "seed": seed,
                             "alpha": alpha})
-    significant = np.abs(result["diff"]).where(result["asl"] < alpha)
+    significant = np.abs(result["diff"]).where(result["pvalue"] < alpha)
     result["required_delta"] = significant.min(("run_a", "run_b"))
     result["n_topics"] = ("metric", n_topics)
     return result
@@ -240,7 +245,7 @@ def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
         raise InputError(f"method must be 'bootstrap' or 'tukey', not {method!r}")
     n_runs = result.sizes["run_a"]
     i, j = K.pair_index(n_runs)
-    pairs = result["asl"].values[:, i, j]
+    pairs = result["pvalue"].values[:, i, j]
     result["n_significant"] = ("metric", (pairs < alpha).sum(axis=1))
     result["power"] = result["n_significant"] / len(i)
     result["asl_curve"] = (("metric", "pair_rank"), np.sort(pairs, axis=1))
@@ -263,12 +268,12 @@ def combine_tests(results: dict[str, xr.Dataset]) -> xr.Dataset:
     HSD test's 5000); attributes equal for all tests also stay attributes.
     """
     tests = list(results)
-    parts = list(results.values())
+    parts = [without_aliases(part) for part in results.values()]
     merged = xr.concat(parts, dim="test", combine_attrs="drop_conflicts", coords="minimal",
                        compat="override")
     settings = {name: ("test", [r.attrs[name] for r in parts]) for name in TEST_SETTINGS}
-    return merged.assign_coords(test=tests, test_name=("test", [r.attrs["test"] for r in parts]),
-                                **settings)
+    return with_aliases(merged.assign_coords(
+        test=tests, test_name=("test", [r.attrs["test"] for r in parts]), **settings))
 
 
 def select_test(result: xr.Dataset, test: str | None = None) -> xr.Dataset:
@@ -401,7 +406,7 @@ def significance_agreement(test: xr.Dataset, alpha: float | None = None) -> xr.D
     alpha = test.attrs.get("alpha", 0.05) if alpha is None else alpha
     check_resampling(alpha=alpha)
     i, j = K.pair_index(test.sizes["run_a"])
-    sig = test["asl"].values[:, i, j] < alpha  # (metric, pair)
+    sig = test["pvalue"].values[:, i, j] < alpha  # (metric, pair)
     both = (sig[:, None, :] & sig[None, :, :]).sum(axis=-1)
     either = (sig[:, None, :] | sig[None, :, :]).sum(axis=-1)
     only = (sig[:, None, :] & ~sig[None, :, :]).sum(axis=-1)

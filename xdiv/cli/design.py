@@ -289,7 +289,7 @@ def run_swap(args) -> int:
 
     scores = _open(args)
     with about(args.scores):
-        result = design.swap_rates(scores, sizes=args.sizes, replicates=args.B, seed=args.seed,
+        result = design.swap_rates(scores, sizes=args.sizes, B=args.B, seed=args.seed,
                                    bin_width=args.bin_width, max_diff=args.max_diff,
                                    replace=args.replace, max_rate=args.max_rate)
     rates = result["swap_rate_extrapolated"].transpose("diff_bin", "metric").to_pandas()

@@ -13,7 +13,8 @@ from ..errors import MeasureError
 from ..measures.names import translate
 from ..typing import CUBE_KINDS
 
-__all__ = ["CUBE_KINDS", "SCORE_BOUND", "check_cube", "score_array", "summarize"]
+__all__ = ["ALIASES", "CUBE_KINDS", "SCORE_BOUND", "check_cube", "score_array", "summarize",
+           "with_aliases", "without_aliases"]
 
 
 SCORE_BOUND = 1e100
@@ -212,6 +213,36 @@ def _check_range(values: xr.DataArray, name: str, low: float, high: float) -> No
 def _shown(value) -> str:
     text = " ".join(repr(value).split())
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+ALIASES = {"asl": "pvalue"}
+"""Variables of the pairwise tests (over ``run_a`` and ``run_b``) held under a second
+name: the achieved significance level (ASL) of Sakai's papers is the test's p-value. An
+alias shares its variable's values (no copy); NetCDF files hold the variable once and the
+alias is made again when they are opened."""
+
+
+def with_aliases(dataset: xr.Dataset) -> xr.Dataset:
+    """``dataset`` with the :data:`ALIASES` of the pairwise-test variables it holds (a
+    file written before the p-values were named ``pvalue`` gets that name for its
+    ``asl``); other datasets are returned unchanged."""
+    if not {"run_a", "run_b"} <= set(dataset.dims):
+        return dataset
+    for alias, name in ALIASES.items():
+        if alias in dataset.data_vars and name not in dataset.data_vars:
+            dataset = dataset.rename({alias: name})
+            dataset[name].attrs.pop("alias_of", None)
+        if name in dataset.data_vars and alias not in dataset.data_vars:
+            variable = dataset[name].variable
+            dataset[alias] = xr.Variable(variable.dims, variable.data,
+                                         attrs={"alias_of": name})
+    return dataset
+
+
+def without_aliases(dataset: xr.Dataset) -> xr.Dataset:
+    """``dataset`` without the alias variables of :func:`with_aliases`."""
+    aliases = [name for name, v in dataset.data_vars.items() if "alias_of" in v.attrs]
+    return dataset.drop_vars(aliases) if aliases else dataset
 
 
 def summarize(scores: xr.Dataset) -> xr.Dataset:

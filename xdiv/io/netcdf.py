@@ -17,7 +17,7 @@ from .atomic import atomic_path, is_special_file
 from ..errors import InputError
 from ._guard import check_file, check_output_path
 from ..core.labels import to_json
-from ..core.cube import CUBE_KINDS, check_cube
+from ..core.cube import CUBE_KINDS, check_cube, with_aliases, without_aliases
 
 __all__ = ["to_netcdf", "open_dataset", "open_cube", "check_cube"]
 
@@ -58,7 +58,7 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
         raise InputError(f"{text}: cannot write a dataset whose dimension "
                          f"{empty[0]!r} is empty (NetCDF-4 needs every dimension of a "
                          "variable to have a length)")
-    out = dataset.copy()
+    out = without_aliases(dataset).copy()
     out.attrs = _safe_attrs(dataset.attrs)
     for name in out.variables:
         out[name].attrs = _safe_attrs(out[name].attrs)
@@ -86,7 +86,7 @@ def open_dataset(path: str | os.PathLike) -> xr.Dataset:
         ``FILE: ...`` when the file is missing or unreadable, or not a NetCDF file the
         netCDF4 library and xarray can decode (truncated, corrupt, odd encodings).
     """
-    return _read(os.fspath(path))
+    return with_aliases(_read(os.fspath(path)))
 
 
 def _read(text: str, **options) -> xr.Dataset:
@@ -136,4 +136,4 @@ def open_cube(path: str | os.PathLike, kind: str) -> xr.Dataset:
         raise InputError(f"kind must be one of {', '.join(CUBE_KINDS)}, not {kind!r}")
     # times are never written by xdiv: leave numbers with a 'since' unit undecoded
     data = _read(text, decode_times=False, decode_timedelta=False)
-    return check_cube(data, kind, text)
+    return check_cube(with_aliases(data), kind, text)

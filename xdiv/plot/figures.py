@@ -346,7 +346,7 @@ def swap_curves(result: xr.Dataset, subset_size: int | None = None):
                   f"{result.attrs.get('bin_width', edges[1] - edges[0]):g}, lower edges)")
     ax.set_ylabel("swap rate")
     ax.set_title(f"swap rate {what} ({result.attrs.get('sampling', '')}, "
-                 f"{result.attrs.get('replicates', '?')} replicates)", fontsize="medium")
+                 f"B = {result.attrs.get('B', result.attrs.get('replicates', '?'))})", fontsize="medium")
     legend_outside(fig, handles, metrics, title="measure")
     return fig
 

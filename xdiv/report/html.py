@@ -101,8 +101,8 @@ def significance_matrix(scores, metric: str, meta: xr.Dataset | None = None,
     if meta is not None:
         _check_runs(meta, runs)
         one = M.select_test(meta, test)
-        pairs = one[["asl", "diff"]].sel(metric=metric, run_a=runs, run_b=runs)
-        return xr.Dataset({"pvalue": pairs["asl"], "diff": pairs["diff"]}).assign_attrs(
+        pairs = one[["pvalue", "diff"]].sel(metric=metric, run_a=runs, run_b=runs)
+        return xr.Dataset({"pvalue": pairs["pvalue"], "diff": pairs["diff"]}).assign_attrs(
             alpha=float(one.attrs.get("alpha", 0.05) if alpha is None else alpha),
             test=str(one.attrs.get("test", "meta-evaluation")))
     alpha = 0.05 if alpha is None else alpha
