@@ -112,3 +112,20 @@ def test_option_vocabularies_are_spelled_once():
                   and node.value.id == "Literal"):
                 spelled.append(f"{path.relative_to(ROOT)}:{node.lineno} Literal[...]")
     assert spelled == []
+
+
+def test_kernels_keep_no_module_state():
+    """The numpy kernels are pure: no module-level dict, list or set (caches are passed
+    in by their callers)."""
+    mutable = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+    state = []
+    for path, parts in _modules():
+        if parts[0] != "kernels":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, mutable) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                    and value.func.id in ("dict", "list", "set", "OrderedDict")):
+                state.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert state == []

@@ -26,7 +26,6 @@ leaves rank 1 undivided, so its values there can exceed 1).
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 
 import numpy as np
 
@@ -62,20 +61,19 @@ def novelty_gains(rel: np.ndarray, alpha: float, weights: np.ndarray | None = No
     return sum_intents(np.where(rel, powers, 0.0))
 
 
-_GREEDY_CACHE: OrderedDict = OrderedDict()
-_GREEDY_CACHE_SIZE = 8
-
-
 def greedy_ideal_gains(qrels_levels: np.ndarray, valid: np.ndarray,
                        weights: np.ndarray | None = None, *, alpha: float,
-                       depth: int) -> np.ndarray:
+                       depth: int, memo: dict | None = None) -> np.ndarray:
     """Novelty gains of ndeval's greedy ideal list, ``(..., depth)`` (see
     :func:`greedy_search`).
 
     The greedy list does not depend on the depth asked for (a shorter one is a prefix),
-    so results are memoised by the content of the inputs: the several cutoffs and
-    measures of one evaluation build the list once.
+    so given a ``memo`` (a dict the caller keeps, e.g. for one evaluation) the lists are
+    kept there by the content of the inputs: the several cutoffs and measures of one
+    evaluation build each list once. Without one, the list is built at every call.
     """
+    if memo is None:
+        return greedy_search(qrels_levels, valid, weights, alpha=alpha, depth=depth)
     digest = hashlib.blake2b(digest_size=16)
     for part in (qrels_levels, valid, weights):
         if part is not None:
@@ -83,13 +81,10 @@ def greedy_ideal_gains(qrels_levels: np.ndarray, valid: np.ndarray,
             digest.update(repr((part.shape, part.dtype.str)).encode())
             digest.update(part.tobytes())
     key = (digest.hexdigest(), float(alpha))
-    cached = _GREEDY_CACHE.get(key)
+    cached = memo.get(key)
     if cached is None or cached.shape[-1] < depth:
-        cached = greedy_search(qrels_levels, valid, weights, alpha=alpha, depth=depth)
-        _GREEDY_CACHE[key] = cached
-        while len(_GREEDY_CACHE) > _GREEDY_CACHE_SIZE:
-            _GREEDY_CACHE.popitem(last=False)
-    _GREEDY_CACHE.move_to_end(key)
+        cached = memo[key] = greedy_search(qrels_levels, valid, weights, alpha=alpha,
+                                           depth=depth)
     return cached[..., :depth].copy()
 
 

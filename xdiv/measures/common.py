@@ -16,6 +16,11 @@ from ..errors import MeasureError
 from ..kernels import common as K
 from .registry import Measure, Param, choice, gain_spec, optional_whole, real
 
+MEMO = "xdiv_memo"
+"""The judged-cube attribute holding a dict in which measures keep work they share within
+one evaluation (ndeval's greedy ideal lists, built once for several cutoffs and measures).
+:func:`xdiv.evaluate` gives each evaluation a new one; without it nothing is kept."""
+
 GAIN = Param("gain", "exp", "gain of level x: `exp` = 2^x-1, `linear` = x, or a tuple of the "
              "gains of levels 1..H", gain_spec)
 HIGHEST = Param("H", None, "highest relevance level H (default: the collection's highest)",

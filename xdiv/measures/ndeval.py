@@ -16,7 +16,7 @@ import xarray as xr
 from ..kernels import graded as G
 from ..kernels.common import count_relevant
 from ..kernels import ndeval as K
-from .common import gain_table, intent_aware, levels_to, per_intent
+from .common import MEMO, gain_table, intent_aware, levels_to, per_intent
 from .registry import Measure, Param, flag, real, register
 
 ALPHA = Param("alpha", 0.5, "novelty discount: each further document relevant to an intent "
@@ -37,14 +37,17 @@ _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
 
 def greedy_ideal(cube: xr.Dataset, alpha: float, depth: int,
                  weights: xr.DataArray | None = None) -> xr.DataArray:
-    """Novelty gains of ndeval's greedy ideal list, ``(topic, greedy_rank)``."""
+    """Novelty gains of ndeval's greedy ideal list, ``(topic, greedy_rank)``, kept in the
+    judged cube's memo (:data:`xdiv.measures.common.MEMO`, one per evaluation) when it
+    has one."""
     args = [cube["qrels_level"], cube["intent_valid"]] + ([weights] if weights is not None
                                                            else [])
     return xr.apply_ufunc(
         K.greedy_ideal_gains, *args,
         input_core_dims=[["doc", "intent"], ["intent"]] + ([["intent"]] if weights is not None
                                                           else []),
-        output_core_dims=[["greedy_rank"]], kwargs={"alpha": alpha, "depth": depth})
+        output_core_dims=[["greedy_rank"]],
+        kwargs={"alpha": alpha, "depth": depth, "memo": cube.attrs.get(MEMO)})
 
 
 def _run_only(kernel, cube, measure, **kwargs):
