@@ -129,3 +129,30 @@ def test_kernels_keep_no_module_state():
                     and value.func.id in ("dict", "list", "set", "OrderedDict")):
                 state.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert state == []
+
+
+def test_data_is_checked_once_at_the_entry_point(monkeypatch):
+    """xdiv.evaluate (and the ndeval layout built on it) checks runs and collection once,
+    then hands the checked data down."""
+    import warnings
+
+    import xdiv.core.collection as collection_model
+    import xdiv.core.judge as judge_model
+    from xdiv.formats.ndeval import ndeval_report
+
+    collection, runs = xdiv.datasets.synthetic(n_topics=5, n_runs=2, depth=10, seed=0)
+    calls = []
+    for module, name in ((collection_model, "check_collection"), (judge_model, "check_runs")):
+        real = getattr(module, name)
+
+        def counted(*args, real=real, name=name, **kwargs):
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        for loaded in [m for n, m in list(__import__("sys").modules.items())
+                       if n.startswith("xdiv") and getattr(m, name, None) is real]:
+            monkeypatch.setattr(loaded, name, counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ndeval_report(collection, runs)
+    assert sorted(calls) == ["check_collection", "check_runs"]

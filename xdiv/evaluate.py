@@ -17,7 +17,7 @@ from .core.labels import from_json, object_strings, preview, to_json
 from .measures.common import MEMO
 from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
-from .core.judge import check_runs, judge
+from .core.judge import check_runs, judged_cube
 from ._warnings import warn
 from .typing import ADHOC_METHODS, MISSING, AdhocMethod, Missing
 
@@ -121,7 +121,7 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
                                                for m in measures):
         collection = flat_hierarchy(collection)
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
-    cube = judge(runs, collection, depth=depth)
+    cube = judged_cube(runs, collection, depth=depth)
     cube.attrs[MEMO] = {}  # work the measures share within this evaluation
     _warn_unjudged_runs(cube)
     steps = tqdm(zip(computed, measure_judgments(cube, computed)), total=len(computed),

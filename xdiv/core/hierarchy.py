@@ -228,6 +228,11 @@ def attach_hierarchy(collection: xr.Dataset, hierarchy: pd.DataFrame | Mapping, 
         with the file name when ``hierarchy`` is a path.
     """
     check_collection(collection, "attach_hierarchy")
+    return _attached(collection, hierarchy, kind, weights, layer_weights, source)
+
+
+def _attached(collection, hierarchy, kind, weights, layer_weights, source) -> xr.Dataset:
+    """:func:`attach_hierarchy` on a collection checked already."""
     if kind not in HIERARCHY_KINDS:
         raise InputError(f"kind must be 'OIH' or 'EIH', not {kind!r}")
     if weights not in NODE_WEIGHTS:
@@ -335,13 +340,14 @@ def _prune(tree: _Tree, valid: set[str]) -> list[str]:
 def flat_hierarchy(collection: xr.Dataset) -> xr.Dataset:
     """The height-1 hierarchy of a flat collection: one leaf per valid intent, weighted by
     the intent probabilities (NT with W° = Pr(i|q))."""
+    check_collection(collection, "flat_hierarchy")
     rows = [(str(t), str(i), "", float(p), str(i))
             for t, per_t, per_p in zip(collection["topic"].values,
                                        collection["intent_valid"].values,
                                        collection["intent_prob"].values)
             for i, ok, p in zip(collection["intent"].values, per_t, per_p) if ok]
     frame = pd.DataFrame(rows, columns=["topic", "node", "parent", "weight", "intent"])
-    return attach_hierarchy(collection, frame, kind="OIH", weights="NT")
+    return _attached(collection, frame, "OIH", "NT", None, None)
 
 
 def _as_variables(collection, trees, kind, scheme, layer_weights, removed) -> xr.Dataset:

@@ -14,7 +14,7 @@ from ..kernels.common import ideal_levels
 from ..errors import InputError
 from .labels import natural_sorted, object_strings, to_json
 
-__all__ = ["check_runs", "judge"]
+__all__ = ["check_runs", "judge", "judged_cube"]
 
 
 # ---------------------------------------------------------------------------- judging
@@ -178,6 +178,13 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
     """
     check_runs(runs, "judge: runs")
     check_collection(collection, "judge: collection")
+    return judged_cube(runs, collection, depth=depth)
+
+
+def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
+                depth: int | None = None) -> xr.Dataset:
+    """:func:`judge` of runs and a collection its caller has checked already
+    (:func:`xdiv.evaluate` checks them once, at its entry)."""
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
     if depth is not None:
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))
