@@ -10,7 +10,7 @@ Usage, from the repository root::
 The 18 runs of the TREC 2009 diversity task are evaluated with 28 measures at l = 10
 (plus alpha-nDCG@20 and the uncut MAP-IA and NRBP) and meta-evaluated as ``xdiv meta
 --test both`` does by default (paired bootstrap, B = 1000; randomised Tukey HSD,
-B = 5000; seed 0). "Before" images come from ``xdiv/plots.py`` as it was at ``--before``
+B = 5000; seed 0). "Before" images come from ``xdiv/plot/figures.py`` as it was at ``--before``
 (by default the last version before the plots were made to scale), loaded from
 ``git show`` as a module; "after" images from the working tree. The report screenshot
 needs a ``chromium`` on the PATH and is skipped without one.
@@ -35,7 +35,7 @@ import xdiv  # noqa: E402
 from xdiv import meta, plots, report  # noqa: E402
 
 BEFORE = "8f248f8c4f5853e2ea3c6a629bf9ef2bb886c4d4"
-"""The last commit of xdiv/plots.py before the plots were redrawn for readability."""
+"""The last commit of xdiv/plot/figures.py before the plots were redrawn for readability."""
 MEASURES = [m + "@10" for m in (
     "I-rec", "alpha-nDCG", "alpha-nDCG(ndeval=False)", "nDCG-IA", "Q-IA", "AP-IA", "nGAP-IA",
     "ERR-IA", "nERR-IA", "ERR-IA(ndeval=False)", "nERR-IA(ndeval=False)", "P-IA", "D-nDCG",
@@ -47,8 +47,8 @@ DPI = 80
 
 
 def old_plots(revision: str, folder: Path):
-    """``xdiv/plots.py`` at ``revision``, loaded as the module ``xdiv.plots_before``."""
-    source = subprocess.run(["git", "show", f"{revision}:xdiv/plots.py"], check=True,
+    """``xdiv/plot/figures.py`` at ``revision``, loaded as the module ``xdiv.plots_before``."""
+    source = subprocess.run(["git", "show", f"{revision}:xdiv/plot/figures.py"], check=True,
                             capture_output=True, text=True).stdout
     path = folder / "plots_before.py"
     path.write_text(source, encoding="utf-8")

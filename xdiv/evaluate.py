@@ -71,7 +71,7 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         kinds.
     progress : bool
         Show a progress bar (on standard error), one step per measure. For dask-backed
-        runs, read when the result is computed, see :func:`xdiv.run_files.block_progress`.
+        runs, read when the result is computed, see :func:`xdiv.io.runfiles.block_progress`.
 
     Warns
     -----

@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         except KeyboardInterrupt:
-            # outputs being written were removed on the way out (xdiv.atomic); end as
+            # outputs being written were removed on the way out (xdiv.io.atomic); end as
             # a command stopped by Ctrl-C does, without a traceback
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGINT)

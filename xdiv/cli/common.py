@@ -197,7 +197,7 @@ def about(path: str):
 def open_netcdf(path: str, kind: str) -> xr.Dataset:
     """A NetCDF file of the ``kind`` a command needs: ``"scores"`` (from ``xdiv evaluate
     -o``) or ``"meta"`` (from ``xdiv meta -o``), checked once by
-    :func:`xdiv.netcdf.open_cube`; a bad file raises a one-line ``InputError`` naming it."""
+    :func:`xdiv.io.netcdf.open_cube`; a bad file raises a one-line ``InputError`` naming it."""
     return open_cube(path, kind)
 
 

@@ -1,9 +1,20 @@
-"""PLACEHOLDER"""
+"""Result cubes: the score cube of :func:`xdiv.evaluate` and the datasets that the
+analyses return, with their schemas (:data:`RESULT_SCHEMAS`, the one table of every
+result's variables, rendered on the docs' data-model page), the checks of files read back
+(:func:`check_cube`), the p-value alias ``asl`` (:data:`ALIASES`) and the accessors that
+every analysis uses (:func:`score_array`, :func:`summarize`).
+
+Every significance test names its statistic ``statistic`` and its p-value ``pvalue``
+(as scipy.stats does); the achieved significance level (ASL) of Sakai's meta-evaluation
+papers is that p-value, also readable as ``asl``. Every resampling names its number of
+resamples ``B`` (recorded in the attributes with ``seed``).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -13,7 +24,7 @@ from ..errors import MeasureError
 from ..measures.names import translate
 from ..typing import CUBE_KINDS
 
-__all__ = ["ALIASES", "CUBE_KINDS", "SCORE_BOUND", "check_cube", "score_array", "summarize",
+__all__ = ["ALIASES", "CUBE_KINDS", "RESULT_SCHEMAS", "ResultSchema", "schema_table", "SCORE_BOUND", "check_cube", "score_array", "summarize",
            "with_aliases", "without_aliases"]
 
 
@@ -213,6 +224,82 @@ def _check_range(values: xr.DataArray, name: str, low: float, high: float) -> No
 def _shown(value) -> str:
     text = " ".join(repr(value).split())
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass(frozen=True)
+class ResultSchema:
+    """One kind of result: what makes it, its dimensions, variables and attributes."""
+
+    result: str
+    made_by: str
+    dims: str
+    variables: tuple[str, ...]
+    attrs: tuple[str, ...] = ()
+
+
+_PAIR = ("metric", "run_a", "run_b")
+_SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "probabilities", "collection", "runs",
+                "order", "hierarchy", "hierarchy_weights", "topics_without_relevant",
+                "topics_not_in_qrels", "topics_not_in_runs")
+RESULT_SCHEMAS: tuple[ResultSchema, ...] = (
+    ResultSchema("scores", "xdiv.evaluate", "metric, run, topic", ("score", "params"),
+                 _SCORE_ATTRS),
+    ResultSchema("summary", "xdiv.summarize", "metric, run", ("mean", "n_topics"),
+                 _SCORE_ATTRS),
+    ResultSchema("paired bootstrap", "xdiv.meta.bootstrap_test", ", ".join(_PAIR),
+                 ("pvalue", "diff", "statistic", "delta", "asl", "required_delta",
+                  "n_topics"), ("test", "B", "seed", "alpha")),
+    ResultSchema("randomised Tukey HSD", "xdiv.meta.tukey_hsd", ", ".join(_PAIR),
+                 ("pvalue", "diff", "asl", "required_delta", "n_topics"),
+                 ("test", "B", "seed", "alpha")),
+    ResultSchema("discriminative power", "xdiv.meta.discriminative_power",
+                 "metric, run_a, run_b, pair_rank", ("pvalue", "diff", "statistic", "delta",
+                                                     "asl", "required_delta", "n_topics",
+                                                     "n_significant", "power", "asl_curve"),
+                 ("test", "B", "seed", "alpha", "n_pairs")),
+    ResultSchema("meta-evaluation file", "xdiv.meta.combine_tests, xdiv meta -o",
+                 "test, metric, run_a, run_b, pair_rank",
+                 ("pvalue", "diff", "statistic", "delta", "asl", "required_delta",
+                  "n_topics", "n_significant", "power", "asl_curve"),
+                 ("B", "seed", "alpha", "n_pairs")),
+    ResultSchema("concordance test", "xdiv.meta.concordance_table", "metric_1, metric_2",
+                 ("disagreements", "concordance_1", "concordance_2", "only_1", "only_2",
+                  "pvalue"), ("gold", "test")),
+    ResultSchema("agreement of significant pairs", "xdiv.meta.significance_agreement",
+                 "metric_1, metric_2", ("jaccard", "both", "only_1", "only_2"),
+                 ("alpha", "test")),
+    ResultSchema("risk t-test", "xdiv.risk.trisk", "metric, run",
+                 ("urisk", "statistic", "pvalue", "n_topics"),
+                 ("test", "baseline", "alpha", "distribution", "alternative")),
+    ResultSchema("GeoRisk", "xdiv.risk.georisk", "metric, run",
+                 ("zrisk", "georisk", "n_topics"), ("test", "alpha")),
+    ResultSchema("swap rates", "xdiv.design.swap_rates", "metric, subset_size, diff_bin",
+                 ("comparisons", "swaps", "swap_rate", "swap_rate_extrapolated",
+                  "stable_difference", "n_topics"),
+                 ("method", "B", "seed", "sampling", "bin_width", "max_rate")),
+    ResultSchema("G-study", "xdiv.design.g_study", "metric",
+                 ("var_system", "var_topic", "var_residual", "erho2", "phi", "n_topics"),
+                 ("method", "n_runs")),
+    ResultSchema("D-study", "xdiv.design.d_study", "metric",
+                 ("n_topics_erho2", "n_topics_phi"), ("method",)),
+    ResultSchema("generalizability coefficients", "xdiv.design.g_coefficients",
+                 "metric, n_topics", ("erho2", "phi"), ("method",)),
+    ResultSchema("power of each pair", "xdiv.design.pair_power", ", ".join(_PAIR),
+                 ("diff", "power", "n_topics"), ("test", "alpha", "variance")),
+)
+"""Every result dataset's variables, in one table (a test checks each against what its
+function returns)."""
+
+
+def schema_table() -> str:
+    """:data:`RESULT_SCHEMAS` as a Markdown table, for the documentation."""
+    rows = ["| result | made by | dimensions | variables | attributes |",
+            "|---|---|---|---|---|"]
+    for s in RESULT_SCHEMAS:
+        rows.append(f"| {s.result} | `{s.made_by}` | {s.dims} | "
+                    + ", ".join(f"`{v}`" for v in s.variables) + " | "
+                    + ", ".join(f"`{a}`" for a in s.attrs) + " |")
+    return "\n".join(rows)
 
 
 ALIASES = {"asl": "pvalue"}

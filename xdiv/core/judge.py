@@ -97,7 +97,7 @@ def _gather_levels(slot, level_tdi):
 def check_runs(dataset, role: str = "runs") -> None:
     """Raise :class:`InputError` unless ``dataset`` is a Runs dataset.
 
-    The schema of :mod:`xdiv.runs` is checked: integer ``doc`` and numeric ``score`` over
+    The schema of :mod:`xdiv.core.runs` is checked: integer ``doc`` and numeric ``score`` over
     run, topic and rank, ``length`` over run and topic, a ``docno`` vocabulary of strings along
     ``docid`` sorted ascending without repeats, and (for data in memory, not dask-backed)
     codes from -1 to the vocabulary size minus one.

@@ -75,7 +75,7 @@ def build_runs(frame: pd.DataFrame, *, order: Order = "score-docno-desc",
     Returns
     -------
     xarray.Dataset
-        A Runs dataset (see :mod:`xdiv.runs`).
+        A Runs dataset (see :mod:`xdiv.core.runs`).
 
     Raises
     ------

@@ -1,10 +1,6 @@
-"""Readers and writers of the TREC/NTCIR text formats (qrels, runs, topics, probabilities).
-
-The readers return tidy :class:`pandas.DataFrame` objects; :mod:`xdiv.collection` and
-:mod:`xdiv.runs` turn them into labelled datasets. Every reader uses a fast vectorised
-path (pandas' C parser) and, when that path meets anything unexpected, re-reads the
-file line by line to raise a :class:`~xdiv.errors.ParseError` that names the file and
-the line. Gzip files are recognised by their magic bytes, whatever their name.
+"""Guards between the readers and hostile or damaged files: the read limits
+(:data:`xdiv.options.LIMITS`) applied to every byte stream, gzip recognised by its magic
+bytes and refused beyond the bomb ratio, and paths checked before any work.
 
 Every reader first checks its path with :func:`check_file`, and reads text through
 :func:`open_text`, so that a directory, undecodable bytes or corrupt gzip data raise an
@@ -157,7 +153,7 @@ GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 def check_output_path(path: PathLike) -> str:
     """``path`` as text, after checking that a file can be written there: it names a file
     (no trailing separator), is not a folder, and the folder of the file it names exists
-    (for a symbolic link, of the link's target; see :mod:`xdiv.atomic`). A FIFO, a device
+    (for a symbolic link, of the link's target; see :mod:`xdiv.io.atomic`). A FIFO, a device
     or an open descriptor, such as ``/dev/stdout``, is accepted: it is written to directly.
 
     Raises

@@ -124,7 +124,7 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     Returns
     -------
     xarray.Dataset
-        The collection (see :mod:`xdiv.collection`).
+        The collection (see :mod:`xdiv.core.collection`).
 
     Examples
     --------

@@ -59,7 +59,7 @@ def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
 def write_hierarchy(path: str | os.PathLike, hierarchy: pd.DataFrame) -> None:
     """Write a hierarchy frame as ``topic node parent weight intent`` lines (the format
     :func:`read_hierarchy` reads; ``-`` marks the root and empty fields), replacing
-    ``path`` only once the file is complete (see :mod:`xdiv.atomic`)."""
+    ``path`` only once the file is complete (see :mod:`xdiv.io.atomic`)."""
     frame = tidy_hierarchy(hierarchy)
     with atomic_output(check_output_path(path)) as fh:
         fh.write("# topic node parent weight intent  (parent - = the query)\n")

@@ -1,7 +1,7 @@
 """NetCDF input/output of every xdiv dataset (collections, runs, scores, meta-evaluation).
 
 NetCDF holds neither bool/dict/None attributes nor MultiIndexes. xdiv keeps every
-attribute a string or a number (parameters are JSON text, see :func:`xdiv.labels.to_json`),
+attribute a string or a number (parameters are JSON text, see :func:`xdiv.core.labels.to_json`),
 strings are variable-length NetCDF strings and booleans are stored by xarray's bool
 encoding, so ``open_dataset(to_netcdf(ds))`` gives back an identical dataset.
 """
@@ -37,7 +37,7 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
     """Write ``dataset`` to ``path`` (netCDF4 format) and return the path.
 
     Attributes that NetCDF cannot hold are written as JSON text. The file is written
-    under a temporary name and renamed when complete (see :mod:`xdiv.atomic`), so a
+    under a temporary name and renamed when complete (see :mod:`xdiv.io.atomic`), so a
     failed or interrupted write leaves no partial file (and an existing file at ``path``
     unchanged).
 

@@ -59,7 +59,7 @@ def read_run(path, *, order: Order = "score-docno-desc",
     ----------
     path : str or path-like
     order : {"score-docno-desc", "score-docno-asc", "rank"}
-        Ranking convention (see :mod:`xdiv.runs`).
+        Ranking convention (see :mod:`xdiv.core.runs`).
     duplicates : {"error", "first"}
         A docno retrieved twice for a topic is an error, or only its highest-ranked
         occurrence is kept (with a warning naming run, topic and docno).
@@ -91,7 +91,7 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     Returns
     -------
     xarray.Dataset
-        A Runs dataset (see :mod:`xdiv.runs`). Runs are labelled by their tag (or file
+        A Runs dataset (see :mod:`xdiv.core.runs`). Runs are labelled by their tag (or file
         name, see :func:`xdiv.io.read_run_frame`) and sorted by name; two files giving
         the same run name are an error. The attributes ``source`` and ``tags`` map each
         run to its file and to the tags of the file's first and last lines (JSON).
@@ -274,7 +274,7 @@ def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
                 disagreements: list | None = None) -> _FileGrids:
     """Check and rank one run file whose docnos are ``code`` (int32 codes whose order is
     the docnos' order; ``docno_of(code)`` names one in messages); see
-    :func:`xdiv.runs.build_runs` for the checks and the ranking conventions."""
+    :func:`xdiv.core.runs.build_runs` for the checks and the ranking conventions."""
     topic_words = run.topic.dictionary.to_pylist()
     topic_rows = run.topic.indices.to_numpy(zero_copy_only=False)
     present = np.flatnonzero(np.bincount(topic_rows, minlength=len(topic_words)))

@@ -181,7 +181,7 @@ def read_doc_lengths(path: PathLike) -> pd.DataFrame:
 
 
 def _open_write(path: PathLike) -> contextlib.AbstractContextManager[TextIO]:
-    """A UTF-8 text file replacing ``path`` atomically (see :mod:`xdiv.atomic`), gzipped
+    """A UTF-8 text file replacing ``path`` atomically (see :mod:`xdiv.io.atomic`), gzipped
     when the name ends with ``.gz``."""
     return atomic_output(path, gzip=os.fspath(path).endswith(".gz"))
 
@@ -201,7 +201,7 @@ def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
 def write_qrels_frame(path: PathLike, qrels: pd.DataFrame) -> None:
     """Write a tidy qrels frame (``topic intent docno level``) as TREC qrels.
 
-    Use :func:`xdiv.collection.qrels_frame` to get that frame from a collection; the
+    Use :func:`xdiv.core.collection.qrels_frame` to get that frame from a collection; the
     original lines, including negative (spam) levels, are reproduced.
     """
     _write_lines(path, [qrels["topic"], qrels["intent"], qrels["docno"], qrels["level"]])

@@ -110,4 +110,4 @@ def single_intent_check(cube: xr.Dataset, measure: Measure) -> None:
             f"up to {most} intents: xdiv.evaluate reads diversity qrels through the "
             "measure's adhoc parameter (e.g. nDCG(adhoc=count)@10, or adhoc= / --adhoc for "
             "every measure); convert a cube from xdiv.judge first with "
-            f"xdiv.collection.adhoc_judgments(cube, {method!r})")
+            f"xdiv.core.adhoc.adhoc_judgments(cube, {method!r})")

@@ -1,7 +1,7 @@
 """U-measure family (Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013): U, D-U, U-IA.
 
 Needs document lengths in the collection (``xdiv.read_qrels(..., doc_lengths=...)`` or
-:func:`xdiv.collection.set_doc_lengths`). Gains are ``gv(x) / (gv(H) + 1)``, i.e.
+:func:`xdiv.set_doc_lengths`). Gains are ``gv(x) / (gv(H) + 1)``, i.e.
 ``(2^x - 1)/2^H`` with the default exponential gains (as in Sakai, AIRS 2013).
 """
 
@@ -27,7 +27,7 @@ _U_MEASURES = "Sakai & Dou, SIGIR 2013; Sakai, AIRS 2013"
 def _compute(kernel, cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     if "run_doc_length" not in cube:
         raise MeasureError(f"{measure.name} needs document lengths: read the qrels with "
-                           "doc_lengths=... or use xdiv.collection.set_doc_lengths")
+                           "doc_lengths=... or use xdiv.set_doc_lengths")
     table = gain_table(cube, measure)
     return xr.apply_ufunc(
         kernel, levels_to(cube, measure.cutoff), cube["intent_valid"], cube["intent_prob"],

@@ -272,7 +272,7 @@ def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
 
 def write_report(path: str | os.PathLike, scores: xr.Dataset,
                  meta: xr.Dataset | None = None, **options) -> str:
-    """Write :func:`html_report` to ``path`` atomically (:func:`xdiv.atomic.atomic_output`);
+    """Write :func:`html_report` to ``path`` atomically (:func:`xdiv.io.atomic.atomic_output`);
     ``options`` are those of :func:`html_report`. Returns the path."""
     from ..io.atomic import atomic_output
 
