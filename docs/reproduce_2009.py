@@ -14,7 +14,7 @@ B = 1000; randomised Tukey HSD, B = 5000; both with seed=0, alpha = 0.05), the a
 of the sets of significantly different run pairs under both tests, the concordance tests
 of Sakai (JIP 2013) and Kendall's tau / tau_ap between the run rankings. Every table sets
 the papers' published numbers beside ours. ``--update`` rewrites the generated part of the docs page
-(between its ``BEGIN``/``END`` markers); tests/test_reproduction.py checks that the page
+(between its ``BEGIN``/``END`` markers); tests/oracles/test_reproduction.py checks that the page
 holds what the script prints.
 """
 

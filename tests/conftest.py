@@ -35,3 +35,43 @@ def trec2009():
 def trec2009_run_paths():
     root = require_trec_2009()
     return sorted(glob.glob(str(root / "runs" / "*.gz")))
+
+
+_REAL_DATA = {"trec2009", "trec2009_run_paths"}
+_SLOW_FOLDERS = {"oracles", "docs"}
+_SLOW_FILES = {"test_fuzz.py", "test_figures.py", "test_meta_memory.py"}
+_PROCESS_WORDS = ("subprocess.", "Popen", "sys.executable", "_render", "chromium")
+_DATA_WORDS = ("require_trec_2009", "TREC_WEB", "TREC_2009")
+_SOURCES: dict = {}
+
+
+def _source(function) -> str:
+    """A test function's own code (cached)."""
+    import inspect
+
+    if function not in _SOURCES:
+        try:
+            _SOURCES[function] = inspect.getsource(function)
+        except (OSError, TypeError):
+            _SOURCES[function] = ""
+    return _SOURCES[function]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers by what a test does: ``slow`` for the real-data oracles, the docs, the
+    fuzzing, the figures, the memory bounds, the hypothesis property tests and every test
+    on the TREC Web Track data;
+    ``docs`` for tests/docs; ``subprocess`` for tests whose code starts a process."""
+    for item in items:
+        path = Path(str(item.fspath))
+        function = getattr(item, "function", None)
+        source = _source(function) if function is not None else ""
+        if (path.parent.name in _SLOW_FOLDERS or path.name in _SLOW_FILES
+                or _REAL_DATA & set(getattr(item, "fixturenames", ()))
+                or hasattr(function, "hypothesis")  # property tests: many examples each
+                or any(word in source for word in _DATA_WORDS)):
+            item.add_marker(pytest.mark.slow)
+        if path.parent.name == "docs":
+            item.add_marker(pytest.mark.docs)
+        if any(word in source for word in _PROCESS_WORDS):
+            item.add_marker(pytest.mark.subprocess)

@@ -13,7 +13,7 @@ import xarray as xr
 
 from ..errors import AlignmentWarning
 from ..evaluate import evaluate
-from ..core.labels import from_json, natural_key
+from ..core.labels import from_json, natural_key, object_strings
 
 __all__ = ["by_topic", "nan_propagated", "per_topic_scores", "retrieved_topics",
            "risk_alpha_label", "risk_pair", "run_tag", "sorted_topics", "zero_filled"]
@@ -56,7 +56,7 @@ def risk_alpha_label(risk_alpha: float, text: str | None) -> str:
 def by_topic(values: xr.DataArray, topics: Sequence[str]) -> np.ndarray:
     """The ``(metric, topic)`` values of ``topics`` as an array topic × metric, the rows
     the tools print."""
-    return values.sel(topic=list(topics)).transpose("topic", "metric").values
+    return values.sel(topic=object_strings(topics)).transpose("topic", "metric").values
 
 
 def nan_propagated(values: np.ndarray, means: np.ndarray) -> np.ndarray:
@@ -67,14 +67,14 @@ def nan_propagated(values: np.ndarray, means: np.ndarray) -> np.ndarray:
 
 def zero_filled(scores: xr.DataArray, topics: Sequence[str]) -> xr.DataArray:
     """``scores`` over ``topics``, 0 for the topics it lacks."""
-    return scores.reindex(topic=list(topics), fill_value=0.0)
+    return scores.reindex(topic=object_strings(topics), fill_value=0.0)
 
 
 def risk_pair(run_scores: xr.DataArray, base_scores: xr.DataArray, run_topics, base_topics,
               topics: Sequence[str]) -> xr.DataArray:
     """The cube ``(metric, run, topic)`` of the run and the baseline over ``topics``, each
     0 where it did not retrieve the topic (as the tools count it)."""
-    run_part = zero_filled(run_scores.sel(topic=list(run_topics)), topics)
-    base_part = zero_filled(base_scores.sel(topic=list(base_topics)), topics)
+    run_part = zero_filled(run_scores.sel(topic=object_strings(run_topics)), topics)
+    base_part = zero_filled(base_scores.sel(topic=object_strings(base_topics)), topics)
     return xr.concat([run_part.expand_dims(run=["run"]), base_part.expand_dims(run=["base"])],
                      dim="run").transpose("metric", "run", "topic")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from ..core.labels import object_strings
 from ..errors import InputError
 from ..kernels.risk import ordered_mean
 from ..analysis.risk import risk_differences
@@ -78,7 +79,7 @@ def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
         values = scores.sel(run=run)
         if baseline is None:
             topics = sorted_topics(relevant) if complete else retrieved
-            averaged = values.sel(topic=topics).values
+            averaged = values.sel(topic=object_strings(topics)).values
             # gdeval leaves its sums undivided when there is no topic to average
             means = ordered_mean(averaged) if topics else np.zeros(2)
             blocks.append(RunBlock(name, retrieved, by_topic(values, retrieved),

@@ -28,7 +28,7 @@ import numpy as np
 import xarray as xr
 
 from ..kernels.risk import ordered_mean
-from ..core.labels import from_json
+from ..core.labels import from_json, object_strings
 from ..measures.names import measure_set
 from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
@@ -176,7 +176,7 @@ def ndeval_report(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.
             rows = sorted_topics(retrieved)
             # the topics averaged, in order; unretrieved ones (with -c) add 0 to the sum
             topics = sorted_topics(judged if complete else set(retrieved) & set(judged))
-            averaged = values.sel(topic=topics).values
+            averaged = values.sel(topic=object_strings(topics)).values
             blocks.append(RunBlock(name, rows, by_topic(values, rows),
                                    nan_propagated(averaged, ordered_mean(averaged))))
             continue

@@ -280,11 +280,14 @@ def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
     present = np.flatnonzero(np.bincount(topic_rows, minlength=len(topic_words)))
     topics = natural_sorted([topic_words[k] for k in present])
     t_code = pd.Index(topics).get_indexer(topic_words)[topic_rows].astype(np.int64)
-    doc, score, length = ranked_grids(
-        np.zeros(len(code), dtype=np.int64), t_code, code, run.score,
-        run.rank.astype(np.float64), (1, len(topics)), order=order, duplicates=duplicates,
-        run_labels=[run.name], topic_labels=topics, docno_of=docno_of, warn=warn,
-        disagreements=disagreements)
+    try:
+        doc, score, length = ranked_grids(
+            np.zeros(len(code), dtype=np.int64), t_code, code, run.score,
+            run.rank.astype(np.float64), (1, len(topics)), order=order,
+            duplicates=duplicates, run_labels=[run.name], topic_labels=topics,
+            docno_of=docno_of, warn=warn, disagreements=disagreements)
+    except InputError as exc:  # the file's rows: name the file
+        raise InputError(f"{os.fspath(run.path)}: {exc}") from None
     return _FileGrids(path=run.path, name=run.name, tags=run.tags, topics=topics,
                       length=length[0], depth=doc.shape[-1], doc=doc[0], score=score[0])
 

@@ -30,8 +30,8 @@ what differs and what to ask for instead.
 
 The correspondences are per topic, on topics with a relevant document: there the values
 agree to 1e-9 (gdeval's to its 5 printed decimals) on graded collections with spam
-levels and score ties and on the TREC 2009 Web Track runs (tests/test_names.py,
-tests/test_staples.py). Each tool's own conventions outside the definitions stay as
+levels and score ties and on the TREC 2009 Web Track runs (tests/measures/test_names.py,
+tests/measures/test_trec_eval_staples.py). Each tool's own conventions outside the definitions stay as
 documented in the conventions page: trec_eval compares scores in single precision and
 scores topics without relevant documents 0 (xdiv: NaN); pyndeval computes cutoffs up to 20
 only (xdiv continues the same formulas beyond).
