@@ -56,7 +56,7 @@ class GuardedStream(io.RawIOBase):
         self._total += len(chunk)
         if self._max_total is not None and self._total > self._max_total:
             raise InputError(f"{self._path}: larger than {self._max_total} bytes, the limit "
-                             "for this kind of file (xdiv.io.LIMITS, XDIV_MAX_XML_BYTES)")
+                             "for this kind of file (xdiv.set_options(max_xml_bytes=...), XDIV_MAX_XML_BYTES)")
         if self._compressed is not None and self._total > _gzip_limit(self._compressed):
             raise _bomb_error(self._path)
         if self._max_line is not None:
@@ -72,7 +72,7 @@ class GuardedStream(io.RawIOBase):
         if self._blank > LIMITS.max_line_bytes:
             raise ParseError(self._path, self._lines + 1,
                              f"more than {LIMITS.max_line_bytes} bytes of blank lines (not a "
-                             "text file of this kind? xdiv.io.LIMITS, XDIV_MAX_LINE_BYTES)")
+                             "text file of this kind? xdiv.set_options(max_line_bytes=...), XDIV_MAX_LINE_BYTES)")
         if leading < len(chunk):
             self._blank = len(chunk) - len(chunk.rstrip(_BLANK))
 
@@ -89,7 +89,7 @@ def _gzip_limit(compressed: int) -> float:
 def _bomb_error(path: PathLike) -> InputError:
     return InputError(f"{os.fspath(path)}: decompresses to more than "
                       f"{LIMITS.max_gzip_ratio:g} times its size, refused as a likely gzip "
-                      "bomb (xdiv.io.LIMITS, XDIV_MAX_GZIP_RATIO)")
+                      "bomb (xdiv.set_options(max_gzip_ratio=...), XDIV_MAX_GZIP_RATIO)")
 
 
 IN_MEMORY_GZIP = 16 << 20
@@ -133,8 +133,8 @@ def check_gaps(data, gap: int, limit: int, path: str, lines: int) -> int:
             if len(data) - start + gap > limit:
                 line = lines + data[:start].count(b"\n") + 1
                 raise ParseError(path, line, f"a line longer than {limit} bytes (not a text "
-                                             "file of this kind? xdiv.io.LIMITS, "
-                                             "XDIV_MAX_LINE_BYTES)")
+                                             "file of this kind? xdiv.set_options("
+                                             "max_line_bytes=...), XDIV_MAX_LINE_BYTES)")
             return len(data) - start + gap
         # the last newline within reach: the line after it starts the next window
         start = data.rfind(b"\n", newline, start + limit + 1 - gap) + 1
@@ -207,7 +207,7 @@ def open_guarded(path: PathLike, *, xml: bool = False) -> io.BufferedReader:
     size = os.path.getsize(path)
     if xml and size > LIMITS.max_xml_bytes:
         raise InputError(f"{os.fspath(path)}: {size} bytes, larger than the {LIMITS.max_xml_bytes} "
-                         "bytes allowed for an XML file (xdiv.io.LIMITS, XDIV_MAX_XML_BYTES)")
+                         "bytes allowed for an XML file (xdiv.set_options(max_xml_bytes=...), XDIV_MAX_XML_BYTES)")
     compressed = is_gzip(path)
     raw = gzip.open(path, "rb") if compressed else open(path, "rb")
     return io.BufferedReader(GuardedStream(
