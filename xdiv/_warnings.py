@@ -1,12 +1,16 @@
 """One way to warn: :func:`warn` attributes each warning to the first frame outside the
 xdiv package (the user's code), as xarray's ``emit_user_level_warning`` does, so that no
-call site counts stack levels that a refactoring would silently break."""
+call site counts stack levels that a refactoring would silently break. The message is
+shown as :func:`xdiv.errors.shown` shows text (control characters escaped, at most
+:data:`xdiv.errors.MESSAGE_LIMIT` characters), whatever field it quotes."""
 
 from __future__ import annotations
 
 import inspect
 import os
 import warnings
+
+from .errors import MESSAGE_LIMIT, shown
 
 __all__ = ["find_stack_level", "warn"]
 
@@ -30,5 +34,6 @@ def find_stack_level() -> int:
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """Issue ``message`` as ``category``, attributed to the user's code."""
-    warnings.warn(message, category, stacklevel=find_stack_level())
+    """Issue ``message`` as ``category``, attributed to the user's code (the message
+    escaped for the terminal and bounded, see :func:`xdiv.errors.shown`)."""
+    warnings.warn(shown(message, MESSAGE_LIMIT), category, stacklevel=find_stack_level())

@@ -3,11 +3,58 @@
 Every error is a :class:`ValueError` subclass so that callers that already guard
 against bad input with ``except ValueError`` keep working. Errors about input files
 name the file and the line; errors about runs name the run, topic and docno.
+
+Labels and fields quoted in messages go through :func:`shown`, so that what reaches a
+terminal is printable and of bounded length whatever the input held.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
+
+LABEL_LIMIT = 80
+"""The most characters :func:`shown` gives a label quoted in a message or a table."""
+
+MESSAGE_LIMIT = 2000
+"""The most characters of an error or warning message (as the command line prints it)."""
+
+ELLIPSIS = "\u2026"
+"""What ends a text :func:`shown` cut short."""
+
+
+def shown(text: Any, limit: int | None = LABEL_LIMIT) -> str:
+    r"""``text`` (made a string) as it may be shown on a terminal: every character that is
+    not printable (control and format characters such as ESC, BEL, NUL, a newline, a
+    right-to-left override, a lone surrogate) is written as Python writes it in a string
+    literal, without the quotes (``\x1b``, ``\x07``, ``\x00``, ``\n``, ``\u202e``), and a
+    result longer than ``limit`` characters is cut to ``limit``, its last character an
+    ellipsis ``…`` (an escape is never cut in two). Backslashes and quotes are kept as
+    they are; ``limit=None`` escapes without cutting.
+
+    >>> print(shown("run\x1b]0;x\x07"))
+    run\x1b]0;x\x07
+    >>> print(shown("a" * 100, 10))
+    aaaaaaaaa…
+    """
+    text = str(text)
+    head = text if limit is None else text[:limit + 1]  # escaping never shortens
+    if head.isprintable():
+        if limit is None or len(text) <= limit:
+            return text
+        return text[:max(limit - 1, 0)] + ELLIPSIS
+    pieces, size = [], 0
+    for char in head:
+        piece = char if char.isprintable() else repr(char)[1:-1]
+        pieces.append(piece)
+        size += len(piece)
+        if limit is not None and size > limit:
+            break
+    if limit is None or size <= limit:  # then the whole text was escaped
+        return "".join(pieces)
+    while pieces and size > limit - 1:
+        size -= len(pieces.pop())
+    return "".join(pieces) + ELLIPSIS
 
 
 class XdivError(ValueError):

@@ -359,13 +359,13 @@ def test_risk_command_georisk_and_urisk(demo_scores, capsys):
     capsys.readouterr()
     assert main(["risk", str(demo_scores), "--test", "georisk", "--format", "csv"]) == 0
     printed = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index(["metric", "run"])
-    expected = xdiv.risk.georisk(cube, alpha=1.0)["georisk"].to_series()
+    expected = xdiv.risk.georisk(cube, alpha=0.0)["georisk"].to_series()
     np.testing.assert_allclose(printed["GeoRisk"].loc[expected.index].to_numpy(),
                                expected.to_numpy(), atol=1e-6)
     baseline = str(cube["run"].values[1])
     assert main(["risk", str(demo_scores), "--test", "urisk", "--baseline", baseline]) == 0
     text = capsys.readouterr().out
-    assert text.startswith(f"URisk against {baseline}, alpha = 1\n")
+    assert text.startswith(f"URisk against {baseline}, alpha = 0\n")
 
 
 @pytest.mark.parametrize("argv, message", [

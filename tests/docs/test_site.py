@@ -44,7 +44,7 @@ def site(tmp_path_factory) -> Path:
 
 
 def _page(site: Path, name: str) -> str:
-    return (site / name / "index.html").read_text(encoding="utf-8")
+    return (site / f"{name}.html").read_text(encoding="utf-8")
 
 
 def _text(fragment: str) -> str:
@@ -85,6 +85,20 @@ def test_every_formula_of_the_site_is_typeset(site):
     for name, page in _pages(site):
         assert 'class="arithmatex"' not in page, f"{name}: math left for a script to render"
         assert "mathjax" not in page.lower() and "katex" not in page.lower(), name
+
+
+def test_links_open_pages_from_disk(site):
+    """Opened from disk (file://), a link to a folder shows a directory listing, not its
+    page: every relative link of the site names a file (``use_directory_urls: false``)."""
+    for name, page in _pages(site):
+        if name == "404.html":  # served, never opened from disk: its links are absolute
+            continue
+        folder = (site / name).parent
+        for href in re.findall(r'href="([^"]*)"', page):
+            target = html.unescape(href).split("#")[0].split("?")[0]
+            if not target or re.match(r"[a-z][a-z0-9+.-]*:|//", target):
+                continue  # an anchor of the page, or another site
+            assert (folder / target).is_file(), f"{name}: {href} opens no file"
 
 
 def test_no_page_has_an_empty_output_block(site):
@@ -134,7 +148,7 @@ def test_pages_render_in_chromium(site, tmp_path, name):
     shot = tmp_path / f"{name}.png"
     subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                     f"--screenshot={shot}", "--window-size=1280,2000",
-                    (site / name / "index.html").as_uri()],
+                    (site / f"{name}.html").as_uri()],
                    capture_output=True, timeout=180, check=False)
     assert shot.exists(), f"Chromium wrote no screenshot of {name}"
     with image.open(shot) as png:

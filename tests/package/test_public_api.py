@@ -1,5 +1,7 @@
 """The public API of xdiv as it stood before the package was split into layers (commit
-cadafee), pinned: names and commands may be added, none removed or changed."""
+cadafee), pinned: names and commands may be added, none removed or changed. Help texts
+changed on purpose since are pinned anew, each with its reason (``repinned`` in the
+file)."""
 
 from __future__ import annotations
 

@@ -43,15 +43,28 @@ def _scores(scores, metrics: Sequence[str] | None = None) -> xr.DataArray:
 
 def check_resampling(B: int | None = None, seed: int = 0, alpha: float | None = None) -> None:
     """B a positive whole number, seed a whole number in [0, 2^63) (NumPy's seeds that a
-    NetCDF attribute can record), alpha a level strictly between 0 and 1."""
+    NetCDF attribute can record), alpha a level strictly between 0 and 1.
+
+    With both B and alpha (a resampling test at a significance level), B must also be at
+    least 1/alpha: a test of B replicates reports its achieved significance level in
+    steps of 1/B, so with fewer replicates no ASL but 0 falls below alpha and the
+    bootstrap's required difference (the ``round(B alpha)``-th largest resample) does not
+    exist. Swap rates (:func:`xdiv.design.swap_rates`) test at no level and need only
+    B >= 1.
+    """
     if B is not None and (isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1):
         raise InputError(f"the number of replicates B must be a whole number >= 1, not {B!r}")
     if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
             or not 0 <= seed < 2 ** 63):
         raise InputError(f"seed must be a whole number from 0 to 2**63 - 1, not {seed!r}")
     if alpha is not None and not (isinstance(alpha, (int, float, np.floating))
-                                  and 0 < alpha < 1):
+                                  and not isinstance(alpha, bool) and 0 < alpha < 1):
         raise InputError(f"alpha must lie strictly between 0 and 1, not {alpha!r}")
+    if B is not None and alpha is not None and B * alpha < 1 - 1e-9:
+        needed = int(np.ceil(1 / alpha - 1e-9))
+        raise InputError(f"B = {B} resamples cannot resolve the significance level alpha = "
+                         f"{alpha:g}: an achieved significance level from B resamples "
+                         f"moves in steps of 1/B, so B must be at least 1/alpha = {needed}")
 
 
 def _metric_groups(da: xr.DataArray):
@@ -317,6 +330,11 @@ def _differences(values: np.ndarray) -> np.ndarray:
 def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Dataset:
     """The concordance test of two metrics against one or more gold standards (Sakai,
     WWW 2012 / JIP 2013, Fig. 6), over all run pairs × topics with scores for both runs.
+
+    Ties: a (topic, run pair) case tied under ``m1`` or ``m2`` is no disagreement. In a
+    disagreement a metric is correct when no gold standard orders the two runs the
+    other way, so a case tied under the gold standard(s) counts as correct for both
+    metrics (in both concordances and in neither ``only_1`` nor ``only_2``).
 
     Returns
     -------

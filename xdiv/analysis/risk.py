@@ -52,7 +52,7 @@ def _against(scores, baseline: str, alpha: float) -> tuple[xr.DataArray, xr.Data
     return da, score_array(scores, runs=[baseline]).squeeze("run", drop=True)
 
 
-def risk_differences(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
+def risk_differences(scores, baseline: str, alpha: float = 0.0) -> xr.DataArray:
     """Per-topic risk-weighted differences from the baseline run.
 
     Parameters
@@ -62,7 +62,8 @@ def risk_differences(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
     baseline : str
         The run label of the baseline.
     alpha : float
-        Risk sensitivity: losses count ``1 + alpha`` times (default 1).
+        Risk sensitivity: losses count ``1 + alpha`` times (default 0, the plain mean
+        difference, as ndeval's ``-riskAlpha``; the TREC Web Track reported 1, 5 and 10).
 
     Returns
     -------
@@ -76,7 +77,7 @@ def risk_differences(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
     return out.rename("risk").assign_attrs(baseline=str(baseline), alpha=float(alpha))
 
 
-def urisk(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
+def urisk(scores, baseline: str, alpha: float = 0.0) -> xr.DataArray:
     """URisk of every run and metric against a baseline run.
 
     .. math:: \\mathrm{URisk} = \\frac{1}{c} \\Big( \\sum_{d_j \\ge 0} d_j
@@ -100,7 +101,7 @@ def urisk(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
     >>> import xdiv
     >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
     >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
-    >>> xdiv.risk.urisk(scores, baseline="run02").round(4).to_pandas()
+    >>> xdiv.risk.urisk(scores, baseline="run02", alpha=1.0).round(4).to_pandas()
     run             run01  run02   run03
     metric
     alpha-nDCG@10  0.0692    0.0 -0.4217
@@ -113,7 +114,7 @@ def urisk(scores, baseline: str, alpha: float = 1.0) -> xr.DataArray:
     return out.rename("urisk").assign_attrs(baseline=str(baseline), alpha=float(alpha))
 
 
-def trisk(scores, baseline: str, alpha: float = 1.0) -> xr.Dataset:
+def trisk(scores, baseline: str, alpha: float = 0.0) -> xr.Dataset:
     """TRisk of every run and metric against a baseline run, with its p-value.
 
     TRisk (Dinçer, Macdonald & Ounis, SIGIR 2014) is URisk divided by its standard error:
@@ -150,7 +151,7 @@ def trisk(scores, baseline: str, alpha: float = 1.0) -> xr.Dataset:
     >>> import xdiv
     >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
     >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "nDCG@10"])
-    >>> result = xdiv.risk.trisk(scores, baseline="run02")
+    >>> result = xdiv.risk.trisk(scores, baseline="run02", alpha=1.0)
     >>> result["statistic"].round(2).to_pandas()
     run            run01  run02  run03
     metric
@@ -171,7 +172,7 @@ def trisk(scores, baseline: str, alpha: float = 1.0) -> xr.Dataset:
                "alternative": "two-sided"})
 
 
-def georisk(scores, alpha: float = 1.0) -> xr.Dataset:
+def georisk(scores, alpha: float = 0.0) -> xr.Dataset:
     """ZRisk and GeoRisk of every run and metric against the whole set of runs.
 
     GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016) takes every run of the cube as a
@@ -202,7 +203,8 @@ def georisk(scores, alpha: float = 1.0) -> xr.Dataset:
     scores : xarray.Dataset or xarray.DataArray
         A score cube ``score(metric, run, topic)`` of non-negative scores.
     alpha : float
-        Risk sensitivity: negative deviations count ``1 + alpha`` times (default 1).
+        Risk sensitivity: negative deviations count ``1 + alpha`` times (default 0, as
+        ndeval's ``-riskAlpha``).
 
     Returns
     -------

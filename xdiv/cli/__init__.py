@@ -2,7 +2,9 @@
 subcommands' arguments beside their handlers.
 
 Errors on bad input print one line (``xdiv: error: ...``) to standard error and exit with
-status 2; no traceback is shown.
+status 2; no traceback is shown. Every error and warning line is printed as
+:func:`xdiv.errors.shown` shows text: control characters escaped (``\\x1b``), at most
+:data:`~xdiv.errors.MESSAGE_LIMIT` characters.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import warnings
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from ..errors import XdivError, XdivWarning
+from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
 from . import convert, demo, design, evaluate, measures, meta, official, plot, report, risk
-from .common import QUIET_HELP
+from .common import QUIET_HELP, refuse_empty_outputs
 from ..measures.reference import measures_page
 
 __all__ = ["main", "measures_page"]
@@ -69,11 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", XdivWarning)
             warnings.showwarning = _show_warning
         try:
+            refuse_empty_outputs(args)
             status = args.handler(args)
             sys.stdout.flush()
             return status
         except XdivError as exc:
-            print(f"xdiv: error: {exc}", file=sys.stderr)
+            _say(f"xdiv: error: {exc}")
             return 2
         except MemoryError:
             print("xdiv: error: out of memory; evaluate fewer runs at a time, lower -B, or "
@@ -94,4 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"xdiv: warning: {message}", file=sys.stderr)
+    _say(f"xdiv: warning: {message}")
+
+
+def _say(line: str) -> None:
+    """Print one line to standard error, escaped for the terminal and bounded."""
+    print(shown(line, MESSAGE_LIMIT), file=sys.stderr)

@@ -15,13 +15,19 @@ from collections.abc import Callable
 import pandas as pd
 import xarray as xr
 
-from ..errors import InputError, XdivError
+from ..errors import InputError, XdivError, shown
 from ..core.cube import summarize
 from ..io._guard import check_output_path
 from ..io.netcdf import open_cube
 
 QUIET_HELP = "print no warnings or progress bars"
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
+OUTPUT_OPTIONS = {"output": "-o/--output", "plot": "--plot"}
+"""The options that name a file to write: ``args`` attribute and spelling."""
+TABLE_LIMITS = {"table": 80, "tsv": 1000, "csv": 1000}
+"""The most characters of a label in a printed table, by ``--format`` (see
+:func:`xdiv.errors.shown`): aligned tables are read on a terminal, TSV and CSV by programs
+too, which a cut label would mislead more often."""
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -93,11 +99,34 @@ def level(text: str) -> float:
 
 
 def print_frame(frame: pd.DataFrame, fmt: str) -> None:
-    """Print ``frame`` as an aligned table (4 decimals) or as TSV/CSV (6 decimals)."""
+    """Print ``frame`` as an aligned table (4 decimals) or as TSV/CSV (6 decimals), its
+    labels (index, columns, text cells) as :func:`xdiv.errors.shown` shows them: control
+    characters escaped, cut to :data:`TABLE_LIMITS` characters."""
+    frame = _shown_labels(frame, TABLE_LIMITS.get(fmt, 80))
     if fmt == "table":
         print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
     else:
         print(frame.to_csv(sep="\t" if fmt == "tsv" else ",", float_format="%.6f"), end="")
+
+
+def _shown_labels(frame: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """``frame`` with every text label and text cell passed through :func:`shown`."""
+    def show(value):
+        return shown(value, limit) if isinstance(value, str) else value
+
+    def index(labels: pd.Index) -> pd.Index:
+        if isinstance(labels, pd.MultiIndex):
+            return pd.MultiIndex.from_arrays(
+                [labels.get_level_values(k).map(show) for k in range(labels.nlevels)],
+                names=[show(n) for n in labels.names])
+        return labels.map(show).rename(show(labels.name))
+
+    out = frame.copy()
+    out.index, out.columns = index(frame.index), index(frame.columns)
+    for position, dtype in enumerate(frame.dtypes):
+        if dtype == object or pd.api.types.is_string_dtype(dtype):
+            out.isetitem(position, frame.iloc[:, position].map(show).to_numpy())
+    return out
 
 
 def summary_frame(scores: xr.Dataset) -> pd.DataFrame:
@@ -158,9 +187,26 @@ def names_input(word: str) -> bool:
     return glob.has_magic(word) and bool(glob.glob(word))
 
 
+def refuse_empty_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output option given an empty path (``-o ""``, or an
+    unset shell variable: ``-o "$OUT"``), which some commands would otherwise take for no
+    output at all.
+
+    Raises
+    ------
+    XdivError
+        ``-o/--output: the path is empty ...``.
+    """
+    for name, spelling in OUTPUT_OPTIONS.items():
+        value = getattr(args, name, None)
+        if value == "":
+            raise XdivError(f"{spelling}: the path is empty (an unset shell variable?); "
+                            "name the file to write")
+
+
 def output(path: str, *inputs: str | None) -> str:
-    """Check an output path before any work: its folder exists, it is no folder, and it is
-    not one of the command's inputs (which it would overwrite)."""
+    """Check an output path before any work: it is not empty, its folder exists, it is no
+    folder, and it is not one of the command's inputs (which it would overwrite)."""
     text = check_output_path(path)
     for source in inputs:
         if source and os.path.exists(source) and os.path.exists(text) and \
@@ -179,6 +225,7 @@ def save_figure(fig, path: str) -> None:
 
 def figure_output(path: str, *inputs: str) -> str:
     """:func:`output` for a figure, whose format follows the extension."""
+    check_output_path(path)
     if os.path.splitext(path)[1].lower() not in FIGURE_FORMATS:
         raise XdivError(f"{path}: name a .png, .svg or .pdf file (the format follows the "
                         "extension)")

@@ -8,6 +8,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import datasets
+from ..errors import XdivError
 from ..evaluate import evaluate
 from ..io.netcdf import to_netcdf
 from .common import command, output, print_frame, save_figure, summary_frame, whole
@@ -15,6 +16,9 @@ from .common import command, output, print_frame, save_figure, summary_frame, wh
 DEMO_MEASURES = ["I-rec@10", "alpha-nDCG@10", "ERR-IA@10", "nDCG-IA@10", "D-nDCG@10",
                  "D#-nDCG@10", "DIN#-nDCG@10", "P+Q#@10", "Ef-P@10"]
 DEMO_ADHOC_MEASURES = ["nDCG@10", "AP", "nERR@10"]
+DEMO_FOLDER = "xdiv-demo"
+"""The folder the demo writes its files to by default (created if need be)."""
+DEFAULT_OUTPUT = os.path.join(DEMO_FOLDER, "scores.nc")
 
 
 def add_parser(sub) -> None:
@@ -29,9 +33,12 @@ def add_parser(sub) -> None:
                          "OUTPUT-asl.png, OUTPUT-irec-dndcg.png).",
                    examples="examples:\n  xdiv demo\n"
                             "  xdiv demo -o demo.nc --topics 50 --runs 20 --seed 3\n"
-                            "  xdiv demo --no-meta")
-    demo.add_argument("-o", "--output", default="xdiv-demo-scores.nc",
-                      help="NetCDF file for the score cube (default: %(default)s)")
+                            "  xdiv demo --no-meta\n\n"
+                            f"Without -o, the four files go to one folder, {DEMO_FOLDER}/, "
+                            "created if need be.")
+    demo.add_argument("-o", "--output", default=DEFAULT_OUTPUT,
+                      help="NetCDF file for the score cube; the other files are written "
+                           "beside it (default: %(default)s)")
     demo.add_argument("--seed", type=whole(0, 2 ** 63 - 1), default=0,
                       help="seed of the synthetic data and the bootstrap (default: %(default)s)")
     demo.add_argument("--topics", type=whole(2), default=30,
@@ -43,6 +50,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if args.output == DEFAULT_OUTPUT:
+        try:
+            os.makedirs(DEMO_FOLDER, exist_ok=True)
+        except OSError as exc:
+            raise XdivError(f"{DEMO_FOLDER}: cannot create the demo's folder "
+                            f"({exc.strerror or exc}); name another with -o DIR/scores.nc") \
+                from None
     output(args.output)
     collection, runs = datasets.synthetic(n_topics=args.topics, n_runs=args.runs,
                                           seed=args.seed)

@@ -4,6 +4,7 @@ sizes, detectable differences, the power of each run pair, swap rates and G-theo
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -11,7 +12,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..errors import XdivError
+from .._warnings import warn
+from ..errors import XdivError, XdivWarning
 from ..core.cube import score_array
 from ..io.netcdf import to_netcdf
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
@@ -29,11 +31,18 @@ ABOUT = ("Test-collection design from a score cube written by 'xdiv evaluate -o'
 EXAMPLES = """examples:
   xdiv design size scores.nc --diff 0.02 0.05 0.1 --plot power.png
   xdiv design size scores.nc --diff 0.1 --test anova --systems 20
-  xdiv design mdd scores.nc --topics 25 50 100
+  xdiv design mdd scores.nc --n-topics 25 50 100
   xdiv design pairs scores.nc --list --format tsv
   xdiv design swap scores.nc -B 1000 --seed 7 -o swap.nc --plot swap.png
   xdiv design gstudy scores.nc --target 0.8 0.95 --plot g.png
 """
+
+
+V_E_NOTE = ("V_E (first column of the table): the within-system variance of each measure, "
+            "the\nresidual mean square of the two-way ANOVA without replication of its run x "
+            "topic\nscores; the paired t test's per-topic differences have variance 2 V_E "
+            "(Sakai,\nInformation Retrieval Journal 2016).")
+"""What ``xdiv design size`` says about its ``V_E`` column (help and table footer)."""
 
 
 def _common(parser, *, out: str, plot: str | None = None) -> None:
@@ -78,7 +87,7 @@ def add_parser(sub) -> None:
                          "to be at most --diff wide.",
                    examples="examples:\n  xdiv design size scores.nc --diff 0.02 0.05 0.1 "
                             "--plot power.png\n  xdiv design size scores.nc --diff 0.1 "
-                            "--test ci")
+                            "--test ci\n\n" + V_E_NOTE)
     _common(size, out="the topic set sizes", plot="power against the number of topics")
     size.add_argument("--diff", type=positive, nargs="+", required=True, metavar="D",
                       help="differences (ranges for anova, widths for ci) to detect")
@@ -86,12 +95,17 @@ def add_parser(sub) -> None:
 
     mdd = command(actions, "mdd", "smallest difference a number of topics detects", run_mdd,
                   about="The smallest true difference (range for --test anova) that "
-                        "--topics topics detect with power 1 - beta at level alpha, or "
+                        "--n-topics topics detect with power 1 - beta at level alpha, or "
                         "for --test ci the expected width of the confidence interval.",
-                  examples="example:\n  xdiv design mdd scores.nc --topics 25 50 100")
+                  examples="example:\n  xdiv design mdd scores.nc --n-topics 25 50 100\n\n"
+                           "--n-topics was --topics, which still works but is deprecated:\n"
+                           "elsewhere (xdiv evaluate --topics FILE) --topics names a topic "
+                           "file.")
     _common(mdd, out="the detectable differences")
-    mdd.add_argument("--topics", type=whole(2), nargs="+", required=True, metavar="N",
-                     help="numbers of topics")
+    mdd.add_argument("--n-topics", type=whole(2), nargs="+", metavar="N",
+                     help="numbers of topics (required)")
+    mdd.add_argument("--topics", type=whole(2), nargs="+", dest="old_topics",
+                     help=argparse.SUPPRESS)
     _design_options(mdd)
 
     pairs = command(actions, "pairs", "the power each run pair was compared with",
@@ -219,6 +233,8 @@ def run_size(args) -> int:
         systems = f" of {sizes.attrs['n_systems']} systems" if args.test == "anova" else ""
         print(f"topics needed: {args.test}{systems}, {requirement}")
     print_frame(table, args.format)
+    if args.format == "table":
+        print(V_E_NOTE.replace("\n", " "))
     result = xr.Dataset({"topic_set_size": sizes}, attrs=sizes.attrs)
 
     def figure():
@@ -232,16 +248,31 @@ def run_size(args) -> int:
     return _finish(args, result, "topic set sizes", figure if args.plot else None)
 
 
+def _n_topics(args) -> list[int]:
+    """``--n-topics``, or its deprecated spelling ``--topics`` with a warning."""
+    if args.old_topics is not None:
+        if args.n_topics is not None:
+            raise XdivError("give the numbers of topics once, as --n-topics N [N ...] "
+                            "(--topics is its deprecated spelling)")
+        warn("design mdd --topics N is deprecated, use --n-topics N (in xdiv evaluate, "
+             "--topics names a topic file)", XdivWarning)
+        return args.old_topics
+    if args.n_topics is None:
+        raise XdivError("design mdd needs --n-topics N [N ...], the numbers of topics")
+    return args.n_topics
+
+
 def run_mdd(args) -> int:
     from .. import design
 
+    n_topics = _n_topics(args)
     scores = _open(args)
     with about(args.scores):
-        mdd = design.detectable_difference(scores, args.topics, alpha=args.alpha,
+        mdd = design.detectable_difference(scores, n_topics, alpha=args.alpha,
                                            beta=args.beta, test=args.test,
                                            n_systems=_systems(args))
     table = _frame(mdd, "n_topics")
-    table.columns = [f"{n} topics" for n in args.topics]
+    table.columns = [f"{n} topics" for n in n_topics]
     if args.format == "table":
         what = ("expected CI width" if args.test == "ci" else
                 f"smallest difference detected with power {1 - args.beta:g}")

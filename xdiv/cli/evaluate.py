@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import sys
 
 import xarray as xr
@@ -171,7 +174,72 @@ def print_scores(args, scores: xr.Dataset) -> None:
         print(ndeval_csv(scores), end="")
     elif args.format == "trec_eval":
         print(trec_eval_lines(scores), end="")
+    elif args.format != "table":
+        print_frame(per_topic_frame(scores) if args.per_topic else summary_frame(scores),
+                    args.format)
     elif args.per_topic:
-        print_frame(per_topic_frame(scores), args.format)
+        print(fit_table(per_topic_frame(scores), terminal_width()), end="")
     else:
-        print_frame(summary_frame(scores), args.format)
+        print(fit_table(summary_frame(scores), terminal_width(), transpose=True), end="")
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal standard output writes to; None when it is no terminal
+    (a file or a pipe gets the table unwrapped)."""
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def _table_text(frame) -> str:
+    with contextlib.redirect_stdout(io.StringIO()) as text:
+        print_frame(frame, "table")
+    return text.getvalue()
+
+
+def fit_table(frame, width: int | None, *, transpose: bool = False) -> str:
+    """The aligned table of ``frame`` (as :func:`print_frame` prints it) fitted to
+    ``width`` characters: as it is when it fits (or ``width`` is None); else, with
+    ``transpose``, turned (metrics as rows, runs as columns) when that fits; else its
+    columns wrapped into blocks that fit, each repeating the row labels."""
+    text = _table_text(frame)
+    if width is None or _widest(text) <= width or frame.shape[1] < 2:
+        return text
+    if transpose:
+        turned = _table_text(frame.T)
+        if _widest(turned) <= width:
+            return turned
+    return _wrapped(text, frame.shape[1], width)
+
+
+def _widest(text: str) -> int:
+    return max(map(len, text.splitlines()), default=0)
+
+
+def _wrapped(text: str, n_columns: int, width: int) -> str:
+    """``text``, an aligned table of ``n_columns`` right-aligned columns whose labels hold
+    no spaces, cut into blocks of columns at most ``width`` wide (at least one column a
+    block), the row labels repeated in each; unchanged if its columns cannot be found."""
+    lines = text.splitlines()
+    size = _widest(text)
+    lines = [line.ljust(size) for line in lines]
+    used = [any(line[c] != " " for line in lines) for c in range(size)]
+    fields, start = [], None  # (first, last + 1) of each run of used character columns
+    for c, busy in enumerate([*used, False]):
+        if busy and start is None:
+            start = c
+        elif not busy and start is not None:
+            fields.append((start, c))
+            start = None
+    if len(fields) <= n_columns:
+        return text
+    data = fields[-n_columns:]
+    labels = fields[-n_columns - 1][1]  # the end of the row labels
+    spans = [(data[k - 1][1] if k else labels, end) for k, (_, end) in enumerate(data)]
+    blocks, block = [], []
+    for span in spans:
+        if block and labels + sum(b - a for a, b in block) + span[1] - span[0] > width:
+            blocks.append(block)
+            block = []
+        block.append(span)
+    blocks.append(block)
+    return "\n".join("\n".join((line[:labels] + "".join(line[a:b] for a, b in block))
+                               .rstrip() for line in lines) + "\n" for block in blocks)

@@ -15,6 +15,18 @@ from .common import about, command, level, open_netcdf, output, print_frame, \
     progress_wanted, whole
 from ..typing import META_TESTS
 
+DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}
+"""The replicates of each test when -B is not given (those of
+:func:`xdiv.meta.discriminative_power`)."""
+
+
+TIES = ("ties: a (topic, run pair) case that M1 or M2 ties is no disagreement; in a\n"
+        "disagreement, a measure is correct when no gold measure orders the two runs\n"
+        "the other way, so a case the gold measure(s) tie counts as correct for both\n"
+        "M1 and M2 (in both concordances, in neither 'correct only it').")
+"""How the concordance test counts ties (:func:`xdiv.kernels.meta.concordance_counts`),
+said in ``xdiv concordance --help`` and its output."""
+
 
 def add_parser(sub) -> None:
     mt = command(sub, "meta", "discriminative power of the measures of a score cube",
@@ -24,7 +36,9 @@ def add_parser(sub) -> None:
                        "(two-sided paired bootstrap and/or randomised Tukey HSD) "
                        "and the difference that takes.",
                  examples="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
-                          "  xdiv meta scores.nc --test tukey -B 10000 --seed 7")
+                          "  xdiv meta scores.nc --test tukey -B 10000 --seed 7\n\n"
+                          "-B must be at least 1/alpha (20 at alpha = 0.05): an achieved "
+                          "significance\nlevel from B resamples moves in steps of 1/B.")
     mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     mt.add_argument("--test", choices=META_TESTS, default="both",
                     help="which test (default: %(default)s)")
@@ -43,7 +57,7 @@ def add_parser(sub) -> None:
                        "measure(s) (Correct/Disagreements), how often only it does, and a "
                        "two-sided sign test over the latter.",
                  examples="example:\n  xdiv concordance scores.nc alpha-nDCG@10 "
-                          "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10")
+                          "D#-nDCG@10 --gold I-rec@10 --gold Ef-P@10\n\n" + TIES)
     cc.add_argument("scores", help="score cube NetCDF")
     cc.add_argument("m1", metavar="M1", help="first measure (a metric of the cube)")
     cc.add_argument("m2", metavar="M2", help="second measure")
@@ -64,12 +78,18 @@ def add_parser(sub) -> None:
 
 
 def run_meta(args) -> int:
-    from ..analysis.meta import combine_tests, discriminative_power
+    from ..analysis.meta import check_resampling, combine_tests, discriminative_power
+    from ..errors import InputError, XdivError
 
+    tests = list(META_TESTS[:-1]) if args.test == "both" else [args.test]
+    for test in tests:  # before any work: B against the level, each test's default B
+        try:
+            check_resampling(args.B or DEFAULT_B[test], args.seed, args.alpha)
+        except InputError as exc:
+            raise XdivError(str(exc)) from None
     if args.output:
         output(args.output, args.scores)
     scores = open_netcdf(args.scores, "scores")
-    tests = list(META_TESTS[:-1]) if args.test == "both" else [args.test]
     with about(args.scores):
         results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
                                         seed=args.seed, progress=progress_wanted(args))
@@ -99,6 +119,7 @@ def run_concordance(args) -> int:
         print(f"{res.attrs[f'metric_{k}']}: {float(res[f'concordance_{k}']):.4f}  "
               f"(correct only it: {int(res[f'only_{k}'])})")
     print(f"two-sided sign test p = {float(res['pvalue']):.4g}")
+    print(TIES.replace("\n", " "))
     return 0
 
 

@@ -24,11 +24,14 @@ NDEVAL_ABOUT = (
     "the retrieved topics of the qrels (-c: over all of them). Several runs give one block "
     "each. Unlike ndeval, negative (spam) judgments are read as non-relevant rather than "
     "rejected, so the 2011-2014 qrels can be used as distributed.")
+RISK_ALPHA_NOTE = ("-riskAlpha (also --risk-alpha) defaults to 0, as in the official tool; "
+                   "xdiv risk\n--risk-alpha has the same name and default.\n")
+"""Said under ``xdiv ndeval --help`` and ``xdiv gdeval --help``."""
 NDEVAL_EXAMPLES = """examples:
   xdiv ndeval qrels.diversity.gz run.gz
   xdiv ndeval -traditional -c qrels.diversity.gz runs/*.gz
   xdiv ndeval -baseline base.gz -riskAlpha 1 qrels.diversity.gz run.gz
-"""
+""" + "\n" + RISK_ALPHA_NOTE
 GDEVAL_ABOUT = (
     "Evaluate runs exactly as TREC's gdeval (version 1.3, TREC Web Track 2010-2014) does "
     "and print its CSV: nDCG@k and ERR@k per topic and on an 'amean' line, with gains "
@@ -43,7 +46,7 @@ GDEVAL_EXAMPLES = """examples:
   xdiv gdeval -k 10 -c qrels.adhoc.txt runs/*.gz
   xdiv gdeval --adhoc max qrels.diversity.gz run.gz
   xdiv gdeval -baseline base.gz -riskAlpha 5 qrels.adhoc.txt run.gz
-"""
+""" + "\n" + RISK_ALPHA_NOTE
 
 
 def _unit(text: str) -> float:

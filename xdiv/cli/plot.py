@@ -36,7 +36,9 @@ def add_parser(sub) -> None:
                           "-o diff.png\n"
                           "  xdiv plot concordance scores.nc --metrics alpha-nDCG@10 "
                           "D#-nDCG@10 P+Q#@10 --gold I-rec@10 -o concordance.png\n"
-                          "  xdiv plot correlation scores.nc --method tau_ap -o tau.png")
+                          "  xdiv plot correlation scores.nc --method tau_ap -o tau.png\n\n"
+                          "scatter needs both I-rec@l and D-nDCG@l in the cube, at the "
+                          "--cutoff l.")
     pl.add_argument("kind", choices=KINDS, help="which plot")
     pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
     pl.add_argument("-o", "--output", required=True,

@@ -27,6 +27,9 @@ def add_parser(sub) -> None:
     rp.add_argument("--metric", help="the primary measure (default: the cube's first)")
     rp.add_argument("--alpha", type=level,
                     help="significance level (default: the meta-evaluation's, else 0.05)")
+    rp.add_argument("--full-matrix", action="store_true",
+                    help="show the p-value of every run pair even beyond 40 runs (by default "
+                         "a larger cube's significance is summarised per run)")
 
 
 def run(args) -> int:
@@ -39,6 +42,7 @@ def run(args) -> int:
     scores = open_netcdf(args.scores, "scores")
     meta = open_netcdf(args.meta, "meta") if args.meta else None
     with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
-        path = write_report(args.output, scores, meta, metric=args.metric, alpha=args.alpha)
+        path = write_report(args.output, scores, meta, metric=args.metric, alpha=args.alpha,
+                            full_matrix=args.full_matrix)
     print(f"report written to {path}", file=sys.stderr)
     return 0

@@ -3,13 +3,16 @@ GeoRisk; see :mod:`xdiv.risk`)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..errors import XdivError
+from .._warnings import warn
+from ..errors import XdivError, XdivWarning
 from ..core.cube import score_array
 from ..io.netcdf import to_netcdf
 from .common import about, command, nonnegative, open_netcdf, output, print_frame
@@ -24,10 +27,15 @@ ABOUT = ("Risk-sensitive evaluation of every run and measure of a score cube. UR
          "takes every run of the cube as a baseline at once and needs no --baseline.")
 EXAMPLES = """examples:
   xdiv risk scores.nc --baseline MSRABASE
-  xdiv risk scores.nc --baseline MSRABASE --alpha 5 -m alpha-nDCG@20 ERR-IA@20
+  xdiv risk scores.nc --baseline MSRABASE --risk-alpha 5 -m alpha-nDCG@20 ERR-IA@20
   xdiv risk scores.nc --test georisk -o georisk.nc
   xdiv risk scores.nc --baseline MSRABASE --test urisk --format tsv
+
+--risk-alpha was --alpha, which still works but is deprecated (elsewhere --alpha is
+a significance level, or alpha-nDCG's redundancy parameter in xdiv ndeval).
 """
+RISK_ALPHA = 0.0
+"""The default risk sensitivity: that of ndeval's and gdeval's -riskAlpha."""
 COLUMNS = {"urisk": {"urisk": "URisk"},
            "trisk": {"urisk": "URisk", "statistic": "TRisk", "pvalue": "p-value",
                      "n_topics": "topics"},
@@ -43,9 +51,12 @@ def add_parser(sub) -> None:
                     help="the baseline run (a run of the cube), for urisk and trisk")
     rk.add_argument("--test", choices=list(COLUMNS), default="trisk",
                     help="which measure of risk (default: %(default)s)")
-    rk.add_argument("--alpha", type=nonnegative, default=1.0,
-                    help="risk sensitivity: losses count 1 + alpha times (default: "
-                         "%(default)s)")
+    rk.add_argument("--risk-alpha", type=nonnegative, default=None, metavar="A",
+                    help="risk sensitivity: losses count 1 + A times. The default, 0 (plain "
+                         "differences), is that of ndeval's and gdeval's -riskAlpha for the "
+                         "same quantity; the TREC 2013-2014 Web Track used A = 1, 5 and 10, "
+                         "so give the value you report (default: 0)")
+    rk.add_argument("--alpha", type=nonnegative, dest="old_alpha", help=argparse.SUPPRESS)
     rk.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                     metavar="MEASURE", help="only these metrics of the cube (default: all)")
     rk.add_argument("--format", choices=TABLE_FORMATS, default="table",
@@ -53,9 +64,22 @@ def add_parser(sub) -> None:
     rk.add_argument("-o", "--output", help="write the result to this NetCDF file")
 
 
+def _risk_alpha(args) -> float:
+    """``--risk-alpha``, or its deprecated spelling ``--alpha`` with a warning."""
+    if args.old_alpha is not None:
+        if args.risk_alpha is not None:
+            raise XdivError("give the risk sensitivity once, as --risk-alpha A (--alpha "
+                            "is its deprecated spelling)")
+        warn("risk --alpha A is deprecated, use --risk-alpha A (as ndeval's -riskAlpha; "
+             "its default is 0)", XdivWarning)
+        return args.old_alpha
+    return RISK_ALPHA if args.risk_alpha is None else args.risk_alpha
+
+
 def run(args) -> int:
     from .. import risk
 
+    args.alpha = _risk_alpha(args)
     if args.output:
         output(args.output, args.scores)
     if args.test == "georisk" and args.baseline is not None:
@@ -79,11 +103,26 @@ def run(args) -> int:
             title = f"URisk against {args.baseline}, alpha = {args.alpha:g}"
     if args.format == "table":
         print(title)
-    print_frame(_table(result, COLUMNS[args.test]), args.format)
+    print_frame(_pvalues(_table(result, COLUMNS[args.test]), args.format), args.format)
     if args.output:
         result.attrs["scores"] = os.fspath(args.scores)
         print(f"risk written to {to_netcdf(result, args.output)}", file=sys.stderr)
     return 0
+
+
+def _pvalues(table: pd.DataFrame, fmt: str) -> pd.DataFrame:
+    """The p-value column as text: below 0.0001 ``<0.0001`` in a table (4 decimals would
+    print 0.0000), and six significant digits in TSV/CSV (``1.23e-08``)."""
+    if "p-value" not in table:
+        return table
+
+    def text(p: float):
+        if not np.isfinite(p):
+            return p  # printed as the frame's other missing values
+        if fmt == "table":
+            return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+        return f"{p:.6g}"
+    return table.assign(**{"p-value": table["p-value"].map(text).astype(object)})
 
 
 def _table(result: xr.Dataset, columns: dict[str, str]) -> pd.DataFrame:

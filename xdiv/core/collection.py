@@ -190,8 +190,11 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
     dup = key.duplicated(keep=False).to_numpy()
     if dup.any():
         k = int(np.argmax(dup))
-        same = np.flatnonzero(dup & (topic == topic[k]) & (intent == intent[k])
-                              & (docno == docno[k]))
+        # compared as Python strings: numpy would compare the scalars as <U strings, which
+        # drop trailing NULs ("a\x00" == "a"), and find no line of the duplicate
+        first = (topic[k], intent[k], docno[k])
+        same = np.array([r for r in np.flatnonzero(dup)
+                         if (topic[r], intent[r], docno[r]) == first], dtype=np.int64)
         raise InputError(f"{(locate or frame_rows(source))(len(key), same.tolist())}: topic {topic[k]} "
                          f"intent {intent[k]} docno {docno[k]} is judged more than once")
 

@@ -1,4 +1,5 @@
-"""Label helpers shared by the collection and run models (natural ordering, JSON attributes)."""
+"""Label helpers shared by the collection and run models (natural ordering, JSON attributes,
+labels as messages show them)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+
+from ..errors import shown
 
 
 def natural_key(label: str) -> tuple:
@@ -25,9 +28,10 @@ def natural_sorted(labels: Iterable[Any]) -> list[str]:
 
 def preview(items: Iterable[Any], limit: int = 10) -> str:
     """The first ``limit`` items joined by commas, and `` ...`` when there are more (for
-    messages that list labels)."""
-    items = [str(x) for x in items]
-    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+    messages that list labels), each as :func:`shown` shows it: control characters
+    escaped (``\\x1b``) and cut to 80 characters with an ellipsis."""
+    items = list(items)
+    return ", ".join(shown(x) for x in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
 def to_json(value: Any) -> str:

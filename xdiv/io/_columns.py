@@ -7,6 +7,7 @@ import csv
 import math
 import mmap
 import os
+import re
 import threading
 import warnings
 
@@ -17,7 +18,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from ..errors import InputError, ParseError, XdivError
-from ._guard import (LIMITS, GZIP_ERRORS, IN_MEMORY_GZIP, check_gaps, gunzipped, is_gzip,
+from ._guard import (LIMITS, GZIP_ERRORS, IN_MEMORY_GZIP, CONTROL, DECIMAL_INTEGER,
+                     DECIMAL_NUMBER, check_gaps, control_message, gunzipped, is_gzip,
                      numbered_fields, check_file, open_guarded, open_text)
 
 __all__ = ["read_columns", "decode_strings"]
@@ -25,16 +27,87 @@ __all__ = ["read_columns", "decode_strings"]
 PathLike = str | os.PathLike
 
 
-_KINDS = {"str": str, "int": int, "float": float}
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+_GRAMMAR = {"int": DECIMAL_INTEGER, "float": DECIMAL_NUMBER}
+"""The one grammar of each kind of numeric field, whatever reader path parses the file."""
+_WANTED = {"int": "a decimal integer is expected", "float": "a decimal number is expected"}
 
 
-def _number(kind: str, value: str) -> int | float:
-    """``value`` as an int or float as pandas' C parser reads it: Python also accepts
-    ``_`` separators and non-ASCII digits, which pandas rejects, so they raise here too."""
-    if not value.isascii() or "_" in value:
-        raise ValueError(value)
-    return _KINDS[kind](value)
+def _c_number(value: str, kind: str) -> int | float:
+    """What C's ``atol`` (``kind`` int) or ``atof``/``strtod`` (float) reads from
+    ``value``: the longest prefix they take, 0 when there is none."""
+    if kind == "int":
+        found = re.match(r"[+-]?[0-9]+", value)
+        return int(found.group()) if found else 0
+    special = re.match(r"([+-]?)(inf(?:inity)?|nan)", value, re.IGNORECASE)
+    if special:
+        return float(special.group(1) + special.group(2))
+    hexadecimal = re.match(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                           r"(?:[pP][+-]?[0-9]+)?)", value)
+    if hexadecimal:
+        return float.fromhex(hexadecimal.group(1) + "0x" + hexadecimal.group(2))
+    found = re.match(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", value)
+    return float(found.group()) if found else 0.0
+
+
+def _reads_as_number(value: str) -> bool:
+    """Whether some reader other than xdiv's takes ``value`` for a number: Python, C's
+    ``strtod`` (hexadecimal), pandas and pyarrow (``true``/``false``)."""
+    if value.lower() in ("true", "false"):
+        return True
+    try:
+        float(value)
+        return True
+    except ValueError:
+        pass
+    try:
+        int(value, 0)
+        return True
+    except ValueError:
+        return re.fullmatch(r"[+-]?0[xX][0-9a-fA-F.]+(?:[pP][+-]?[0-9]+)?", value) is not None
+
+
+def _tools_note(name: str, value: str) -> str:
+    """What the official tools make of a numeric field xdiv refuses (trec_eval 9's
+    get_qrels.c and get_trec_results.c, ndeval's naturalNumber and sscanf)."""
+    if name == "level":
+        return (f"; trec_eval would read it as {_c_number(value, 'int')} (atol), ndeval "
+                "refuses the line")
+    if name == "rank":
+        return "; ndeval refuses the line, trec_eval ignores ranks"
+    if name == "score":
+        return (f"; trec_eval (atof) and ndeval (sscanf) would read it as "
+                f"{_c_number(value, 'float')!r}")
+    return ""
+
+
+def _grammar_message(name: str, kind: str, value: str) -> str:
+    """Why ``value`` is not a field of ``kind``: ``'two'`` is simply not a number; a
+    spelling that other readers take for a number (``0x10``, ``1e2``, ``1.0``, ``true``)
+    is said to be refused, with what the official tools would read."""
+    if kind == "float" and value.isascii() and "_" not in value:
+        try:
+            if not math.isfinite(float(value)):
+                return f"{name} {value!r} is not a finite number"
+        except ValueError:
+            pass
+    message = f"{name} {value!r} is not a valid {kind}"
+    if _reads_as_number(value):
+        message += f" ({_WANTED[kind]}{_tools_note(name, value)})"
+    return message
+
+
+def _field_error(name: str, kind: str, value: str) -> str | None:
+    """Why ``value`` cannot be the field ``name`` of ``kind``, or None when it can."""
+    if kind == "str":
+        return control_message(name.lstrip("_"), value)
+    if not _GRAMMAR[kind].fullmatch(value):
+        return _grammar_message(name, kind, value)
+    if kind == "float" and not math.isfinite(float(value)):
+        return f"{name} {value!r} is not a finite number"
+    if kind == "int" and not _INT64_MIN <= int(value) <= _INT64_MAX:
+        return f"{name} {value!r} is out of range (a 64-bit integer is expected)"
+    return None
 
 
 def _check_fields(path, number, fields, columns, optional_last):
@@ -44,18 +117,35 @@ def _check_fields(path, number, fields, columns, optional_last):
         layout = " ".join(c.lstrip("_") for c, _ in columns)
         raise ParseError(path, number, f"expected {want} whitespace-separated fields "
                                        f"({layout}), found {len(fields)}")
+    error = _missing_q0(fields, columns)
+    if error is not None:
+        raise ParseError(path, number, error)
     for (name, kind), value in zip(columns, fields):
-        if kind == "str":
-            continue
-        try:
-            parsed = _number(kind, value)
-        except ValueError:
-            raise ParseError(path, number, f"{name} {value!r} is not a valid {kind}") from None
-        if kind == "float" and not math.isfinite(parsed):
-            raise ParseError(path, number, f"{name} {value!r} is not a finite number")
-        if kind == "int" and not _INT64_MIN <= parsed <= _INT64_MAX:
-            raise ParseError(path, number, f"{name} {value!r} is out of range (a 64-bit "
-                                           "integer is expected)")
+        error = _field_error(name, kind, value)
+        if error is not None:
+            raise ParseError(path, number, error)
+
+
+def _missing_q0(fields, columns) -> str | None:
+    """Why a run line without its tag is ambiguous, or None. The tag may be left out only
+    when the second field is ``Q0``: ``1 clueweb09-en0000-00-00000 1 8771.0 tag`` is a
+    line without its Q0 column (trec_eval and ndeval need all six fields), and read as a
+    line without its tag it would take the docno for Q0 and the rank for the docno."""
+    names = [name for name, _ in columns]
+    if "_Q0" not in names or len(fields) != len(columns) - 1:
+        return None
+    where = names.index("_Q0")
+    if fields[where] == "Q0":
+        return None
+    layout = " ".join(name.lstrip("_") for name in names)
+    rest = [(name, kind) for name, kind in columns if name != "_Q0"]
+    if all(_field_error(name, kind, value) is None for (name, kind), value in zip(rest, fields)):
+        return (f"found {len(fields)} fields where a run line has {len(columns)} ({layout}): "
+                f"the Q0 column is missing ({fields[where]!r} stands where Q0 should; "
+                "trec_eval and ndeval need all six fields)")
+    return (f"found {len(fields)} fields where a run line has {len(columns)} ({layout}): "
+            f"a line without its run tag must have Q0 as its second field, not "
+            f"{fields[where]!r}")
 
 
 def _slow_validate(path, columns, optional_last, consistent_width):
@@ -97,8 +187,10 @@ def read_columns(path: PathLike, columns: list[tuple[str, str]], *,
     path : str or path-like
         A text file, gzip allowed.
     columns : list of (name, kind)
-        ``kind`` is ``"str"``, ``"int"`` (int64) or ``"float"`` (float64, finite). Names
-        starting with ``_`` are validated but not returned.
+        ``kind`` is ``"str"`` (no control character), ``"int"`` (a decimal integer, int64)
+        or ``"float"`` (a decimal number, float64, finite): one grammar whichever path
+        parses the file (docs/conventions.md). Names starting with ``_`` are validated
+        but not returned.
     optional_last : bool
         The last column may be absent on every line (it then reads as ``""``).
 
@@ -152,7 +244,10 @@ def _first_line(path: PathLike, compressed: bool) -> str | None:
             head = fh.read(1 << 16)
     except GZIP_ERRORS:
         return None  # the slower readers name the damage
-    for line in head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines():
+    # lines end at LF, CR or CRLF only, as every reader path splits them (str.splitlines
+    # would also split at a form feed or U+2028)
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    for line in re.split(r"\r\n|\r|\n", text):
         if line.strip():
             return line
     return None
@@ -177,8 +272,7 @@ def _arrow_columns(path, columns, optional_last, compressed):
         return None
     kinds = dict(columns)
     read = names[:n_fields]
-    # string columns starting with "_" hold anything: they are parsed, not converted, and
-    # kept only to be searched for the other separator when the bytes were not
+    # string columns starting with "_" (Q0) are read to be checked, not returned
     ignored = [name for name in read if name.startswith("_") and kinds[name] == "str"]
     try:
         data = gunzipped(path) if compressed and os.path.getsize(path) <= IN_MEMORY_GZIP \
@@ -188,8 +282,13 @@ def _arrow_columns(path, columns, optional_last, compressed):
         other_seen = _holds(path, data, other.encode(), compressed)
         if other_seen:
             return None
-        kept = [name for name in read if other_seen is None or name not in ignored]
-        types = {name: pa.string() if name in _WIDE_STRINGS else _ARROW_TYPES[kinds[name]]
+        kept = read
+        # pyarrow's integers also take hexadecimal (0x10): integer columns are read as
+        # text and checked against the grammar when the file may hold an "x" or "X"
+        hex_seen = [_holds(path, data, letter, compressed) for letter in (b"x", b"X")]
+        ints_as_text = any(seen is not False for seen in hex_seen)
+        types = {name: pa.string() if name in _WIDE_STRINGS
+                 or (ints_as_text and kinds[name] == "int") else _ARROW_TYPES[kinds[name]]
                  for name in kept}
         with (contextlib.nullcontext(pa.py_buffer(data)) if data is not None
               else open_guarded(path) if compressed else contextlib.nullcontext(path)) as source:
@@ -214,11 +313,15 @@ def _arrow_columns(path, columns, optional_last, compressed):
             column = column.combine_chunks()
             words = column.dictionary if name not in _WIDE_STRINGS else column
             if len(words) and (pc.min(pc.binary_length(words)).as_py() == 0 or (
-                    other_seen is None and pc.any(pc.match_substring(words, other)).as_py())):
+                    other_seen is None and pc.any(pc.match_substring(words, other)).as_py())
+                    or _has_control(words)):
                 return None
+            if name == "_Q0" and len(read) < len(names) and words.to_pylist() != ["Q0"]:
+                return None  # a line without its tag must show its Q0 (see _missing_q0)
         else:
-            column = column.to_numpy()
-            if kinds[name] == "float" and not np.isfinite(column).all():
+            column = (_typed(kinds[name], column.combine_chunks())
+                      if pa.types.is_string(column.type) else column.to_numpy())
+            if column is None or (kinds[name] == "float" and not np.isfinite(column).all()):
                 return None
         if name not in ignored:
             out[name] = column
@@ -226,6 +329,32 @@ def _arrow_columns(path, columns, optional_last, compressed):
         out[names[-1]] = pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(table.num_rows, dtype=np.int32)), pa.array([""]))
     return out
+
+
+_ARROW_GRAMMAR = {kind: f"^(?:{grammar.pattern})$" for kind, grammar in _GRAMMAR.items()}
+
+
+def _typed(kind: str, strings: pa.Array) -> np.ndarray | None:
+    """A numeric column read as text, converted after checking every value against the
+    grammar of ``kind`` (the pyarrow and pandas converters alone also take ``0x10``,
+    ``1e2``, ``true``, ...), or None if a value is not of that grammar or out of range."""
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64 if kind == "int" else np.float64)
+    if not pc.all(pc.match_substring_regex(strings, _ARROW_GRAMMAR[kind])).as_py():
+        return None
+    if kind == "int" and pc.any(pc.starts_with(strings, "+")).as_py():
+        strings = pc.utf8_ltrim(strings, "+")  # pyarrow's integer cast takes no plus sign
+    try:
+        return pc.cast(strings, _ARROW_TYPES[kind]).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # out of range
+        return None
+
+
+def _has_control(words: pa.Array) -> bool:
+    """Whether a string column holds a control character (printable ASCII, by far the
+    most common case, is checked first)."""
+    return not pc.all(pc.ascii_is_printable(words)).as_py() and pc.any(
+        pc.match_substring_regex(words, CONTROL.pattern)).as_py()
 
 
 def _holds(path: PathLike, data: bytes | None, needle: bytes, compressed: bool) -> bool | None:
@@ -246,8 +375,9 @@ _WARNING_FILTER_LOCK = threading.Lock()
 def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
     """``path`` parsed by pandas' C parser, or the first offending line raised as a
     :class:`ParseError` (the reader for layouts pyarrow's does not take)."""
-    dtypes = {name: {"str": object, "int": "int64", "float": "float64"}[kind]
-              for name, kind in columns}
+    # every column is read as text: pandas' own converters also take 1e2 and 1.0 for
+    # integers and true/false for numbers, so the numeric ones are converted by _typed
+    dtypes = {name: object for name, _ in columns}
     names = [c for c, _ in columns]
     frame, ok = None, False
     # single spaces (what most tools write) parse fastest; any other layout falls back to
@@ -276,15 +406,28 @@ def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
             break
     if ok:
         # whitespace splitting leaves no empty field but a missing trailing one, and a
-        # missing typed field fails conversion above: only the optional tag can be empty
+        # missing typed field fails conversion here: only the optional tag can be empty
         for name, kind in columns:
-            if kind == "float" and not np.isfinite(frame[name].to_numpy()).all():
+            if kind != "str":
+                try:
+                    values = _typed(kind, pa.array(frame[name].to_numpy(), pa.string()))
+                except (pa.ArrowInvalid, pa.ArrowTypeError):
+                    values = None
+                if values is None or (kind == "float" and not np.isfinite(values).all()):
+                    ok = False
+                    break
+                frame[name] = values
+            elif len(frame) and _has_control(
+                    pa.array(frame[name].to_numpy(), pa.string())):
                 ok = False
+                break
         if ok and optional_last:
             last = frame[columns[-1][0]]
             empty = (last == "").to_numpy()
             if empty.any() and not empty.all():
                 ok = False
+            elif empty.any() and "_Q0" in frame and not (frame["_Q0"] == "Q0").all():
+                ok = False  # a line without its tag must show its Q0 (see _missing_q0)
     if not ok:
         _slow_validate(path, columns, optional_last, consistent_width=True)
         raise ParseError(path, None, "could not be parsed (no single offending line found)")
@@ -308,9 +451,9 @@ def _looks_single_spaced(path: PathLike) -> bool:
 
 
 def _single_spaced(frame: pd.DataFrame, columns, optional_last: bool) -> bool:
-    """A single-space parse is trusted only if no string field came out empty (which a
-    double space or a leading/trailing space produces)."""
-    for name, kind in columns[:-1] if optional_last else columns:
-        if kind == "str" and (frame[name].to_numpy() == "").any():
+    """A single-space parse is trusted only if no field came out empty (which a double
+    space or a leading/trailing space produces; every column is read as text)."""
+    for name, _ in columns[:-1] if optional_last else columns:
+        if (frame[name].to_numpy() == "").any():
             return False
     return True

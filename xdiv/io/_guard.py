@@ -14,6 +14,7 @@ import contextlib
 import gzip
 import io
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,9 +153,10 @@ GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
 def check_output_path(path: PathLike) -> str:
     """``path`` as text, after checking that a file can be written there: it names a file
-    (no trailing separator), is not a folder, and the folder of the file it names exists
-    (for a symbolic link, of the link's target; see :mod:`xdiv.io.atomic`). A FIFO, a device
-    or an open descriptor, such as ``/dev/stdout``, is accepted: it is written to directly.
+    (it is not empty and has no trailing separator), is not a folder, and the folder of
+    the file it names exists (for a symbolic link, of the link's target; see
+    :mod:`xdiv.io.atomic`). A FIFO, a device or an open descriptor, such as
+    ``/dev/stdout``, is accepted: it is written to directly.
 
     Raises
     ------
@@ -162,6 +164,9 @@ def check_output_path(path: PathLike) -> str:
         Naming the path and what is wrong.
     """
     text = os.fspath(path)
+    if text == "":
+        raise InputError("the output path is empty (an unset shell variable?); name the file "
+                         "to write")
     if os.path.isdir(text):
         raise InputError(f"{text}: is a directory, not a file")
     if text.endswith(("/", os.sep)):
@@ -267,9 +272,44 @@ def _utf8_error(path: PathLike) -> InputError:
 
 
 def numbered_fields(path: PathLike) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line_number, fields)`` for every non-blank line."""
+    """Yield ``(line_number, fields)`` for every non-blank line, its fields separated by
+    spaces and tabs (as the table readers split them: other whitespace, such as a form
+    feed or a no-break space, stays in the field)."""
     with open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
-            fields = line.split()
-            if fields:
-                yield number, fields
+            line = line.strip(BLANK)
+            if line:
+                yield number, SEPARATORS.split(line)
+
+
+# The grammar of the fields of the text formats (docs/conventions.md, "Fields"): every
+# reader path (pyarrow's, pandas', the line-by-line check, the XML readers) applies it.
+
+BLANK = " \t\r\n"
+"""What surrounds the fields of a line: spaces, tabs and the line break."""
+
+SEPARATORS = re.compile(r"[ \t]+")
+"""What separates the fields of a line of a whitespace-separated file."""
+
+DECIMAL_INTEGER = re.compile(r"[+-]?[0-9]+")
+"""An integer field (a qrels level, a run's rank, a document length): ASCII digits with an
+optional sign; ``0x10``, ``1e2``, ``1.0`` and ``true`` are not integers."""
+
+DECIMAL_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number field (a run's score, a probability, a weight): ASCII digits with an optional
+sign, fraction and exponent (``12``, ``-0.5``, ``.5``, ``-4.5e-05``); ``nan``, ``inf``,
+``true`` and hexadecimal numbers are not numbers."""
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+"""The characters an identifier (topic, intent, docno, run tag, node) may not hold: the C0
+controls, NUL included, and DEL."""
+
+
+def control_message(name: str, value: str) -> str | None:
+    """Why ``value`` cannot be the identifier ``name`` (it holds a control character), or
+    None when it can."""
+    found = CONTROL.search(value)
+    if found is None:
+        return None
+    return (f"{name} {value!r} holds the control character U+{ord(found.group()):04X} "
+            "(labels may not hold control characters)")

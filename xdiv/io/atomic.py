@@ -8,7 +8,8 @@ over the target once complete. The rename is atomic, so a reader of the target, 
 write that fails or is killed, never sees or leaves a truncated file.
 
 The temporary file is removed when writing raises (an :class:`OSError` becomes a one-line
-:class:`~xdiv.errors.InputError`) and when the process receives ``SIGINT`` or
+:class:`~xdiv.errors.InputError` naming the path and the reason, see :func:`write_error`)
+and when the process receives ``SIGINT`` or
 ``SIGTERM``: while a temporary file exists, handlers of these two signals are installed
 (in the main thread, for the signals that are not ignored) that remove it and then act as
 the handlers they replaced (Python's ``SIGINT`` handler raises ``KeyboardInterrupt``; the
@@ -29,6 +30,7 @@ regular file (a FIFO, a character device), opened for appending.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip as _gzip
 import io
 import os
@@ -43,7 +45,8 @@ from typing import IO
 
 from ..errors import InputError
 
-__all__ = ["atomic_output", "atomic_path", "is_special_file", "output_target", "PARTIAL_MARK"]
+__all__ = ["atomic_output", "atomic_path", "is_special_file", "output_target", "PARTIAL_MARK",
+           "write_error"]
 
 PARTIAL_MARK = ".xdiv-partial-"
 """What the name of a temporary output file holds, after ``.NAME``."""
@@ -104,7 +107,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     InputError
         ``PATH: cannot write in FOLDER (REASON)`` when no temporary file can be created,
         ``PATH: cannot write (REASON)`` on any other :class:`OSError` met while writing
-        (except :class:`BrokenPipeError`: the reader of a pipe went away).
+        (except :class:`BrokenPipeError`: the reader of a pipe went away; see
+        :func:`write_error`).
     """
     text = os.fspath(path)
     target = output_target(text)
@@ -117,7 +121,39 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise InputError(f"{text}: cannot write ({exc.strerror or exc})") from None
+        raise write_error(text, exc) from None
+
+
+_NOT_THE_REASON = (errno.EACCES, errno.EPERM)
+"""What a library may report when it cannot create or extend a file on a full device
+(netCDF: "Permission denied")."""
+
+
+def write_error(path: str, exc: OSError, folder: str | None = None) -> InputError:
+    """The one-line error of a failed write of ``path``: ``PATH: cannot write (REASON)``.
+
+    ``REASON`` is the operating system's (``No space left on device``, ``Read-only file
+    system``, ``Input/output error``, ...), or the message of a library that gives none
+    (an :class:`OSError` without a positive ``errno``, such as ``NetCDF: HDF error``).
+    When the device holding ``folder`` (the folder of the temporary file, looked at
+    before the file is removed) has no free block left, a library's message and a
+    ``Permission denied`` become ``No space left on device``: that is what they mean there.
+    """
+    code = exc.errno if isinstance(exc.errno, int) and exc.errno > 0 else None
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    reason = " ".join(str(reason).split())  # one line, whatever the library said
+    if folder is not None and (code is None or code in _NOT_THE_REASON) \
+            and _device_full(folder):
+        reason = os.strerror(errno.ENOSPC)
+    return InputError(f"{path}: cannot write ({reason})")
+
+
+def _device_full(folder: str) -> bool:
+    """Whether the device holding ``folder`` has no block left for an unprivileged user."""
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except (OSError, AttributeError):  # AttributeError: no statvfs (Windows)
+        return False
 
 
 @contextlib.contextmanager
@@ -220,6 +256,10 @@ def _replacing(text: str, target: str) -> Iterator[str]:
         try:
             yield partial.path
             partial.commit()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # told while the file still takes its room on the device
+            raise write_error(text, exc, os.path.dirname(target)) from None
         finally:
             partial.discard()
 

@@ -14,7 +14,8 @@ import xarray as xr
 from ..core import hierarchy as _model
 from ..core.hierarchy import Kind, Scheme, checked_weight, tidy_hierarchy
 from ..errors import InputError
-from ._guard import check_output_path, open_text
+from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_output_path, control_message,
+                     open_text)
 from .atomic import atomic_output
 
 __all__ = ["HierarchyInput", "read_hierarchy", "write_hierarchy", "read_hierarchy_file",
@@ -31,23 +32,32 @@ def read_hierarchy(path: str | os.PathLike) -> pd.DataFrame:
     Raises
     ------
     InputError
-        A line with the wrong number of fields, a weight that is not a non-negative
-        finite number, or a file without any hierarchy line (``file:line``).
+        A line with the wrong number of fields, a label holding a control character, a
+        weight that is not a non-negative finite decimal number (such as ``0.25`` or
+        ``1e-3``), or a file without any hierarchy line (``file:line``).
     """
     rows = []
     with open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
-            fields = line.split("#", 1)[0].split()
+            text = line.split("#", 1)[0].strip(BLANK)
+            fields = SEPARATORS.split(text) if text else []
             if not fields:
                 continue
             if not 3 <= len(fields) <= 5:
                 raise InputError(f"{os.fspath(path)}:{number}: expected 'topic node parent "
                                  f"[weight] [intent]', found {len(fields)} fields")
+            for name, value in zip(("topic", "node", "parent", "weight", "intent"), fields):
+                error = control_message(name, value)
+                if error is not None:
+                    raise InputError(f"{os.fspath(path)}:{number}: {error}")
             topic, node, parent = fields[:3]
             weight, intent = np.nan, ""
             if len(fields) >= 4 and fields[3] != "-":
-                weight = checked_weight(fields[3], f"{os.fspath(path)}:{number}: topic {topic} node "
-                                            f"{node}")
+                where = f"{os.fspath(path)}:{number}: topic {topic} node {node}"
+                if not DECIMAL_NUMBER.fullmatch(fields[3]):  # float() also takes 1_0, nan
+                    raise InputError(f"{where}: weight {fields[3]!r} is not a non-negative "
+                                     "finite number")
+                weight = checked_weight(fields[3], where)
             if len(fields) == 5 and fields[4] != "-":
                 intent = fields[4]
             rows.append((topic, node, parent, weight, intent))

@@ -37,7 +37,7 @@ import xarray as xr
 from ..core.collection import build_collection
 from ..errors import ParseError, XdivWarning
 from ..core.hierarchy import Kind, Scheme, attach_hierarchy
-from ._guard import open_text
+from ._guard import DECIMAL_NUMBER, control_message, open_text
 from ..typing import IMINE_LEVELS, ImineLevels
 
 Levels = ImineLevels
@@ -69,15 +69,23 @@ def _attribute(path, line, element: ET.Element, name: str) -> str:
     value = element.get(name)
     if value is None or not value.strip():
         raise ParseError(path, line, f"<{element.tag}> has no {name} attribute")
-    return value.strip()
+    return _label(path, line, element, name, value.strip())
+
+
+def _label(path, line, element: ET.Element, name: str, value: str) -> str:
+    """``value``, unless it holds a control character (``&#9;``, DEL, ...)."""
+    error = control_message(f"<{element.tag}> {name}", value)
+    if error is not None:
+        raise ParseError(path, line, error)
+    return value
 
 
 def _probability(path, line, element: ET.Element) -> float:
     raw = _attribute(path, line, element, "poss")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ParseError(path, line, f"poss {raw!r} is not a number") from None
+    if not DECIMAL_NUMBER.fullmatch(raw):  # float() also takes 1_0, nan, infinity
+        raise ParseError(path, line, f"poss {raw!r} is not a number (a decimal number "
+                                     "such as 0.25 or 1e-3 is expected)")
+    value = float(raw)
     if not np.isfinite(value) or value < 0:
         raise ParseError(path, line, f"poss {raw!r} is not a non-negative probability")
     return value
@@ -165,7 +173,7 @@ def read_imine_qrels(path: str | os.PathLike, *, levels: Levels = "ntcir") -> pd
         raw = _attribute(path, line, element, "relevance")
         if raw not in ("0", "1", "2", "3"):
             raise ParseError(path, line, f"relevance {raw!r} is not one of 0, 1, 2, 3")
-        intent = (element.get("sls") or "").strip()
+        intent = _label(path, line, element, "sls", (element.get("sls") or "").strip())
         key = (topic, intent, docno)
         if key in lines:
             what = f"subtopic {intent!r}" if intent else "an overall grade"

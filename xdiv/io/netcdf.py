@@ -44,8 +44,9 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
     Raises
     ------
     InputError
-        ``path`` cannot be written (a folder, a missing folder, a pipe or a device, or an
-        error while writing), or a dimension of ``dataset`` is empty.
+        ``path`` cannot be written (empty, a folder, a missing folder, a pipe or a device),
+        an error while writing (``PATH: cannot write (No space left on device)``, see
+        :func:`xdiv.io.atomic.write_error`), or a dimension of ``dataset`` is empty.
     """
     if not isinstance(dataset, xr.Dataset):
         raise InputError(f"to_netcdf expects an xarray.Dataset, not {type(dataset).__name__}")
@@ -63,7 +64,15 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
     for name in out.variables:
         out[name].attrs = _safe_attrs(out[name].attrs)
     with atomic_path(text) as partial:
-        out.to_netcdf(partial, engine="netcdf4")
+        try:
+            out.to_netcdf(partial, engine="netcdf4")
+        except RuntimeError as exc:
+            # the netCDF library reports a failed write (a full device, an I/O error) as
+            # RuntimeError("NetCDF: HDF error"): an OSError without errno for atomic_path,
+            # which names the path and the reason, and removes the temporary file
+            if not str(exc).startswith("NetCDF"):
+                raise
+            raise OSError(None, str(exc)) from None
     return text
 
 

@@ -9,7 +9,7 @@ from xml.parsers import expat
 import pandas as pd
 
 from ..errors import InputError, ParseError, XdivWarning
-from ._guard import open_text
+from ._guard import control_message, open_text
 from .._warnings import warn
 
 __all__ = ["read_topics"]
@@ -42,7 +42,8 @@ def read_topics(path: PathLike, *, strict: bool = False) -> pd.DataFrame:
     ------
     ParseError
         The file is not well-formed XML, a ``<topic>`` or ``<subtopic>`` has no
-        ``number`` attribute, or (with ``strict``) a subtopic has an unknown type; the
+        ``number`` attribute or one holding a control character (such as ``&#9;`` or
+        DEL), or (with ``strict``) a subtopic has an unknown type; the
         message names the file, the line and, where known, the topic and subtopic.
     InputError
         The file holds no ``<topic>``, or a topic lists the same subtopic twice.
@@ -74,6 +75,8 @@ def read_topics(path: PathLike, *, strict: bool = False) -> pd.DataFrame:
         if number is None:
             raise ParseError(path, line_of[topic],
                              "a <topic> element has no number attribute")
+        if (error := control_message("topic", number)) is not None:
+            raise ParseError(path, line_of[topic], error)
         query = (topic.findtext("query") or "").strip()
         ttype = topic.get("type", "")
         subtopics = topic.findall("subtopic")
@@ -84,6 +87,8 @@ def read_topics(path: PathLike, *, strict: bool = False) -> pd.DataFrame:
             if intent is None:
                 raise ParseError(path, line_of[sub],
                                  f"topic {number}: a <subtopic> element has no number attribute")
+            if (error := control_message("subtopic", intent)) is not None:
+                raise ParseError(path, line_of[sub], f"topic {number}: {error}")
             itype = sub.get("type", "inf")
             if itype not in ("inf", "nav"):
                 what = (f"topic {number} subtopic {intent}: type {itype!r} is neither 'inf' "

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import ParseError, XdivWarning
+from ..errors import InputError, ParseError, XdivWarning
 from ..core.labels import preview
 from .atomic import atomic_output
 from .._warnings import warn as emit_warning
-from ._guard import check_output_path, open_text
+from ._guard import BLANK, check_output_path, open_text
 from ._columns import read_table, decode_strings, read_columns
 
 __all__ = ["read_qrels_frame", "RunColumns", "read_run_columns",
@@ -148,7 +148,7 @@ def line_numbers(path: PathLike, n_rows: int) -> np.ndarray:
     lines = data.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    numbers = np.fromiter((i for i, line in enumerate(lines, start=1) if line.strip()),
+    numbers = np.fromiter((i for i, line in enumerate(lines, start=1) if line.strip(BLANK)),
                           dtype=np.int64, count=-1)
     if len(numbers) != n_rows:  # pragma: no cover - guarded by read_table
         raise ParseError(path, None, "line count mismatch while numbering lines")
@@ -176,8 +176,16 @@ def read_probabilities(path: PathLike) -> pd.DataFrame:
 
 
 def read_doc_lengths(path: PathLike) -> pd.DataFrame:
-    """Read document lengths (``docno length``, characters) into ``docno``/``length``."""
-    return read_table(path, [("docno", "str"), ("length", "float")])
+    """Read document lengths (``docno length``, characters, a decimal integer) into
+    ``docno``/``length`` (int64); a negative length is refused with its file and line."""
+    frame = read_table(path, [("docno", "str"), ("length", "int")])
+    negative = (frame["length"] < 0).to_numpy()
+    if negative.any():
+        k = int(np.argmax(negative))
+        line = int(line_numbers(path, len(frame))[k])
+        raise InputError(f"{os.fspath(path)}:{line}: docno {frame['docno'].iloc[k]}: length "
+                         f"{frame['length'].iloc[k]} is negative (a length counts characters)")
+    return frame
 
 
 def _open_write(path: PathLike) -> contextlib.AbstractContextManager[TextIO]:

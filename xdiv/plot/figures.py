@@ -14,6 +14,7 @@ they show. These building blocks are public so that other plots share the same s
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -137,6 +138,7 @@ def irec_dndcg(scores: xr.Dataset, cutoff: int = 10, gamma: float = 0.5) -> Figu
     ``scores`` must hold ``I-rec@l`` and ``D-nDCG@l``.
     """
     names = [f"I-rec@{cutoff}", f"D-nDCG@{cutoff}"]
+    _check_scatter_measures(scores, names, cutoff)
     means = score_array(scores, names).mean("topic", skipna=True)
     y, x = means.values
     runs = [str(r) for r in means["run"].values]
@@ -171,6 +173,34 @@ def irec_dndcg(scores: xr.Dataset, cutoff: int = 10, gamma: float = 0.5) -> Figu
                             max(size[1], legend_height(len(runs))))
         legend_outside(fig, handles, runs, title="run")
     return fig
+
+
+def _check_scatter_measures(scores, names: Sequence[str], cutoff: int) -> None:
+    """Raise an error naming the measures :func:`irec_dndcg` needs at ``cutoff`` that the
+    cube lacks, and the cutoffs at which it holds both (``--cutoff`` on the command line)."""
+    missing, first = [], None
+    for name in names:
+        try:
+            score_array(scores, [name])
+        except InputError as error:
+            missing.append(name)
+            first = first or str(error)
+    if not missing:
+        return
+    da = score_array(scores)
+    labels = [str(m) for m in (da["canonical"].values if "canonical" in da.coords
+                               else da["metric"].values)]
+    found = {kind: {int(m.group(1)) for m in map(re.compile(rf"{kind}@(\d+)").fullmatch,
+                                                 labels) if m}
+             for kind in ("I-rec", "D-nDCG")}
+    both = sorted(found["I-rec"] & found["D-nDCG"])
+    hint = (f"; both are held at cutoff {', '.join(map(str, both))}: pass cutoff="
+            f"{both[0]} (xdiv plot scatter --cutoff {both[0]})" if both else
+            f"; evaluate both measures at one cutoff l (e.g. xdiv evaluate -m I-rec@{cutoff} "
+            f"D-nDCG@{cutoff}) and pass it as cutoff=l (xdiv plot scatter --cutoff l)")
+    lacks = " (it lacks both)" if len(missing) == len(names) else ""
+    raise InputError(f"{first}; the I-rec/D-nDCG scatter plot at cutoff {cutoff} needs the "
+                     f"measures {' and '.join(names)}{lacks}{hint}")
 
 
 def _ordered(order: str, distance: np.ndarray) -> np.ndarray:

@@ -8,6 +8,10 @@ primary measure, a matrix of the significance of every run pair (from the
 meta-evaluation when given, else paired t-tests with the Holm correction over the whole
 family of pairs), discriminative power (with a meta-evaluation) and the plots, each
 with a sentence on how to read it. Every label is HTML-escaped.
+
+Beyond :data:`MATRIX_RUNS` runs the significance matrix, whose size grows with the square
+of the number of runs, is summarised: per run, how many runs it is significantly better
+and worse than; ``full_matrix=True`` (``xdiv report --full-matrix``) shows every p-value.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ __all__ = ["run_summary", "significance_matrix", "html_report", "write_report"]
 
 LEVEL = 0.95
 """Coverage of the confidence intervals of the run table."""
+
+MATRIX_RUNS = 40
+"""Runs up to which the report shows the full significance matrix (every p-value); with
+more it shows per run the number of runs it is significantly better and worse than,
+unless ``full_matrix=True``."""
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em;
@@ -131,7 +140,7 @@ def _check_runs(meta: xr.Dataset, runs: Sequence[str]) -> None:
 
 def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 metric: str | None = None, alpha: float | None = None,
-                title: str | None = None) -> str:
+                title: str | None = None, full_matrix: bool = False) -> str:
     """The HTML report (one self-contained page) of a score cube.
 
     Parameters
@@ -149,6 +158,10 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         Significance level of the t-tests (default: the meta-evaluation's, else 0.05).
     title : str, optional
         Page title (default: from the cube's collection).
+    full_matrix : bool
+        Show the p-value of every run pair even beyond :data:`MATRIX_RUNS` runs (by
+        default a larger cube's significance is summarised per run: the number of runs
+        it is significantly better and worse than).
     """
     da = score_array(scores)
     metric = str(score_array(scores, [metric] if metric else None)["metric"].values[0])
@@ -168,7 +181,7 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 "intervals overlap widely are not told apart by this topic set."),
              _run_table(summary, order, metric),
              *_distribution_section(scores, metric, order),
-             *_significance_section(scores, meta, metric, order, alpha)]
+             *_significance_section(scores, meta, metric, order, alpha, full_matrix)]
     if meta is not None:
         parts += _power_section(meta)
     parts += _plots_section(scores, order)
@@ -198,7 +211,8 @@ def _tests(meta: xr.Dataset) -> list:
 
 
 def _significance_section(scores: xr.Dataset, meta: xr.Dataset | None, metric: str,
-                          order: Sequence[str], alpha: float | None) -> list:
+                          order: Sequence[str], alpha: float | None,
+                          full_matrix: bool = False) -> list:
     parts = ["<h2>Significance of run differences</h2>"]
     if len(order) < 2:
         return parts + [_p("One run: there are no run pairs to test.")]
@@ -211,11 +225,23 @@ def _significance_section(scores: xr.Dataset, meta: xr.Dataset | None, metric: s
         except InputError as exc:
             parts.append(_p(f"Not tested: {exc}."))
             continue
-        parts += [_p(f"{note}{matrix.attrs['test']}, {metric}, alpha = "
-                     f"{matrix.attrs['alpha']:g}: the cell in row A and column B gives the "
-                     "p-value of A against B; green when A is significantly better than B, "
-                     "red when significantly worse. Runs in the order of the run table."),
-                  _significance_table(matrix, order)]
+        if full_matrix or len(order) <= MATRIX_RUNS:
+            parts += [_p(f"{note}{matrix.attrs['test']}, {metric}, alpha = "
+                         f"{matrix.attrs['alpha']:g}: the cell in row A and column B gives "
+                         "the p-value of A against B; green when A is significantly better "
+                         "than B, red when significantly worse. Runs in the order of the "
+                         "run table."),
+                      _significance_table(matrix, order)]
+        else:
+            parts += [_p(f"{note}{matrix.attrs['test']}, {metric}, alpha = "
+                         f"{matrix.attrs['alpha']:g}, summarised for {len(order)} runs "
+                         f"(the full matrix of {len(order) * (len(order) - 1) // 2} run "
+                         f"pairs is shown up to {MATRIX_RUNS} runs, or on request: "
+                         "full_matrix=True, xdiv report --full-matrix): for every run, the "
+                         "number of runs it is significantly better than, significantly "
+                         "worse than and not told apart from. Runs in the order of the run "
+                         "table."),
+                      _significance_summary(matrix, order)]
     return parts
 
 
@@ -356,6 +382,23 @@ def _significance_table(matrix: xr.Dataset, order: Sequence[str]) -> str:
         rows.append(f'<tr><th class="run">{_e(run)}</th>{"".join(cells)}</tr>')
     return (f'<div class="scroll"><table><thead><tr><th class="run">run</th>{head}</tr>'
             f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _significance_summary(matrix: xr.Dataset, order: Sequence[str]) -> str:
+    """Per run, the number of runs it is significantly better than, worse than and not
+    told apart from (a pair without a p-value counts as not told apart)."""
+    pvalue = matrix["pvalue"].sel(run_a=order, run_b=order).values
+    diff = matrix["diff"].sel(run_a=order, run_b=order).values
+    significant = pvalue < matrix.attrs["alpha"]  # NaN (the diagonal) is not
+    better = (significant & (diff > 0)).sum(axis=1)
+    worse = (significant & (diff < 0)).sum(axis=1)
+    apart = len(order) - 1 - better - worse
+    rows = "".join(f'<tr><td class="run">{_e(run)}</td><td class="up">{better[k]}</td>'
+                   f'<td class="down">{worse[k]}</td><td>{apart[k]}</td></tr>'
+                   for k, run in enumerate(order))
+    return ('<div class="scroll"><table><thead><tr><th class="run">run</th>'
+            "<th>significantly better than</th><th>significantly worse than</th>"
+            f"<th>not told apart from</th></tr></thead><tbody>{rows}</tbody></table></div>")
 
 
 def _power_table(results: Sequence[xr.Dataset]) -> str:
