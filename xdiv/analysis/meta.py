@@ -182,16 +182,10 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
 
     Parameters
     ----------
-    scores : xarray.Dataset or xarray.DataArray
-        The ``score(metric, run, topic)`` cube.
+    scores, seed, alpha, progress
+        As in :func:`bootstrap_test` (the seed drives the permutations).
     B : int
         Number of randomisation trials.
-    seed : int
-        Seed of the permutations (recorded as an attribute).
-    alpha : float
-        Significance level of the required difference.
-    progress : bool
-        Show a progress bar advancing per metric and resample block.
 
     Returns
     -------
