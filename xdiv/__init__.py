@@ -4,49 +4,59 @@ Collections, runs and results are labelled :mod:`xarray` datasets; measures are 
 once in a registry with parseable names (``nDCG@10``, ``Q(beta=0)@10``); readers and
 writers handle the TREC/NTCIR text formats and NetCDF.
 
-What loads when: the data model, the readers and writers and the evaluation engine load
-with ``import xdiv``; the statistics over score cubes (``xdiv.meta``, ``xdiv.risk``,
-``xdiv.design``, ``xdiv.stats``), the other tools' layouts (``xdiv.official``,
-``xdiv.reports``), the plots and the HTML report load on first use, as they pull in
-scipy.stats, statsmodels and matplotlib.
+What loads when: ``import xdiv`` loads only the errors, the settings and this table of
+names; each public name loads its module on first use (the readers and the model load
+pandas and xarray, the analyses scipy and statsmodels, the plots matplotlib), so that a
+command such as ``xdiv --version`` starts as fast as Python does. The ``.xdiv`` accessors
+of pandas DataFrames and xarray Datasets are registered as soon as pandas or xarray is
+imported, by whoever imports it.
 """
 
-from . import accessors as _accessors  # noqa: F401  (registers the .xdiv accessors)
-from . import datasets, hierarchy, imine, udm
+from importlib import import_module
+
+from ._lazy import register_accessors_when_loaded
 from ._version import __version__  # noqa: F401  (xdiv.__version__)
-from .core.adhoc import to_adhoc
-from .core.collection import qrels_frame
-from .core.cube import summarize
-from .core.judge import judge
-from .core.runs import build_runs, decode_docnos, runs_frame
 from .errors import (AlignmentWarning, InputError, MeasureError, ParseError, XdivError,
                      XdivWarning)
-from .evaluate import evaluate
-from .io.api import (build_collection, read_qrels, set_doc_lengths, set_probabilities,
-                     write_qrels, write_run)
-from .io.hierarchy import attach_hierarchy
-from .io.imine import read_imine
-from .io.netcdf import open_cube, open_dataset, to_netcdf
-from .io.runfiles import read_run, read_runs
-from .io.topics import read_topics
-from .io.trec import read_probabilities
-from .measures import measure_set, parse_measure, registry
-from .measures import resolve as resolve_measure
 from .options import get_options, set_options
 
+_NAMES = {
+    "to_adhoc": "core.adhoc", "qrels_frame": "core.collection", "summarize": "core.cube",
+    "judge": "core.judge", "build_runs": "core.runs", "decode_docnos": "core.runs",
+    "runs_frame": "core.runs", "evaluate": "engine", "build_collection": "io.api",
+    "read_qrels": "io.api", "set_doc_lengths": "io.api", "set_probabilities": "io.api",
+    "write_qrels": "io.api", "write_run": "io.api", "attach_hierarchy": "io.hierarchy",
+    "read_imine": "io.imine", "open_cube": "io.netcdf", "open_dataset": "io.netcdf",
+    "to_netcdf": "io.netcdf", "read_run": "io.runfiles", "read_runs": "io.runfiles",
+    "read_topics": "io.topics", "read_probabilities": "io.trec",
+    "measure_set": "measures", "parse_measure": "measures", "registry": "measures",
+    "resolve_measure": "measures:resolve",
+}
+"""Where each public function lives (``module`` or ``module:name``)."""
+
 _LAZY = ("meta", "stats", "plots", "reports", "report", "risk", "official", "design")
+_MODULES = ("datasets", "hierarchy", "imine", "udm", "io", "measures", *_LAZY)
+"""The public submodules, loaded on first use as attributes of the package."""
 
 
 def __getattr__(name: str):
-    """``xdiv.meta``, ``xdiv.stats``, ``xdiv.plots``, ``xdiv.reports``, ``xdiv.report``,
-    ``xdiv.risk``, ``xdiv.official`` and ``xdiv.design`` load on first use (some pull in
-    scipy.stats, statsmodels and matplotlib)."""
-    if name in _LAZY:
-        import importlib
+    """Load the public names and submodules on first use (see the module docstring)."""
+    if name in _NAMES:
+        module, _, attribute = _NAMES[name].partition(":")
+        value = getattr(import_module(f".{module}", __name__), attribute or name)
+    elif name in _MODULES:
+        value = import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_NAMES) | set(_MODULES))
+
+
+register_accessors_when_loaded()
 
 __all__ = [
     "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError",

@@ -13,12 +13,11 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from .core.collection import qrels_frame
-from .io.api import build_collection
 from .errors import InputError
-from .evaluate import evaluate
-from .core.cube import summarize
-from .core.runs import build_runs, runs_frame
+
+# The accessors are registered as soon as pandas or xarray is loaded, possibly while a
+# module of xdiv is still importing them (see xdiv._lazy): the functions they delegate to
+# are imported when called, not here.
 
 _RUN_COLUMNS = {"query_id": "topic", "doc_id": "docno", "score": "score", "run": "run",
                 "rank": "rank"}
@@ -40,6 +39,8 @@ def frame_to_runs(frame: pd.DataFrame, *, name: str = "run", order="score-docno-
     tidy = frame.rename(columns={k: v for k, v in _RUN_COLUMNS.items() if k in frame.columns})
     if "run" not in tidy.columns:
         tidy = tidy.assign(run=name)
+    from .core.runs import build_runs
+
     return build_runs(tidy, order=order, duplicates=duplicates)
 
 
@@ -53,6 +54,8 @@ def frame_to_collection(frame: pd.DataFrame, *, topics=None,
     tidy = frame.rename(columns={k: v for k, v in _QREL_COLUMNS.items() if k in frame.columns})
     if "intent" not in tidy.columns:
         tidy = tidy.assign(intent="0")
+    from .io.api import build_collection
+
     return build_collection(tidy, topics=topics, probabilities=probabilities)
 
 
@@ -78,6 +81,8 @@ class XdivFrameAccessor:
                  adhoc: str | None = None) -> pd.DataFrame:
         """Evaluate this run frame against ``qrels``; a tidy ``metric run topic score``
         frame. See :func:`xdiv.evaluate`."""
+        from .engine import evaluate
+
         collection = frame_to_collection(qrels) if isinstance(qrels, pd.DataFrame) else qrels
         return to_frame(evaluate(frame_to_runs(self._frame), collection, metrics,
                                  missing=missing, adhoc=adhoc))
@@ -85,6 +90,9 @@ class XdivFrameAccessor:
 
 def to_frame(dataset: xr.Dataset) -> pd.DataFrame:
     """A tidy frame of any xdiv dataset: qrels lines, run lines, or score cubes."""
+    from .core.collection import qrels_frame
+    from .core.runs import runs_frame
+
     kind = dataset.attrs.get("xdiv_kind")
     if kind == "collection":
         return qrels_frame(dataset)
@@ -110,9 +118,13 @@ class XdivDatasetAccessor:
 
     def summarize(self) -> xr.Dataset:
         """See :func:`xdiv.summarize` (score cubes)."""
+        from .core.cube import summarize
+
         return summarize(self._dataset)
 
     def evaluate(self, collection: xr.Dataset, metrics, *, missing: str = "zero",
                  adhoc: str | None = None) -> xr.Dataset:
         """Evaluate these runs; see :func:`xdiv.evaluate`."""
+        from .engine import evaluate
+
         return evaluate(self._dataset, collection, metrics, missing=missing, adhoc=adhoc)

@@ -19,13 +19,13 @@ LAYERS = [
     ("measures", ["measures"]),
     ("core", ["core"]),
     ("io", ["io"]),
-    ("engine", ["evaluate"]),
+    ("engine", ["engine"]),
     ("analysis", ["analysis"]),
     ("outputs and entry points", ["formats", "plot", "report", "accessors", "datasets",
                                   "meta", "risk", "design", "stats", "udm", "plots",
                                   "official", "reports", "imine", "hierarchy"]),
     ("command line", ["cli"]),
-    ("package", ["__init__"]),
+    ("package", ["__init__", "_lazy"]),
 ]
 RANK = {part: rank for rank, (_, parts) in enumerate(LAYERS) for part in parts}
 

@@ -290,7 +290,7 @@ def _one_way(data: xr.Dataset, *, first: str, second: str, M: int, N: int, cutof
     Returns ``score(metric, topic)``.
     """
     from ..io.api import build_collection
-    from ..evaluate import evaluate
+    from ..engine import evaluate
     from ..core.runs import build_runs
 
     topics = [str(t) for t in data["topic"].values]

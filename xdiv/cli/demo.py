@@ -9,7 +9,7 @@ import xarray as xr
 
 from .. import datasets
 from ..errors import XdivError
-from ..evaluate import evaluate
+from ..engine import evaluate
 from ..io.netcdf import to_netcdf
 from .common import command, output, print_frame, save_figure, summary_frame, whole
 

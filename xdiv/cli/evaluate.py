@@ -12,7 +12,7 @@ import xarray as xr
 
 from ..io.api import read_qrels
 from ..errors import XdivError
-from ..evaluate import evaluate
+from ..engine import evaluate
 from ..io._spool import spooled_inputs
 from ..measures.names import expand_measures
 from ..io.netcdf import to_netcdf

@@ -12,7 +12,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import AlignmentWarning
-from ..evaluate import evaluate
+from ..engine import evaluate
 from ..core.labels import from_json, natural_key, object_strings
 
 __all__ = ["by_topic", "nan_propagated", "per_topic_scores", "retrieved_topics",

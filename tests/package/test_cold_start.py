@@ -1,0 +1,45 @@
+"""A lean ``import xdiv``: the heavy libraries load on first use, and the ``.xdiv``
+accessors are registered whichever of pandas, xarray and xdiv is imported first."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow")
+
+
+def _python(code: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_import_xdiv_loads_none_of_the_heavy_libraries():
+    loaded = _python("import sys, xdiv; print(sorted(m for m in sys.modules if "
+                     f"m.split('.')[0] in {HEAVY!r}))")
+    assert loaded == "[]"
+
+
+@pytest.mark.parametrize("imports", [
+    "import xdiv; import pandas; import xarray",
+    "import xarray, xdiv, pandas",
+    "import xdiv, xarray; import pandas",
+    "import pandas, xdiv",
+    "import xdiv; xdiv.read_qrels",
+    "import xdiv; xdiv.datasets.synthetic",
+    "from xdiv import evaluate",
+])
+def test_accessors_are_registered_in_any_import_order(imports):
+    registered = _python(f"{imports}; import pandas, xarray; "
+                         "print(hasattr(pandas.DataFrame, 'xdiv'), "
+                         "hasattr(xarray.Dataset, 'xdiv'))")
+    assert registered == "True True"
+
+
+def test_public_names_load_on_first_use():
+    assert _python("import xdiv; print(xdiv.evaluate.__name__, xdiv.read_runs.__name__, "
+                   "xdiv.resolve_measure.__name__, xdiv.meta.bootstrap_test.__name__, "
+                   "'evaluate' in dir(xdiv))") == "evaluate read_runs resolve bootstrap_test True"

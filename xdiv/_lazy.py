@@ -1,0 +1,97 @@
+"""A lean ``import xdiv``: the ``.xdiv`` accessors are registered once pandas and xarray
+are imported, whoever imports them, instead of ``import xdiv`` importing both.
+
+:func:`register_accessors_when_loaded` registers them at once when pandas or xarray is
+already loaded; otherwise it puts a finder first on :data:`sys.meta_path` that wraps the
+loaders of ``pandas`` and ``xarray``, so that the registration runs right after either
+finishes loading (after xarray when xarray's own import loads pandas). The finder removes
+itself once the accessors are registered.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import sys
+import threading
+
+__all__ = ["register_accessors_when_loaded"]
+
+_WATCHED = ("pandas", "xarray")
+_LOCK = threading.RLock()
+
+
+def _loaded(name: str) -> bool:
+    """``name`` is imported and its import has finished (its module's spec says so)."""
+    module = sys.modules.get(name)
+    spec = getattr(module, "__spec__", None)
+    return module is not None and not getattr(spec, "_initializing", False)
+
+
+def _register(finished: str | None = None) -> None:
+    """Import :mod:`xdiv.accessors` (which registers the accessors), unless the other
+    watched package is still loading (``finished`` has just loaded): its own end of
+    loading registers them then."""
+    with _LOCK:
+        if "xdiv.accessors" in sys.modules:
+            _remove_finder()
+            return
+        if any(name in sys.modules and not _loaded(name) for name in _WATCHED
+               if name != finished):
+            return
+        _remove_finder()
+        importlib.import_module("xdiv.accessors")
+
+
+class _Loader(importlib.abc.Loader):
+    """A loader that runs the registration after the wrapped loader's ``exec_module``
+    (every other attribute is the wrapped loader's)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _register(module.__name__)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds pandas and xarray as the other finders do, with :class:`_Loader` around
+    their loaders."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in _WATCHED:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _Loader(spec.loader)
+                return spec
+        return None
+
+
+_FINDER = _Finder()
+
+
+def _remove_finder() -> None:
+    while _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+
+
+def register_accessors_when_loaded() -> None:
+    """Register the accessors now if pandas or xarray is loaded, else when one of them
+    finishes loading."""
+    with _LOCK:
+        if any(_loaded(name) for name in _WATCHED):
+            _register()
+        elif _FINDER not in sys.meta_path:
+            sys.meta_path.insert(0, _FINDER)
