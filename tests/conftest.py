@@ -39,7 +39,14 @@ def trec2009_run_paths():
 
 _REAL_DATA = {"trec2009", "trec2009_run_paths"}
 _SLOW_FOLDERS = {"oracles", "docs"}
-_SLOW_FILES = {"test_fuzz.py", "test_figures.py", "test_meta_memory.py"}
+_SLOW_FILES = {"test_fuzz.py", "test_figures.py", "test_meta_memory.py", "test_bit_stability.py",
+               "test_report_scales.py"}
+_SLOW_TESTS = {  # each a few seconds: a browser, a child interpreter, a writer run to its end
+    "test_ir_measures_ranx_ndcg_agrees_on_untied_scores",
+    "test_the_console_script_prints_no_traceback", "test_page_renders_in_headless_chromium",
+    "test_a_writer_killed_midway_leaves_the_old_file_and_no_temporary_file",
+    "test_sigkill_leaves_the_old_file_and_a_recognisable_temporary_file",
+    "test_ndeval_matches_ndeval_on_random_collections"}
 _PROCESS_WORDS = ("subprocess.", "Popen", "sys.executable", "_render", "chromium")
 _DATA_WORDS = ("require_trec_2009", "TREC_WEB", "TREC_2009")
 _SOURCES: dict = {}
@@ -67,6 +74,7 @@ def pytest_collection_modifyitems(config, items):
         function = getattr(item, "function", None)
         source = _source(function) if function is not None else ""
         if (path.parent.name in _SLOW_FOLDERS or path.name in _SLOW_FILES
+                or getattr(item, "originalname", item.name) in _SLOW_TESTS
                 or _REAL_DATA & set(getattr(item, "fixturenames", ()))
                 or hasattr(function, "hypothesis")  # property tests: many examples each
                 or any(word in source for word in _DATA_WORDS)):

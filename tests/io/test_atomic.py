@@ -12,7 +12,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -27,18 +26,29 @@ from xdiv.errors import InputError
 OLD = "old content, still whole\n"
 
 SLOW_WRITES = """
-import contextlib, sys, time
+import contextlib, os, sys, time
 import numpy as np, pandas as pd, xarray as xr
 import xdiv, xdiv.io
+import xdiv.io.trec
 from xdiv.io.atomic import atomic_output
+
+SIGNUM = int(os.environ["XDIV_TEST_SIGNAL"])
 
 
 class Slow:
-    # a file whose writes take a while, so that the writer is killed midway
+    # a file whose writes take a while; the writer signals itself midway, once some
+    # content has reached the temporary file and more is to come (a signal sent from
+    # outside would race with the end of the writing)
+    writes = 0
+
     def __init__(self, fh):
         self.fh = fh
 
     def write(self, text):
+        Slow.writes += 1
+        if Slow.writes == 60:
+            self.fh.flush()
+            os.kill(os.getpid(), SIGNUM)
         time.sleep(0.01)
         return self.fh.write(text)
 
@@ -66,6 +76,7 @@ WRITERS = {
     "netcdf": "real = xr.Dataset.to_netcdf\n"
               "def slow_netcdf(self, *args, **kwargs):\n"
               "    real(self, *args, **kwargs)\n"
+              "    os.kill(os.getpid(), SIGNUM)\n"
               "    time.sleep(60)\n"
               "xr.Dataset.to_netcdf = slow_netcdf\n"
               "xdiv.to_netcdf(xr.Dataset({'a': ('x', np.arange(n))}), sys.argv[1])",
@@ -76,16 +87,6 @@ def partials(folder: Path, name: str) -> list[Path]:
     """The temporary files of an output named ``name`` in ``folder``."""
     pattern = re.compile(rf"\.{re.escape(name)}{re.escape(PARTIAL_MARK)}\w+")
     return [p for p in folder.iterdir() if pattern.fullmatch(p.name)]
-
-
-def started_writing(folder: Path, name: str) -> bool:
-    for path in partials(folder, name):
-        try:
-            if path.stat().st_size > 0:
-                return True
-        except FileNotFoundError:
-            pass
-    return False
 
 
 def _default_signals() -> None:
@@ -105,8 +106,8 @@ def python_sigint():
 
 
 def kill_midway(tmp_path: Path, writer: str, signum: int) -> subprocess.CompletedProcess:
-    """Start ``writer`` on ``tmp_path/out.txt`` (which holds OLD), send ``signum`` once the
-    temporary file has content, and return the finished process."""
+    """Run ``writer`` on ``tmp_path/out.txt`` (which holds OLD); the writer sends itself
+    ``signum`` midway through writing. Return the finished process."""
     source = tmp_path / "diversity.txt"
     source.write_text("".join(f"{i // 1000} {i % 3} doc-{i:08d} 1\n" for i in range(50_000)))
     target = tmp_path / "out.txt"
@@ -114,15 +115,10 @@ def kill_midway(tmp_path: Path, writer: str, signum: int) -> subprocess.Complete
     script = SLOW_WRITES + WRITERS[writer]
     proc = subprocess.Popen([sys.executable, "-c", script, str(target), str(source)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_signals)
-    deadline = time.monotonic() + 120
+                            preexec_fn=_default_signals,
+                            env={**os.environ, "XDIV_TEST_SIGNAL": str(int(signum))})
     try:
-        while not started_writing(tmp_path, "out.txt"):
-            assert proc.poll() is None, proc.stderr.read()
-            assert time.monotonic() < deadline, "the writer never started writing"
-            time.sleep(0.005)
-        proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=60)
+        _, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
