@@ -15,7 +15,8 @@ from collections.abc import Callable
 import pandas as pd
 import xarray as xr
 
-from ..errors import InputError, XdivError, shown
+from .._warnings import warn
+from ..errors import InputError, XdivError, XdivWarning, shown
 from ..core.cube import summarize
 from ..io._guard import check_output_path
 from ..io.netcdf import open_cube
@@ -251,3 +252,15 @@ def open_netcdf(path: str, kind: str) -> xr.Dataset:
 def progress_wanted(args: argparse.Namespace) -> bool:
     """Progress bars only for an interactive standard error and without ``-q``."""
     return not args.quiet and sys.stderr.isatty()
+
+
+def renamed_option(value, old_value, *, twice: str, deprecated: str):
+    """An option's value given under its name (``value``) or, with a deprecation warning
+    ``deprecated``, under its former spelling (``old_value``); both given is the error
+    ``twice``. ``None`` when neither is given."""
+    if old_value is None:
+        return value
+    if value is not None:
+        raise XdivError(twice)
+    warn(deprecated, XdivWarning)
+    return old_value

@@ -12,12 +12,11 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._warnings import warn
-from ..errors import XdivError, XdivWarning
+from ..errors import XdivError
 from ..core.cube import score_array
 from ..io.netcdf import to_netcdf
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
-                     print_frame, save_figure, whole)
+                     print_frame, renamed_option, save_figure, whole)
 from ..typing import DESIGN_TESTS, PAIR_VARIANCES, TABLE_FORMATS
 
 ABOUT = ("Test-collection design from a score cube written by 'xdiv evaluate -o'. size: the "
@@ -250,16 +249,15 @@ def run_size(args) -> int:
 
 def _n_topics(args) -> list[int]:
     """``--n-topics``, or its deprecated spelling ``--topics`` with a warning."""
-    if args.old_topics is not None:
-        if args.n_topics is not None:
-            raise XdivError("give the numbers of topics once, as --n-topics N [N ...] "
-                            "(--topics is its deprecated spelling)")
-        warn("design mdd --topics N is deprecated, use --n-topics N (in xdiv evaluate, "
-             "--topics names a topic file)", XdivWarning)
-        return args.old_topics
-    if args.n_topics is None:
+    n_topics = renamed_option(
+        args.n_topics, args.old_topics,
+        twice="give the numbers of topics once, as --n-topics N [N ...] (--topics is its "
+              "deprecated spelling)",
+        deprecated="design mdd --topics N is deprecated, use --n-topics N (in xdiv "
+                   "evaluate, --topics names a topic file)")
+    if n_topics is None:
         raise XdivError("design mdd needs --n-topics N [N ...], the numbers of topics")
-    return args.n_topics
+    return n_topics
 
 
 def run_mdd(args) -> int:

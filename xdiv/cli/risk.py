@@ -11,11 +11,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._warnings import warn
-from ..errors import XdivError, XdivWarning
+from ..errors import XdivError
 from ..core.cube import score_array
 from ..io.netcdf import to_netcdf
-from .common import about, command, nonnegative, open_netcdf, output, print_frame
+from .common import about, command, nonnegative, open_netcdf, output, print_frame, renamed_option
 from ..typing import TABLE_FORMATS
 
 ABOUT = ("Risk-sensitive evaluation of every run and measure of a score cube. URisk (TREC "
@@ -66,14 +65,13 @@ def add_parser(sub) -> None:
 
 def _risk_alpha(args) -> float:
     """``--risk-alpha``, or its deprecated spelling ``--alpha`` with a warning."""
-    if args.old_alpha is not None:
-        if args.risk_alpha is not None:
-            raise XdivError("give the risk sensitivity once, as --risk-alpha A (--alpha "
-                            "is its deprecated spelling)")
-        warn("risk --alpha A is deprecated, use --risk-alpha A (as ndeval's -riskAlpha; "
-             "its default is 0)", XdivWarning)
-        return args.old_alpha
-    return RISK_ALPHA if args.risk_alpha is None else args.risk_alpha
+    alpha = renamed_option(
+        args.risk_alpha, args.old_alpha,
+        twice="give the risk sensitivity once, as --risk-alpha A (--alpha is its "
+              "deprecated spelling)",
+        deprecated="risk --alpha A is deprecated, use --risk-alpha A (as ndeval's "
+                   "-riskAlpha; its default is 0)")
+    return RISK_ALPHA if alpha is None else alpha
 
 
 def run(args) -> int:
