@@ -8,7 +8,6 @@ import numpy as np
 import xarray as xr
 from tqdm.auto import tqdm
 
-from . import measures as _measures  # noqa: F401  (registers every measure)
 from .core.collection import check_collection
 from .core.adhoc import measure_judgments
 from .errors import AlignmentWarning, InputError, XdivWarning

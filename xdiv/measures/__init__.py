@@ -1,7 +1,10 @@
-"""Measure registry and measure families. Importing this package registers every measure."""
+"""Measure registry and measure families.
 
-from . import diversity, graded, ndeval, umeasure  # noqa: F401
-from . import hierarchy  # noqa: F401  (after the flat families it lifts)
+The registry (:mod:`xdiv.measures.registry`) imports every family the first time it is
+looked up, so that importing this package, or a lean module of it (the registry, the
+measure sets, the names), does not load xarray.
+"""
+
 from .names import expand_measures, resolve
 from .reference import measures_page
 from .registry import Measure, MeasureDef, parse_measure, registry

@@ -16,6 +16,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 from ..errors import MeasureError
@@ -165,9 +166,36 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
     return decorate
 
 
+_FAMILIES = ("diversity", "graded", "ndeval", "umeasure", "hierarchy")
+"""The modules declaring measures, imported in this order (the hierarchy family lifts the
+flat ones) the first time the registry is looked up."""
+_loaded = False
+
+
+def load_families() -> None:
+    """Import every measure family once, so that the registry is complete; the registry's
+    lookups call it, so that importing this module alone stays lean (no xarray)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for family in _FAMILIES:
+        import_module(f"{__package__}.{family}")
+
+
+def _declared_order() -> list[str]:
+    """The registered names in the order of :data:`_FAMILIES`, then of declaration (the
+    same whichever family module happened to be imported first)."""
+    def family(name: str) -> int:
+        module = _REGISTRY[name].compute.__module__.rpartition(".")[2]
+        return _FAMILIES.index(module) if module in _FAMILIES else len(_FAMILIES)
+    return sorted(_REGISTRY, key=family)
+
+
 def registry() -> dict[str, MeasureDef]:
     """The registered measures by canonical name."""
-    return dict(_REGISTRY)
+    load_families()
+    return {name: _REGISTRY[name] for name in _declared_order()}
 
 
 _NAME = re.compile(r"^\s*(?P<name>[^()@]+?)\s*(\((?P<params>.*)\))?\s*(@\s*(?P<cutoff>\S+))?\s*$")
@@ -186,6 +214,7 @@ def parse_measure(text: str | Measure) -> Measure:
         return text
     if not isinstance(text, str):
         raise MeasureError(f"a measure name must be a string, not {type(text).__name__}")
+    load_families()
     match = _NAME.match(text)
     if not match:
         raise MeasureError(f"cannot parse measure name {text!r}")
@@ -353,4 +382,5 @@ def optional_whole(value: Any) -> int | None:
 
 def measure_names(family: str | None = None) -> list[str]:
     """Registered measure names, optionally of one family."""
-    return [n for n, d in _REGISTRY.items() if family is None or d.family == family]
+    load_families()
+    return [n for n in _declared_order() if family is None or _REGISTRY[n].family == family]
