@@ -10,7 +10,7 @@ __all__ = [
     "ADHOC_METHODS", "AdhocMethod", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
     "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
     "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "META_TESTS", "MISSING", "MetaTest",
-    "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "Order", "PROBABILITY_SCHEMES",
+    "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order", "PROBABILITY_SCHEMES",
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "SCORE_FORMATS", "ScoreFormat",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
 ]
@@ -19,6 +19,10 @@ Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
 """How a run's documents are ranked: by score with ties by docno descending (trec_eval,
 the default) or ascending, or by the rank column (ndeval)."""
 ORDERS: tuple[Order, ...] = get_args(Order)
+ORDER_HELP = ("ranking of a run's documents: by score, ties by docno descending (trec_eval, "
+              "gdeval, ndeval -traditional), by score with ties by docno ascending "
+              "(pyndeval), or by the rank column (ndeval's default), ties by score")
+"""The ranking conventions in one sentence, for help texts."""
 
 Duplicates = Literal["error", "first"]
 """What a document listed twice for a topic in one run does: refuse the run, or keep its

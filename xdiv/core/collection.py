@@ -39,6 +39,7 @@ import xarray as xr
 
 from ..errors import InputError, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
+from .ranking import group_positions  # noqa: F401  (xdiv.core.collection.group_positions)
 from .._warnings import warn
 from ..typing import ProbabilityScheme
 
@@ -448,16 +449,6 @@ def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:
     weight = np.where(exists, np.exp2((n - (order + 1) + 1).astype(np.float64)), 0.0)
     total = np.exp2(n + 1.0) - 2.0
     return np.where(exists, weight / np.where(total > 0, total, 1.0), 0.0)
-
-
-def group_positions(sorted_codes: np.ndarray) -> np.ndarray:
-    """0-based position of each element within its run of equal values (input grouped)."""
-    n = len(sorted_codes)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.r_[0, np.flatnonzero(np.diff(sorted_codes)) + 1]
-    lengths = np.diff(np.r_[starts, n])
-    return np.arange(n) - np.repeat(starts, lengths)
 
 
 def highest_level(collection: xr.Dataset) -> int:

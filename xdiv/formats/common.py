@@ -6,17 +6,17 @@ their running means."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
 
 from ..errors import AlignmentWarning
 from ..engine import evaluate
-from ..core.labels import from_json, natural_key, object_strings
+from ..core.labels import from_json, object_strings
 
-__all__ = ["by_topic", "nan_propagated", "per_topic_scores", "retrieved_topics",
-           "risk_alpha_label", "risk_pair", "run_tag", "sorted_topics", "zero_filled"]
+__all__ = ["by_topic", "per_topic_scores", "retrieved_topics", "risk_pair", "run_tag",
+           "zero_filled"]
 
 
 def per_topic_scores(runs: xr.Dataset, collection: xr.Dataset,
@@ -42,27 +42,10 @@ def retrieved_topics(runs: xr.Dataset, run: str) -> list[str]:
     return [str(t) for t in length["topic"].values[length.values > 0]]
 
 
-def sorted_topics(topics: Iterable[str]) -> list[str]:
-    """The distinct ``topics`` in natural order (``2`` before ``10``), as the tools list them."""
-    return sorted(set(topics), key=natural_key)
-
-
-def risk_alpha_label(risk_alpha: float, text: str | None) -> str:
-    """``-riskAlpha`` as the tools print it in their run labels: as typed, else ``0`` or
-    ``repr(risk_alpha)``."""
-    return text or ("0" if risk_alpha == 0 else repr(risk_alpha))
-
-
 def by_topic(values: xr.DataArray, topics: Sequence[str]) -> np.ndarray:
     """The ``(metric, topic)`` values of ``topics`` as an array topic × metric, the rows
     the tools print."""
     return values.sel(topic=object_strings(topics)).transpose("topic", "metric").values
-
-
-def nan_propagated(values: np.ndarray, means: np.ndarray) -> np.ndarray:
-    """``means`` (one per metric) made NaN where a NaN is among the ``values`` averaged
-    (metric × topic), as it is in the tools' running sums."""
-    return np.where(np.isnan(values).any(axis=-1), np.nan, means)
 
 
 def zero_filled(scores: xr.DataArray, topics: Sequence[str]) -> xr.DataArray:

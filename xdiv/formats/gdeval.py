@@ -22,9 +22,8 @@ from ..errors import InputError
 from ..kernels.risk import ordered_mean
 from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
-from .common import (by_topic, nan_propagated, per_topic_scores, retrieved_topics,
-                     risk_alpha_label, risk_pair, run_tag, sorted_topics)
-from .ndeval import RunBlock, ndeval_layout
+from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
+from .layout import RunBlock, nan_propagated, ndeval_layout, risk_alpha_label, sorted_topics
 
 __all__ = ["gdeval_measures", "gdeval_report"]
 

@@ -21,26 +21,21 @@ ndeval
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
 
-import numpy as np
 import xarray as xr
 
 from ..kernels.risk import ordered_mean
 from ..core.labels import from_json, object_strings
-from ..measures.names import measure_set
 from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
-from .common import (by_topic, nan_propagated, per_topic_scores, retrieved_topics,
-                     risk_alpha_label, risk_pair, run_tag, sorted_topics)
-from .printf import number
+from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
+from .layout import (NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, risk_alpha_label,
+                     sorted_topics)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "cut_runs", "ndeval_csv", "ndeval_layout",
            "ndeval_measures", "ndeval_report"]
 
-NDEVAL_LABELS = tuple(measure_set("ndeval"))
-"""ndeval's columns, in its order and with its labels."""
 _USES_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
 
 
@@ -63,40 +58,6 @@ def cut_runs(runs: xr.Dataset, depth: int) -> xr.Dataset:
     """The runs cut to their top ``depth`` documents (ndeval's ``-M``)."""
     cut = runs.isel(rank=slice(0, depth))
     return cut.assign(length=cut["length"].clip(max=depth))
-
-
-class RunBlock(NamedTuple):
-    """One run's part of :func:`ndeval_layout`."""
-
-    label: str
-    """The run's name in the first column of its rows."""
-    topics: Sequence[str]
-    """The topics of its rows, in order."""
-    rows: np.ndarray
-    """Their values, topic × column."""
-    means: np.ndarray
-    """The values of its ``amean`` row, one per column."""
-
-
-def ndeval_layout(columns: Sequence[str], blocks: Iterable[RunBlock], *, digits: int = 6,
-                  repeat_header: bool = True) -> str:
-    """ndeval's CSV layout: a header ``runid,topic,<columns>``, then for each run a row
-    ``label,topic,<values>`` per topic and a row ``label,amean,<means>``.
-
-    Values are printed as printf's ``%.{digits}f`` (:func:`xdiv.formats.printf.number`,
-    ``-nan`` for NaN): 6 digits as ndeval, 5 as gdeval, whose layout this is too. With
-    ``repeat_header`` (as the tools print several runs) every run's block starts with the
-    header; without it the header is printed once, first.
-    """
-    header = "runid,topic," + ",".join(columns)
-    lines = [] if repeat_header else [header]
-    for label, topics, rows, means in blocks:
-        if repeat_header:
-            lines.append(header)
-        lines += [f"{label},{topic}," + ",".join(number(v, digits) for v in row)
-                  for topic, row in zip(topics, rows)]
-        lines.append(f"{label},amean," + ",".join(number(v, digits) for v in means))
-    return "\n".join(lines) + "\n"
 
 
 def ndeval_csv(scores: xr.Dataset) -> str:

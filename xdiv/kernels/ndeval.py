@@ -238,7 +238,9 @@ def map_ia(levels, valid, n_relevant, *, cutoff):
     rel, rank = compact_relevant(levels, valid, cutoff)
     precision = divide(np.cumsum(rel, axis=-2), rank[..., None])
     precision = np.where(rel, precision, 0.0)
-    ap = divide((rel * precision).sum(axis=-2), n_relevant)
+    # added rank by rank (rank_sum), so that the padding of the compact form, which
+    # depends on the other lists evaluated beside this one, leaves the bits unchanged
+    ap = divide(rank_sum(np.swapaxes(rel * precision, -1, -2)), n_relevant)
     ap = np.where(valid, ap, 0.0)
     n = valid.sum(axis=-1)
     return _undefined(divide(sum_intents(ap), n), n)

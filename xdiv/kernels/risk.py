@@ -7,7 +7,6 @@ run of a set at once (ZRisk and GeoRisk; Dinçer, Macdonald & Ounis, SIGIR 2016)
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr, stdtr
 
 from .common import rank_sum
 
@@ -70,6 +69,8 @@ def trisk(run: np.ndarray, baseline: np.ndarray, alpha: float,
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = np.where(constant, 0.0, (deviation ** 2).sum(axis=-1) / (n - 1))
         statistic = np.where(n > 1, mean / np.sqrt(variance / n), np.nan)
+    from scipy.special import stdtr  # loaded here: ordered_mean serves the lean commands
+
     pvalue = 2.0 * stdtr(np.where(n > 1, n - 1, np.nan), -np.abs(statistic))
     return mean, statistic, pvalue, n
 
@@ -109,6 +110,8 @@ def georisk(scores: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, n
         expected = np.where(grand_total > 0, run_total * topic_total / grand_total, 0.0)
         z = np.where(expected > 0, (x - expected) / np.sqrt(expected), 0.0)
         zrisk = np.where(z >= 0, z, (1.0 + alpha) * z).sum(axis=-1)
+        from scipy.special import ndtr
+
         georisk = np.sqrt(run_total[..., 0] / c * ndtr(zrisk / c))
     empty = c == 0
     return np.where(empty, np.nan, zrisk), np.where(empty, np.nan, georisk), c[..., 0]
