@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..io.api import read_qrels
-from ..core.adhoc import to_adhoc
-from ..formats.gdeval import gdeval_report
-from ..formats.ndeval import cut_runs, ndeval_report
 from ..io._spool import spooled_inputs
-from ..io.runfiles import read_runs
 from ..typing import ADHOC_METHODS
 from .common import about, command, expand_inputs, number, progress_wanted, whole
 
@@ -103,23 +98,45 @@ def add_parser(sub) -> None:
     _common(gd)
 
 
-def _read(args, order: str):
-    """The qrels, runs and baseline of the command line (``-``, pipes and quoted glob
-    patterns accepted, as by ``xdiv evaluate``)."""
-    run_paths = expand_inputs(args.runs)
-    extra = [args.baseline] if args.baseline else []
-    with spooled_inputs([args.qrels, *run_paths, *extra]) as spool:
-        qrels, *paths = spool.paths
-        collection = read_qrels(qrels)
-        if getattr(args, "adhoc", None):
-            collection = to_adhoc(collection, args.adhoc)
-        runs = read_runs(paths[:len(run_paths)], order=order, progress=progress_wanted(args))
-        baseline = read_runs(paths[len(run_paths):], order=order) if extra else None
+def _read(args, order: str, spool):
+    """The qrels, runs and baseline of the command line, read from the ``spool``'s paths
+    (:func:`xdiv.io._spool.spooled_inputs`: ``-``, pipes and quoted glob patterns
+    accepted, as by ``xdiv evaluate``)."""
+    from ..core.adhoc import to_adhoc
+    from ..io.api import read_qrels
+    from ..io.runfiles import read_runs
+
+    qrels, *paths = spool.paths
+    n_runs = len(paths) - (1 if args.baseline else 0)
+    collection = read_qrels(qrels)
+    if getattr(args, "adhoc", None):
+        collection = to_adhoc(collection, args.adhoc)
+    runs = read_runs(paths[:n_runs], order=order, progress=progress_wanted(args))
+    baseline = read_runs(paths[n_runs:], order=order) if args.baseline else None
     return collection, runs, baseline
 
 
+def _inputs(args) -> list[str]:
+    """The qrels, the run files (glob patterns expanded) and the baseline, in order."""
+    return [args.qrels, *expand_inputs(args.runs), *([args.baseline] if args.baseline else [])]
+
+
 def run_ndeval(args) -> int:
-    collection, runs, baseline = _read(args, "score-docno-desc" if args.traditional else "rank")
+    order = "score-docno-desc" if args.traditional else "rank"
+    with spooled_inputs(_inputs(args)) as spool:
+        if args.baseline is None:
+            # plain files take the numpy path, which loads neither pandas nor xarray
+            from ..formats.plain import ndeval_plain
+
+            text = ndeval_plain(spool.paths[0], spool.paths[1:], order=order,
+                                alpha=args.alpha, beta=args.beta, complete=args.complete,
+                                depth=args.depth)
+            if text is not None:
+                print(text, end="")
+                return 0
+        collection, runs, baseline = _read(args, order, spool)
+    from ..formats.ndeval import cut_runs, ndeval_report
+
     if args.depth:
         runs = cut_runs(runs, args.depth)
         baseline = None if baseline is None else cut_runs(baseline, args.depth)
@@ -132,7 +149,10 @@ def run_ndeval(args) -> int:
 
 
 def run_gdeval(args) -> int:
-    collection, runs, baseline = _read(args, "score-docno-desc")
+    with spooled_inputs(_inputs(args)) as spool:
+        collection, runs, baseline = _read(args, "score-docno-desc", spool)
+    from ..formats.gdeval import gdeval_report
+
     with about(args.qrels):
         print(gdeval_report(collection, runs, k=args.k, complete=args.complete,
                             baseline=baseline, risk_alpha=float(args.risk_alpha),

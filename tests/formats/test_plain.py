@@ -1,0 +1,177 @@
+"""The plain path of ``xdiv ndeval`` (numpy only) prints what the general path prints."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xdiv
+from tests.conftest import require_trec_2009
+from xdiv.formats.ndeval import cut_runs, ndeval_report
+from xdiv.formats.plain import ndeval_plain
+
+HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow")
+
+
+def _general(qrels, runs, *, order="rank", depth=None, **options) -> tuple[str, list[str]]:
+    """The general path's output and warnings (read_qrels, read_runs, ndeval_report)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        collection = xdiv.read_qrels(qrels)
+        runs = xdiv.read_runs(runs, order=order)
+        if depth:
+            runs = cut_runs(runs, depth)
+        text = ndeval_report(collection, runs, **options)
+    return text, [str(w.message) for w in caught]
+
+
+def _plain(qrels, runs, **options) -> tuple[str | None, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = ndeval_plain(qrels, runs, **options)
+    return text, [str(w.message) for w in caught]
+
+
+OPTIONS = [{}, {"order": "score-docno-desc"}, {"complete": True}, {"depth": 10},
+           {"alpha": 0.3, "beta": 0.8}, {"order": "score-docno-desc", "complete": True,
+                                         "depth": 7, "alpha": 1.0, "beta": 1.0}]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_the_2009_runs_take_the_plain_path_and_print_the_same(options):
+    root = require_trec_2009()
+    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
+    qrels = root / "qrels.diversity.gz"
+    plain, plain_warnings = _plain(qrels, runs, **options)
+    assert plain is not None, "real TREC files must take the plain path"
+    general, general_warnings = _general(qrels, runs, **options)
+    assert plain == general
+    assert plain_warnings == general_warnings
+
+
+def test_one_run_alone_prints_its_block_of_the_run_set():
+    """Each run is scored alone: its rows are the same bits beside other runs."""
+    root = require_trec_2009()
+    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
+    together, _ = _plain(root / "qrels.diversity.gz", runs)
+    for path in runs[:4]:
+        alone, _ = _plain(root / "qrels.diversity.gz", [path])
+        assert alone is not None
+        body = alone.split("\n", 1)[1]  # without the header
+        assert body in together
+
+
+def _write_case(rng: np.random.Generator, folder: Path) -> tuple[Path, list[Path]]:
+    """Small messy qrels and runs: ties in scores and ranks, unjudged and spam documents,
+    topics only in the qrels or only in a run, tabs, spaces or runs of blanks."""
+    separator = rng.choice(["\t", " ", "  \t"])
+    topics = ["1", "2", "10", "wt-3"]
+    lines = []
+    for topic in topics:
+        for doc in range(int(rng.integers(2, 9))):
+            for intent in rng.choice(["1", "2", "3", "10"], size=int(rng.integers(1, 4)),
+                                     replace=False):
+                lines.append(separator.join([topic, str(intent), f"d{doc:02d}",
+                                             str(int(rng.choice([-2, 0, 1, 2, 3])))]))
+        lines.append(separator.join([topic, "1", "d00x", "1"]))  # each topic has one
+    qrels = folder / "qrels.txt"
+    qrels.write_text("\n".join(lines) + "\n")
+    runs = []
+    for r in range(int(rng.integers(1, 4))):
+        rows = []
+        for topic in rng.choice(topics + ["99"], size=int(rng.integers(1, 5)), replace=False):
+            docs = rng.choice([f"d{d:02d}" for d in range(12)] + ["d00x"],
+                              size=int(rng.integers(1, 13)), replace=False)
+            scores = rng.choice([1.0, 2.0, 2.5, 3.0], size=len(docs))
+            ranks = rng.permutation(len(docs)) + 1 if rng.random() < 0.5 else \
+                rng.integers(1, 4, size=len(docs))
+            for doc, rank, score in zip(docs, ranks, scores):
+                rows.append(separator.join([str(topic), "Q0", str(doc), str(int(rank)),
+                                            repr(float(score)), f"run{r}"]))
+        path = folder / f"r{r}.txt"
+        path.write_text("\n".join(rows) + "\n")
+        runs.append(path)
+    return qrels, runs
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_cases_print_the_same_or_take_the_general_path(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    qrels, runs = _write_case(rng, tmp_path)
+    options = OPTIONS[seed % len(OPTIONS)]
+    plain, plain_warnings = _plain(qrels, runs, **options)
+    try:
+        general, general_warnings = _general(qrels, runs, **options)
+    except xdiv.XdivError:
+        assert plain is None  # what the general path refuses, the plain path leaves to it
+        return
+    if plain is not None:
+        assert plain == general
+        assert plain_warnings == general_warnings
+
+
+def test_most_random_cases_take_the_plain_path(tmp_path):
+    taken = 0
+    for seed in range(20):
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        qrels, runs = _write_case(np.random.default_rng(seed), folder)
+        taken += _plain(qrels, runs)[0] is not None
+    assert taken >= 10
+
+
+GOOD_QRELS = "1 1 a 1\n1 2 b 1\n2 1 c 1\n"
+GOOD_RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1.5 r\n"
+
+
+@pytest.mark.parametrize("qrels, run", [
+    (GOOD_QRELS, "1 Q0 a 1 2.0\n1 Q0 b 2 1.0\n"),  # no run tag
+    (GOOD_QRELS, GOOD_RUN + "\n"),  # a blank line
+    (GOOD_QRELS, GOOD_RUN.replace("\n", "\r\n")),  # CRLF
+    (GOOD_QRELS, GOOD_RUN.replace(" a ", " é ")),  # non-ASCII
+    (GOOD_QRELS, GOOD_RUN + "2 Q0 c 2 1.0 r\n"),  # a document twice
+    (GOOD_QRELS, GOOD_RUN.replace("1.5", "nan")),  # not a number
+    (GOOD_QRELS, GOOD_RUN.replace("1.5", "0x10")),
+    (GOOD_QRELS, GOOD_RUN.replace("2 1.0", "2.0 1.0")),  # a rank not an integer
+    (GOOD_QRELS, GOOD_RUN.replace("2 Q0 c 1 1.5 r", "2 Q0 c 1 1.5 s")),  # two tags
+    (GOOD_QRELS, "1 Q0 zz 1 2.0 r\n"),  # nothing judged
+    (GOOD_QRELS + "3 1 d 0\n", GOOD_RUN),  # a topic without a relevant document
+    (GOOD_QRELS + "1 1 a 2\n", GOOD_RUN),  # a judgment twice
+    (GOOD_QRELS.replace("2 1 c 1", "2 1 c 300"), GOOD_RUN),  # level out of range
+    (GOOD_QRELS.replace("2 1 c 1", "2 1 c"), GOOD_RUN),  # a field missing
+])
+def test_what_is_not_plain_takes_the_general_path(qrels, run, tmp_path):
+    (tmp_path / "q").write_text(qrels, encoding="utf-8")
+    (tmp_path / "r").write_text(run, encoding="utf-8")
+    assert _plain(tmp_path / "q", [tmp_path / "r"])[0] is None
+
+
+def test_plain_files_take_the_plain_path(tmp_path):
+    (tmp_path / "q").write_text(GOOD_QRELS)
+    (tmp_path / "r").write_text(GOOD_RUN)
+    plain, _ = _plain(tmp_path / "q", [tmp_path / "r"])
+    assert plain == _general(tmp_path / "q", [tmp_path / "r"])[0]
+
+
+def test_two_files_of_one_run_take_the_general_path(tmp_path):
+    (tmp_path / "q").write_text(GOOD_QRELS)
+    (tmp_path / "a").write_text(GOOD_RUN)
+    (tmp_path / "b").write_text(GOOD_RUN)
+    assert _plain(tmp_path / "q", [tmp_path / "a", tmp_path / "b"])[0] is None
+
+
+def test_the_ndeval_command_loads_no_heavy_library(tmp_path):
+    (tmp_path / "q").write_text(GOOD_QRELS)
+    (tmp_path / "r").write_text(GOOD_RUN)
+    code = ("import sys\nfrom xdiv.cli import main\n"
+            f"status = main(['ndeval', {str(tmp_path / 'q')!r}, {str(tmp_path / 'r')!r}])\n"
+            f"print(status, sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}),"
+            " file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.strip() == "0 []"
+    assert proc.stdout.startswith("runid,topic,ERR-IA@5,")
