@@ -175,3 +175,68 @@ def test_the_ndeval_command_loads_no_heavy_library(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stderr.strip() == "0 []"
     assert proc.stdout.startswith("runid,topic,ERR-IA@5,")
+
+
+def _adhoc(qrels: Path, out: Path) -> Path:
+    """Diversity qrels as adhoc qrels (a document's highest level, negative as 0)."""
+    best: dict[tuple[str, str], int] = {}
+    with xdiv.io.open_text(qrels) as lines:
+        for line in lines:
+            topic, _, docno, level = line.split()
+            best[topic, docno] = max(best.get((topic, docno), -9), int(level))
+    out.write_text("".join(f"{t} 0 {d} {max(v, 0)}\n" for (t, d), v in best.items()))
+    return out
+
+
+def _gdeval_general(qrels, runs, **options) -> tuple[str, list[str]]:
+    from xdiv.formats.gdeval import gdeval_report
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = gdeval_report(xdiv.read_qrels(qrels), xdiv.read_runs(runs), **options)
+    return text, [str(w.message) for w in caught]
+
+
+def _gdeval_plain(qrels, runs, **options) -> tuple[str | None, list[str]]:
+    from xdiv.formats.plain import gdeval_plain
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = gdeval_plain(qrels, runs, **options)
+    return text, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("options", [{}, {"k": 10}, {"complete": True, "k": 3}], ids=str)
+def test_gdeval_on_the_2009_runs_takes_the_plain_path_and_prints_the_same(options,
+                                                                          tmp_path):
+    root = require_trec_2009()
+    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
+    qrels = _adhoc(root / "qrels.diversity.gz", tmp_path / "adhoc.txt")
+    plain = _gdeval_plain(qrels, runs, **options)
+    assert plain[0] is not None
+    assert plain == _gdeval_general(qrels, runs, **options)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_gdeval_random_cases_print_the_same_or_take_the_general_path(seed, tmp_path):
+    qrels, runs = _write_case(np.random.default_rng(seed), tmp_path)
+    qrels = _adhoc(qrels, tmp_path / "adhoc.txt")
+    plain = _gdeval_plain(qrels, runs, k=[20, 5, 1][seed % 3], complete=seed % 2 == 0)
+    try:
+        general = _gdeval_general(qrels, runs, k=[20, 5, 1][seed % 3],
+                                  complete=seed % 2 == 0)
+    except xdiv.XdivError:
+        assert plain[0] is None
+        return
+    assert plain[0] is None or plain == general
+
+
+def test_gdeval_leaves_diversity_qrels_and_high_grades_to_the_general_path(tmp_path):
+    (tmp_path / "r").write_text(GOOD_RUN)
+    (tmp_path / "q").write_text(GOOD_QRELS)  # intents 1 and 2
+    assert _gdeval_plain(tmp_path / "q", [tmp_path / "r"])[0] is None
+    (tmp_path / "q").write_text("1 0 a 5\n2 0 c 1\n")
+    assert _gdeval_plain(tmp_path / "q", [tmp_path / "r"])[0] is None
+    (tmp_path / "q").write_text("1 0 a 4\n2 0 c 1\n")
+    assert _gdeval_plain(tmp_path / "q", [tmp_path / "r"]) == \
+        _gdeval_general(tmp_path / "q", [tmp_path / "r"])

@@ -43,3 +43,27 @@ def test_public_names_load_on_first_use():
     assert _python("import xdiv; print(xdiv.evaluate.__name__, xdiv.read_runs.__name__, "
                    "xdiv.resolve_measure.__name__, xdiv.meta.bootstrap_test.__name__, "
                    "'evaluate' in dir(xdiv))") == "evaluate read_runs resolve bootstrap_test True"
+
+
+LEAN = ("xdiv.kernels.common", "xdiv.kernels.diversity", "xdiv.kernels.graded",
+        "xdiv.kernels.hierarchy", "xdiv.kernels.meta", "xdiv.kernels.ndeval",
+        "xdiv.kernels.risk", "xdiv.kernels.umeasure", "xdiv.measures.registry",
+        "xdiv.measures.sets", "xdiv.measures.names", "xdiv.measures.reference",
+        "xdiv.core.labels", "xdiv.core.ranking", "xdiv.io._guard", "xdiv.io._spool",
+        "xdiv.io.atomic", "xdiv.io.plain", "xdiv.formats.layout", "xdiv.formats.plain",
+        "xdiv.formats.printf")
+"""The modules of the lean path (docs/contributing.md): what ``xdiv ndeval`` runs on
+plain files, and what the command line needs to build its parser."""
+
+
+def test_the_lean_modules_load_none_of_the_heavy_libraries():
+    """Each lean module is imported in turn; the heavy libraries any of them brings are
+    named after the first module that brought them."""
+    code = ("import importlib, json, sys\nblame = {}\n"
+            f"for name in {LEAN!r}:\n"
+            "    importlib.import_module(name)\n"
+            "    for m in list(sys.modules):\n"
+            f"        if m.split('.')[0] in {HEAVY!r}:\n"
+            "            blame.setdefault(m.split('.')[0], name)\n"
+            "print(json.dumps(blame))")
+    assert _python(code) == "{}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._version import __version__
 from ..io._spool import spooled_inputs
 from ..typing import ADHOC_METHODS
 from .common import about, command, expand_inputs, number, progress_wanted, whole
@@ -58,7 +59,9 @@ def _risk_alpha(text: str) -> str:
     return text
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, tool: str) -> None:
+    parser.add_argument("--version", action="version",
+                        version=f"xdiv {__version__} ({tool}'s output)")
     parser.add_argument("-c", action="store_true", dest="complete",
                         help="average over every topic of the qrels, not only the retrieved "
                              "ones")
@@ -87,7 +90,7 @@ def add_parser(sub) -> None:
                     help="cut each run at this depth")
     nd.add_argument("-a", action="store_true", dest="all_measures",
                     help="accepted for compatibility; ndeval always prints every measure")
-    _common(nd)
+    _common(nd, "TREC ndeval 4.5")
 
     gd = command(sub, "gdeval", "TREC's gdeval, output byte for byte", run_gdeval,
                  about=GDEVAL_ABOUT, examples=GDEVAL_EXAMPLES)
@@ -95,7 +98,7 @@ def add_parser(sub) -> None:
                     help="depth of nDCG and ERR (default: %(default)s)")
     gd.add_argument("--adhoc", choices=ADHOC_METHODS,
                     help="convert diversity qrels to adhoc grades first (xdiv's addition)")
-    _common(gd)
+    _common(gd, "TREC gdeval 1.3")
 
 
 def _read(args, order: str, spool):
@@ -150,6 +153,14 @@ def run_ndeval(args) -> int:
 
 def run_gdeval(args) -> int:
     with spooled_inputs(_inputs(args)) as spool:
+        if args.baseline is None and not args.adhoc:
+            from ..formats.plain import gdeval_plain
+
+            text = gdeval_plain(spool.paths[0], spool.paths[1:], k=args.k,
+                                complete=args.complete)
+            if text is not None:
+                print(text, end="")
+                return 0
         collection, runs, baseline = _read(args, "score-docno-desc", spool)
     from ..formats.gdeval import gdeval_report
 

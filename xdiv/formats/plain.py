@@ -19,22 +19,29 @@ run's scores are the same bits whichever runs it is evaluated with.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core.labels import natural_key
 from ..core.ranking import ranked_grids, warn_rank_disagreements
 from ..errors import InputError
-from ..io.plain import PlainQrels, PlainRun, read_plain_qrels, read_plain_run
+from ..io.plain import PlainQrels, PlainRun, read_plain_qrels, read_plain_run, sorted_codes
+from ..kernels import graded as G
 from ..kernels import ndeval as K
+from ..kernels.common import gain_table, ideal_levels
 from ..kernels.diversity import intent_recall
 from ..kernels.risk import ordered_mean
 from ..typing import Order
 from .layout import NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, sorted_topics
 
-__all__ = ["ndeval_plain"]
+__all__ = ["GDEVAL_HIGHEST", "gdeval_plain", "ndeval_plain"]
+
+GDEVAL_HIGHEST = 4
+"""gdeval's highest grade: the top of its ERR gain table (2^4 - 1 = 15)."""
 
 PathLike = str | os.PathLike
 
@@ -74,9 +81,25 @@ the measure's name; the registry declares the same measures over labelled data
 (:mod:`xdiv.measures.ndeval`), and the tests hold the two to the same bits."""
 
 
-def _scores(judged: _Judged, alpha: float, beta: float, nrbp_depth: int) -> np.ndarray:
+def _gdeval_scores(judged: _Judged, setting: _Setting) -> np.ndarray:
+    """``(topic, column)``: gdeval's nDCG@k (gains 2^g - 1 up to the qrels' highest
+    grade) and ERR@k (stop probability (2^g - 1)/16), as the registry's ``nDCG@k`` and
+    ``ERR(H=4)@k`` compute them (:func:`xdiv.formats.gdeval.gdeval_measures`); NaN read
+    as 0."""
+    levels, k = judged.levels[..., 0][:, :setting.k], setting.k
+    scores = np.stack([G.ndcg(levels, judged.ideal, cutoff=k,
+                              table=gain_table("exp", setting.highest)),
+                       G.err_at(levels, judged.ideal, cutoff=k,
+                                table=gain_table("exp", GDEVAL_HIGHEST))], axis=-1)
+    return np.where(np.isnan(scores), 0.0, scores)
+
+
+def _scores(judged: _Judged, setting: _Setting) -> np.ndarray:
     """``(topic, column)``: ndeval's 21 values, NaN (undefined, or a topic not in the
-    qrels) read as 0 as ndeval prints them."""
+    qrels) read as 0 as ndeval prints them; gdeval's two with ``setting.tool``."""
+    if setting.tool == "gdeval":
+        return _gdeval_scores(judged, setting)
+    alpha, beta, nrbp_depth = setting.alpha, setting.beta, setting.nrbp_depth
     columns = []
     for label in NDEVAL_LABELS:
         name, _, cutoff = label.partition("@")
@@ -94,9 +117,9 @@ def _ranked(run: PlainRun, order: Order, found: list) -> tuple[np.ndarray, np.nd
     """The run's ``(topic, rank)`` docno codes (-1 in padding), ranked by ``order``, and
     the sorted docnos (``S`` dtype) the codes index. Raises :class:`InputError` for a
     document retrieved twice for a topic."""
-    vocabulary, code = np.unique(run.docno, return_inverse=True)
+    vocabulary, code = sorted_codes(run.docno)
     doc, _, _ = ranked_grids(
-        np.zeros(len(code), dtype=np.int64), run.topic, code.astype(np.int32).ravel(),
+        np.zeros(len(code), dtype=np.int64), run.topic, code.astype(np.int32),
         run.score, run.rank.astype(np.float64), (1, len(run.topics)), order=order,
         duplicates="error", run_labels=[run.name], topic_labels=run.topics,
         docno_of=lambda k: vocabulary[k].decode(), disagreements=found)
@@ -129,7 +152,83 @@ def _judge(run: PlainRun, doc: np.ndarray, vocabulary: np.ndarray, qrels: PlainQ
     levels[topic[hit], rank[hit]] = qrels.levels[q[topic[hit]], slots[where[hit]]]
     known = (q >= 0)[:, None]
     return _Judged(run.name, run.topics, levels, known & qrels.valid[q],
-                   np.where(known, n_relevant[q], 0), np.where(known, ideal[q], 0.0))
+                   np.where(known, n_relevant[q], 0),
+                   np.where(known, ideal[q], 0).astype(ideal.dtype))
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What scoring one run file needs besides the file: the qrels, their greedy ideal
+    lists and relevant counts, and the command's options."""
+
+    qrels: PlainQrels
+    ideal: np.ndarray
+    n_relevant: np.ndarray
+    order: Order
+    depth: int | None
+    alpha: float
+    beta: float
+    nrbp_depth: int
+    tool: str = "ndeval"
+    k: int = 20
+    """gdeval's ``-k``."""
+    highest: int = 1
+    """The qrels' highest grade (at least 1), the top of gdeval's nDCG gain table."""
+
+
+class _Scored(NamedTuple):
+    """One run file scored: its name, topics (natural order), ndeval's values ``(topic,
+    column)`` and its rank-column disagreements (:func:`rank_disagreements`)."""
+
+    name: str
+    topics: list[str]
+    scores: np.ndarray
+    disagreements: list
+
+
+def _score_file(path: PathLike, setting: _Setting) -> _Scored | None:
+    """One run file read, ranked, judged and scored; None when it is not plain, retrieves
+    a document twice for a topic or no judged document (the general path says so)."""
+    try:
+        run = read_plain_run(path)
+        if run is None:
+            return None
+        found: list = []
+        doc, vocabulary = _ranked(run, setting.order, found)
+    except InputError:  # the general path names the file, as it always has
+        return None
+    judged = _judge(run, doc[:, :setting.depth], vocabulary, setting.qrels, setting.ideal,
+                    setting.n_relevant)
+    if judged is None:
+        return None
+    return _Scored(run.name, run.topics,
+                   _scores(judged, setting), found)
+
+
+def _score_files(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | None]:
+    return [_score_file(path, setting) for path in paths]
+
+
+def _score_all(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | None]:
+    """Every file scored, in worker processes forked for the cores this process may use
+    (one share of the files each; the parent scores the first) when there are several
+    files and cores; results in the order of ``paths``."""
+    workers = min(len(paths), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                  else os.cpu_count() or 1)
+    if workers < 2 or sys.platform != "linux":
+        return _score_files(paths, setting)
+    import multiprocessing
+
+    shares = [list(paths[k::workers]) for k in range(workers)]
+    with multiprocessing.get_context("fork").Pool(workers - 1) as pool:
+        pending = pool.starmap_async(_score_files,
+                                     [(share, setting) for share in shares[1:]])
+        mine = _score_files(shares[0], setting)
+        theirs = pending.get()
+    out: list = [None] * len(paths)
+    for k, share in enumerate([mine, *theirs]):
+        out[k::workers] = share
+    return out
 
 
 def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
@@ -137,7 +236,8 @@ def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
                  complete: bool = False, depth: int | None = None) -> str | None:
     """ndeval's CSV for ``run_paths`` against ``qrels_path``, as
     :func:`xdiv.formats.ndeval.ndeval_report` prints it, or None when the general path
-    must take the files (see the module's description).
+    must take the files (see the module's description). Several files are scored in
+    parallel, in worker processes.
 
     Parameters
     ----------
@@ -152,50 +252,86 @@ def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
     """
     try:
         qrels = read_plain_qrels(qrels_path)
-        runs: dict[str, PlainRun] = {}
-        for path in [] if qrels is None else run_paths:
-            run = read_plain_run(path)
-            if run is None or run.name in runs:
-                return None
-            runs[run.name] = run
     except InputError:  # the general path names the file, as it always has
         return None
     if qrels is None:
         return None
-    found: list = []
-    ranked = {}
-    for name in sorted(runs, key=natural_key):
-        try:
-            ranked[name] = _ranked(runs[name], order, found)
-        except InputError:
-            return None
     nrbp_depth = K.nrbp_ideal_depth(beta, len(qrels.intents), qrels.levels.shape[1])
     cutoffs = [int(label.partition("@")[2]) for label in NDEVAL_LABELS if "@" in label]
     ideal = K.greedy_search(qrels.levels, qrels.valid, alpha=alpha,
                             depth=max(nrbp_depth, *cutoffs))
-    n_relevant = (qrels.levels > 0).sum(axis=1)
-    judged = []
-    for name, (doc, vocabulary) in ranked.items():
-        one = _judge(runs[name], doc[:, :depth], vocabulary, qrels, ideal, n_relevant)
-        if one is None:
-            return None
-        judged.append(one)
-    warn_rank_disagreements(found, order)
-    return ndeval_layout(NDEVAL_LABELS, [_block(j, qrels.topics, complete, alpha, beta,
-                                                nrbp_depth) for j in judged])
+    setting = _Setting(qrels, ideal, (qrels.levels > 0).sum(axis=1), order, depth, alpha,
+                       beta, nrbp_depth)
+    scored = _score_all(list(run_paths), setting)
+    names = [s.name for s in scored if s is not None]
+    if len(names) < len(scored) or len(set(names)) < len(names):
+        return None  # two files of one run: the general path refuses them
+    scored.sort(key=lambda s: natural_key(s.name))
+    warn_rank_disagreements([d for s in scored for d in s.disagreements], order)
+    return ndeval_layout(NDEVAL_LABELS, [_block(s, qrels.topics, complete)
+                                         for s in scored])
 
 
-def _block(judged: _Judged, qrels_topics: list[str], complete: bool, alpha: float,
-           beta: float, nrbp_depth: int) -> RunBlock:
+def _block(scored: _Scored, qrels_topics: list[str], complete: bool) -> RunBlock:
     """One run's rows and its mean, over the retrieved topics of the qrels (``complete``:
     every topic of the qrels, 0 where the run retrieved nothing)."""
-    scores = _scores(judged, alpha, beta, nrbp_depth)
-    row_of = {topic: k for k, topic in enumerate(judged.topics)}
+    row_of = {topic: k for k, topic in enumerate(scored.topics)}
     averaged = sorted_topics(qrels_topics if complete
-                             else set(judged.topics) & set(qrels_topics))
+                             else set(scored.topics) & set(qrels_topics))
     values = np.zeros((len(NDEVAL_LABELS), len(averaged)))
     for j, topic in enumerate(averaged):
         if topic in row_of:
-            values[:, j] = scores[row_of[topic]]
-    return RunBlock(judged.name, judged.topics, scores,
+            values[:, j] = scored.scores[row_of[topic]]
+    return RunBlock(scored.name, scored.topics, scored.scores,
                     nan_propagated(values, ordered_mean(values)))
+
+
+def gdeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *, k: int = 20,
+                 complete: bool = False) -> str | None:
+    """gdeval's CSV for ``run_paths`` against the adhoc qrels ``qrels_path``, as
+    :func:`xdiv.formats.gdeval.gdeval_report` prints it, or None when the general path
+    must take the files (see the module's description; also diversity qrels and grades
+    above 4, which gdeval refuses). Several files are scored in parallel.
+
+    Parameters
+    ----------
+    qrels_path, run_paths : str or path-like
+        Adhoc qrels (``topic 0 docno grade``) and run files (gzip allowed).
+    k : int
+        gdeval's ``-k``: the cutoff of nDCG and ERR.
+    complete : bool
+        gdeval's ``-c``: average over every topic of the qrels with a relevant document.
+    """
+    try:
+        qrels = read_plain_qrels(qrels_path)
+    except InputError:
+        return None
+    if qrels is None or qrels.intents != ["0"] or qrels.levels.max() > GDEVAL_HIGHEST:
+        return None
+    setting = _Setting(qrels, ideal_levels(qrels.levels[..., 0]), (qrels.levels > 0).sum(axis=1),
+                       # the engine judges the top k only (both measures stop there), and
+                       # warns of a run none of whose top k documents is judged
+                       "score-docno-desc", k, 0.5, 0.5, 0, tool="gdeval", k=k,
+                       highest=max(int(qrels.levels.max()), 1))
+    scored = _score_all(list(run_paths), setting)
+    names = [s.name for s in scored if s is not None]
+    if len(names) < len(scored) or len(set(names)) < len(names):
+        return None
+    scored.sort(key=lambda s: natural_key(s.name))
+    warn_rank_disagreements([d for s in scored for d in s.disagreements], setting.order)
+    relevant = set(qrels.topics)  # every topic has a relevant document (else not plain)
+    blocks = []
+    for one in scored:
+        row_of = {topic: j for j, topic in enumerate(one.topics)}
+        retrieved = [t for t in one.topics if t in relevant]
+        topics = sorted_topics(relevant) if complete else retrieved
+        values = np.zeros((2, len(topics)))
+        for j, topic in enumerate(topics):
+            if topic in row_of:
+                values[:, j] = one.scores[row_of[topic]]
+        # gdeval leaves its sums undivided when there is no topic to average
+        means = ordered_mean(values) if topics else np.zeros(2)
+        blocks.append(RunBlock(one.name, retrieved,
+                               one.scores[[row_of[t] for t in retrieved]].reshape(-1, 2),
+                               nan_propagated(values, means)))
+    return ndeval_layout([f"ndcg@{k}", f"err@{k}"], blocks, digits=5)
