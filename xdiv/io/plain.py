@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.labels import natural_sorted
 from ..core.ranking import group_positions
 from ..options import LIMITS
 from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip
 
-__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run"]
+__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "sorted_codes"]
 
 PathLike = str | os.PathLike
 
@@ -35,6 +36,9 @@ _PLAIN = bytes(range(0x20, 0x7f)) + b"\t\n"
 character, no carriage return, no non-ASCII byte)."""
 _INTEGER_BYTES = b"0123456789+-"
 _NUMBER_BYTES = b"0123456789+-.eE"
+_LONGEST_FIELD = 256
+"""The longest field a plain file holds (docnos, topics and tags are far shorter); a
+longer one sends the file to the checked readers, to keep the plain columns small."""
 _LONGEST_INTEGER = 18
 """Digits of the longest integer field taken (int64 holds every 18-digit number)."""
 LEVEL_RANGE = (-127, 127)
@@ -58,73 +62,120 @@ def _plain_bytes(path: PathLike) -> bytes | None:
     return data
 
 
-def _fields(data: bytes, width: int) -> list[bytes] | None:
-    """The whitespace-separated fields of ``data``, or None unless every line holds
-    exactly ``width`` of them (a blank line included) and none is longer than the read
-    limit. Lines are counted on the bytes, without a Python object per line."""
+def _fields(data: bytes, width: int, skip: tuple[int, ...] = ()) -> list | None:
+    """The ``width`` columns of ``data`` (bytes, ``S`` dtype, one entry per line; None
+    for the columns in ``skip``, which are not cut out), or None unless every line holds
+    exactly ``width`` whitespace-separated fields (a blank line included) and none is
+    longer than the read limit. The fields are found and cut out on the bytes, without a
+    Python object per line or per field."""
     raw = np.frombuffer(data, dtype=np.uint8)
     breaks = np.flatnonzero(raw == 10)
     ends = breaks if data.endswith(b"\n") else np.r_[breaks, len(raw)]
     if len(ends) == 0 or int(np.diff(np.r_[-1, ends]).max()) - 1 > LIMITS.max_line_bytes:
         return None
-    if not _single_separated(raw, ends, width, data):
+    spans = _single_separated(raw, ends, width, data)
+    if spans is None:
         word = ~((raw == 10) | (raw == 32) | (raw == 9))
-        starts = np.flatnonzero(word & ~np.r_[False, word[:-1]])
+        edge = np.diff(np.r_[0, word.view(np.int8), 0])
+        starts, stops = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
         per_line = np.bincount(np.searchsorted(ends, starts), minlength=len(ends))
         if len(per_line) != len(ends) or (per_line != width).any():
             return None
-    return data.split()
+        spans = starts.reshape(-1, width), stops.reshape(-1, width)
+    longest = int((spans[1] - spans[0]).max())
+    if longest > _LONGEST_FIELD:
+        return None
+    padded = np.concatenate([raw, np.zeros(longest, dtype=np.uint8)])
+    return [None if j in skip else _cut(padded, spans[0][:, j], spans[1][:, j])
+            for j in range(width)]
 
 
-def _single_separated(raw: np.ndarray, ends: np.ndarray, width: int, data: bytes) -> bool:
-    """Whether every line is ``width`` fields separated by single tabs, or by single
-    spaces (the layout TREC tools write): the ``width - 1`` separators of line ``i`` lie
-    between the end of line ``i - 1`` and the end of line ``i``, and no separator starts
-    or ends a line or follows another."""
+def _single_separated(raw: np.ndarray, ends: np.ndarray, width: int,
+                      data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ``(line, field)`` starts and stops of the fields when every line is ``width``
+    fields separated by single tabs, or by single spaces (the layout TREC tools write),
+    else None: the ``width - 1`` separators of line ``i`` lie within it, none starts or
+    ends the line or follows another."""
     for separator, other in ((9, b" "), (32, b"\t")):
         if other in data:
             continue
         at = np.flatnonzero(raw == separator)
         if len(at) != (width - 1) * len(ends):
-            return False
-        per_line = at.reshape(len(ends), width - 1)
-        inside = (per_line[:, 0] > np.r_[-1, ends[:-1]] + 1) & (per_line[:, -1] < ends - 1)
-        return bool(inside.all() and (np.diff(per_line, axis=1) > 1).all())
-    return False
+            return None
+        at = at.reshape(len(ends), width - 1)
+        begins = np.r_[0, ends[:-1] + 1]
+        if not ((at[:, 0] > begins) & (at[:, -1] < ends - 1)).all() or \
+                not (np.diff(at, axis=1) > 1).all():
+            return None
+        return np.c_[begins, at + 1], np.c_[at, ends]
+    return None
 
 
-def _integers(words: list[bytes]) -> np.ndarray | None:
+def _cut(padded: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """The bytes ``padded[starts[i]:stops[i]]`` of every ``i`` as an ``S`` array: rows of
+    a sliding window over ``padded`` (the file's bytes followed by at least as many zeros
+    as the longest field), zeroed past each field's end."""
+    lengths = stops - starts
+    longest = int(lengths.max())
+    rows = sliding_window_view(padded, longest)[starts]
+    rows[np.arange(longest) >= lengths[:, None]] = 0
+    return rows.view(f"S{longest}").ravel()
+
+
+def _integers(words: np.ndarray) -> np.ndarray | None:
     """int64 values of integer fields, or None unless each is a decimal integer
-    (:data:`~xdiv.io._guard.DECIMAL_INTEGER`: digits and a sign, which ``int`` reads as
+    (:data:`~xdiv.io._guard.DECIMAL_INTEGER`: digits and a sign, which numpy reads as
     the grammar does, refusing any other arrangement)."""
-    if b"".join(words).translate(None, _INTEGER_BYTES) or max(map(len, words)) > \
-            _LONGEST_INTEGER:
+    if words.dtype.itemsize > _LONGEST_INTEGER or words.tobytes().translate(
+            None, _INTEGER_BYTES + b"\0"):
         return None
     try:
-        return np.fromiter(map(int, words), dtype=np.int64, count=len(words))
+        return words.astype(np.int64)
     except ValueError:
         return None
 
 
-def _numbers(words: list[bytes]) -> np.ndarray | None:
+def _numbers(words: np.ndarray) -> np.ndarray | None:
     """float64 values of number fields, or None unless each is a finite decimal number
     (:data:`~xdiv.io._guard.DECIMAL_NUMBER`: among digits, signs, points and exponent
-    letters, ``float`` takes exactly the arrangements the grammar takes)."""
-    if b"".join(words).translate(None, _NUMBER_BYTES):
+    letters, numpy takes exactly the arrangements the grammar takes)."""
+    if words.tobytes().translate(None, _NUMBER_BYTES + b"\0"):
         return None
     try:
-        values = np.fromiter(map(float, words), dtype=np.float64, count=len(words))
+        values = words.astype(np.float64)
     except ValueError:
         return None
     return values if np.isfinite(values).all() else None
 
 
-def _codes(words: list[bytes]) -> tuple[list[str], np.ndarray]:
-    """Natural-ordered labels of ``words`` and each word's code into them."""
-    distinct = set(words)
-    labels = natural_sorted(w.decode() for w in distinct)
+def sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ``values`` (bytes, ``S`` dtype) and each value's int64 code
+    into them, as ``numpy.unique(values, return_inverse=True)`` gives them, sorted faster:
+    the bytes are read as big-endian 64-bit words (whose order is the bytes' order) and
+    sorted as integers, leaving out the words every value shares."""
+    if len(values) == 0:
+        return values, np.zeros(0, dtype=np.int64)
+    width = values.dtype.itemsize
+    words = values.astype(f"S{width + -width % 8}").view(">u8").reshape(len(values), -1)
+    varying = [j for j in range(words.shape[1]) if (words[:, j] != words[0, j]).any()]
+    order = (np.lexsort(words[:, varying].T[::-1]) if varying
+             else np.zeros(len(values), dtype=np.int64))
+    ordered = values[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    code = np.empty(len(values), dtype=np.int64)
+    code[order] = np.cumsum(new) - 1
+    return ordered[new], code
+
+
+def _codes(words: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Natural-ordered labels of ``words`` (``S`` dtype) and each word's code into them;
+    only the first word of each run of equal words is looked up (files come grouped)."""
+    change = np.r_[True, words[1:] != words[:-1]]
+    heads = words[change].tolist()
+    labels = natural_sorted(w.decode() for w in set(heads))
     index = {label.encode(): k for k, label in enumerate(labels)}
-    return labels, np.array([index[w] for w in words], dtype=np.int64)
+    codes = np.array([index[w] for w in heads], dtype=np.int64)
+    return labels, codes[np.cumsum(change) - 1]
 
 
 @dataclass(frozen=True)
@@ -170,31 +221,25 @@ def read_plain_qrels(path: PathLike) -> PlainQrels | None:
     words = None if data is None else _fields(data, 4)
     if not words:
         return None
-    level = _integers(words[3::4])
+    topic, intent, docno, level = words
+    level = _integers(level)
     if level is None or (level < LEVEL_RANGE[0]).any() or (level > LEVEL_RANGE[1]).any():
         return None
-    topics, t_code = _codes(words[0::4])
-    intents, i_code = _codes(words[1::4])
-    # the judged (topic, docno) pairs, as "topic docno": sorted, each topic's pairs come
-    # together (a space sorts before any character of a label) in docno order
-    pair_of: dict[bytes, int] = {}
-    pair = np.fromiter((pair_of.setdefault(t + b" " + d, len(pair_of))
-                        for t, d in zip(words[0::4], words[2::4])),
-                       dtype=np.int64, count=len(level))
+    topics, t_code = _codes(topic)
+    intents, i_code = _codes(intent)
+    vocabulary, d_code = sorted_codes(docno)
+    # the judged (topic, docno) pairs sorted by topic, then docno: a topic's slots
+    pairs, pair = np.unique(t_code * len(vocabulary) + d_code, return_inverse=True)
+    pair = pair.ravel()
     if np.bincount(pair * len(intents) + i_code).max() > 1:
         return None  # a judgment given twice
-    keys = list(pair_of)
-    by_key = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-    first = np.zeros(len(keys), dtype=np.int64)
-    first[pair[::-1]] = np.arange(len(pair))[::-1]
-    pair_topic = t_code[first]
-    slot = np.empty(len(keys), dtype=np.int64)
-    slot[by_key] = group_positions(pair_topic[by_key])
+    pair_topic = pairs // len(vocabulary)
+    slot = group_positions(pair_topic)
     levels = np.zeros((len(topics), int(slot.max()) + 1, len(intents)), dtype=np.int8)
     levels[t_code, slot[pair], i_code] = np.maximum(level, 0)
     exists = np.zeros((len(topics), len(intents)), dtype=bool)
     exists[t_code, i_code] = True
-    docno = np.array([keys[k].partition(b" ")[2] for k in range(len(keys))])
+    docno = vocabulary[pairs % len(vocabulary)]
     qrels = PlainQrels(os.fspath(path), topics, intents, levels, exists, docno, pair_topic,
                        slot)
     if not qrels.valid.any(axis=1).all():
@@ -237,13 +282,12 @@ def read_plain_run(path: PathLike) -> PlainRun | None:
     the module's description: among others, a line without its run tag, or several run
     tags, which :func:`xdiv.read_runs` warns about)."""
     data = _plain_bytes(path)
-    words = None if data is None else _fields(data, 6)
+    words = None if data is None else _fields(data, 6, skip=(1,))
     if not words:
         return None
-    tags = set(words[5::6])
-    rank, score = _integers(words[3::6]), _numbers(words[4::6])
-    if len(tags) != 1 or rank is None or score is None:
+    topic, _, docno, rank, score, tag = words
+    rank, score = _integers(rank), _numbers(score)
+    if rank is None or score is None or (tag != tag[0]).any():
         return None
-    topics, t_code = _codes(words[0::6])
-    return PlainRun(os.fspath(path), words[5].decode(), topics, t_code,
-                    np.array(words[2::6]), rank, score)
+    topics, t_code = _codes(topic)
+    return PlainRun(os.fspath(path), tag[0].decode(), topics, t_code, docno, rank, score)
