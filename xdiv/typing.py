@@ -10,7 +10,8 @@ __all__ = [
     "ADHOC_METHODS", "AdhocMethod", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
     "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
     "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "META_TESTS", "MISSING", "MetaTest",
-    "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order", "PROBABILITY_SCHEMES",
+    "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
+    "PROBABILITY_SCHEMES", "RANK_CORRELATIONS", "RankCorrelation",
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "SCORE_FORMATS", "ScoreFormat",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
 ]
@@ -69,6 +70,9 @@ CUBE_KINDS: tuple[CubeKind, ...] = get_args(CubeKind)
 MetaTest = Literal["bootstrap", "tukey", "both"]
 """The significance tests of the discriminative-power meta-evaluation."""
 META_TESTS: tuple[MetaTest, ...] = get_args(MetaTest)
+RankCorrelation = Literal["kendall", "tau_ap", "tau_ap_sym", "tau_ap_b"]
+"""The rank correlation coefficients of :func:`xdiv.meta.rank_correlation`."""
+RANK_CORRELATIONS: tuple[RankCorrelation, ...] = get_args(RankCorrelation)
 
 DesignTest = Literal["paired-t", "anova", "ci"]
 """The tests that topic-set-size design targets."""

@@ -5,6 +5,10 @@ Errors on bad input print one line (``xdiv: error: ...``) to standard error and 
 status 2; no traceback is shown. Every error and warning line is printed as
 :func:`xdiv.errors.shown` shows text: control characters escaped (``\\x1b``), at most
 :data:`~xdiv.errors.MESSAGE_LIMIT` characters.
+
+The command line starts lean: building the parser (``xdiv --version``, ``xdiv --help``,
+``xdiv COMMAND --help``) imports none of pandas, xarray, scipy, matplotlib and the like;
+each handler imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 
+from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
 from . import convert, demo, design, evaluate, measures, meta, official, plot, report, risk
 from .common import QUIET_HELP, refuse_empty_outputs
@@ -46,19 +50,11 @@ def parser() -> argparse.ArgumentParser:
         description="Evaluate diversified search results and meta-evaluate the measures.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
-    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
     for family in COMMAND_FAMILIES:
         family.add_parser(sub)
     return top
-
-
-def _version() -> str:
-    """The installed distribution's version (importlib.metadata)."""
-    try:
-        return version("xdiv")
-    except PackageNotFoundError:  # pragma: no cover - run from a source tree, not installed
-        return "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

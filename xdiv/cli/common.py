@@ -1,5 +1,8 @@
 """What every ``xdiv`` subcommand shares: declaring a subcommand, argument types, output
-checks, NetCDF inputs of a known kind and table printing."""
+checks, NetCDF inputs of a known kind and table printing.
+
+Lean to import, as every command module imports it while ``xdiv --help`` is built: the
+functions that need pandas, xarray or the readers import them when they run."""
 
 from __future__ import annotations
 
@@ -11,15 +14,15 @@ import os
 import sys
 import textwrap
 from collections.abc import Callable
-
-import pandas as pd
-import xarray as xr
+from typing import TYPE_CHECKING
 
 from .._warnings import warn
 from ..errors import InputError, XdivError, XdivWarning, shown
-from ..core.cube import summarize
 from ..io._guard import check_output_path
-from ..io.netcdf import open_cube
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
 
 QUIET_HELP = "print no warnings or progress bars"
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
@@ -112,6 +115,8 @@ def print_frame(frame: pd.DataFrame, fmt: str) -> None:
 
 def _shown_labels(frame: pd.DataFrame, limit: int) -> pd.DataFrame:
     """``frame`` with every text label and text cell passed through :func:`shown`."""
+    import pandas as pd
+
     def show(value):
         return shown(value, limit) if isinstance(value, str) else value
 
@@ -132,6 +137,8 @@ def _shown_labels(frame: pd.DataFrame, limit: int) -> pd.DataFrame:
 
 def summary_frame(scores: xr.Dataset) -> pd.DataFrame:
     """The run × metric table of mean scores, metrics in the cube's order."""
+    from ..core.cube import summarize
+
     means = summarize(scores)["mean"].transpose("run", "metric").to_pandas()
     means.columns.name = None
     return means[list(scores["metric"].values)]
@@ -145,6 +152,8 @@ def per_topic_frame(scores: xr.Dataset) -> pd.DataFrame:
     """The (run, topic) × metric table of per-topic scores, each run's topics followed by
     a row ``(run, "all")`` of its means (over the topics where each metric is defined, as
     :func:`summary_frame`); runs, topics and metrics in the cube's order."""
+    import pandas as pd
+
     metrics = list(scores["metric"].values)
     topics = scores["score"].transpose("run", "topic", "metric")
     means = summary_frame(scores)
@@ -246,6 +255,8 @@ def open_netcdf(path: str, kind: str) -> xr.Dataset:
     """A NetCDF file of the ``kind`` a command needs: ``"scores"`` (from ``xdiv evaluate
     -o``) or ``"meta"`` (from ``xdiv meta -o``), checked once by
     :func:`xdiv.io.netcdf.open_cube`; a bad file raises a one-line ``InputError`` naming it."""
+    from ..io.netcdf import open_cube
+
     return open_cube(path, kind)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from ..io.api import read_qrels
 from ..io._spool import spooled_inputs
 from .common import command, output
 from ..typing import ADHOC_METHODS
@@ -27,6 +26,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from ..io.api import read_qrels
+
     output(args.output, args.input)
     with spooled_inputs([args.input]) as spool:  # '-' and pipes too
         if args.eih:

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import os
 
-import pandas as pd
-import xarray as xr
-
-from .. import datasets
 from ..errors import XdivError
-from ..engine import evaluate
-from ..io.netcdf import to_netcdf
 from .common import command, output, print_frame, save_figure, summary_frame, whole
 
 DEMO_MEASURES = ["I-rec@10", "alpha-nDCG@10", "ERR-IA@10", "nDCG-IA@10", "D-nDCG@10",
@@ -50,6 +44,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    import pandas as pd
+    import xarray as xr
+
+    from .. import datasets
+    from ..engine import evaluate
+    from ..io.netcdf import to_netcdf
+
     if args.output == DEFAULT_OUTPUT:
         try:
             os.makedirs(DEMO_FOLDER, exist_ok=True)

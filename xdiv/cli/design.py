@@ -7,17 +7,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
-import numpy as np
-import pandas as pd
-import xarray as xr
+from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..core.cube import score_array
-from ..io.netcdf import to_netcdf
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
                      print_frame, renamed_option, save_figure, whole)
 from ..typing import DESIGN_TESTS, PAIR_VARIANCES, TABLE_FORMATS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
 
 ABOUT = ("Test-collection design from a score cube written by 'xdiv evaluate -o'. size: the "
          "number of topics each measure needs to detect a difference with a paired t test "
@@ -175,6 +174,8 @@ def _no_subcommand(args) -> int:
 
 def _open(args) -> xr.DataArray:
     """The cube's ``score`` array restricted to ``--measure``, after checking outputs."""
+    from ..core.cube import score_array
+
     if args.output:
         output(args.output, args.scores)
     if getattr(args, "plot", None):
@@ -185,6 +186,8 @@ def _open(args) -> xr.DataArray:
 
 
 def _finish(args, result: xr.Dataset, what: str, figure=None) -> int:
+    from ..io.netcdf import to_netcdf
+
     if args.output:
         result.attrs["scores"] = os.fspath(args.scores)
         print(f"{what} written to {to_netcdf(result, args.output)}", file=sys.stderr)
@@ -212,6 +215,8 @@ def _systems(args) -> int | None:
 
 
 def run_size(args) -> int:
+    import xarray as xr
+
     from .. import design
 
     scores = _open(args)
@@ -237,6 +242,8 @@ def run_size(args) -> int:
     result = xr.Dataset({"topic_set_size": sizes}, attrs=sizes.attrs)
 
     def figure():
+        import numpy as np
+
         from .. import plots
 
         largest = int(sizes.max()) * 5 // 4 + 2
@@ -261,6 +268,8 @@ def _n_topics(args) -> list[int]:
 
 
 def run_mdd(args) -> int:
+    import xarray as xr
+
     from .. import design
 
     n_topics = _n_topics(args)
@@ -281,6 +290,9 @@ def run_mdd(args) -> int:
 
 
 def run_pairs(args) -> int:
+    import numpy as np
+    import pandas as pd
+
     from .. import design
 
     scores = _open(args)
@@ -309,6 +321,8 @@ def run_pairs(args) -> int:
 
 
 def _bin_labels(result: xr.Dataset) -> list[str]:
+    import numpy as np
+
     return [f">= {lo:g}" if not np.isfinite(hi) else f"{lo:g}-{hi:g}"
             for lo, hi in zip(result["diff_bin"].values, result["diff_upper"].values)]
 
@@ -343,6 +357,9 @@ def run_swap(args) -> int:
 
 
 def run_gstudy(args) -> int:
+    import pandas as pd
+    import xarray as xr
+
     from .. import design
 
     scores = _open(args)
@@ -361,6 +378,8 @@ def run_gstudy(args) -> int:
     print_frame(table, args.format)
 
     def figure():
+        import numpy as np
+
         from .. import plots
 
         needed = np.nanmax(d["n_topics_phi"].values, initial=0)

@@ -6,14 +6,9 @@ from __future__ import annotations
 import os
 import sys
 
-import pandas as pd
-
-from ..kernels.meta import RANK_CORRELATIONS
-from ..core.labels import from_json
-from ..io.netcdf import to_netcdf
 from .common import about, command, level, open_netcdf, output, print_frame, \
     progress_wanted, whole
-from ..typing import META_TESTS
+from ..typing import META_TESTS, RANK_CORRELATIONS
 
 DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}
 """The replicates of each test when -B is not given (those of
@@ -78,8 +73,11 @@ def add_parser(sub) -> None:
 
 
 def run_meta(args) -> int:
+    import pandas as pd
+
     from ..analysis.meta import check_resampling, combine_tests, discriminative_power
     from ..errors import InputError, XdivError
+    from ..io.netcdf import to_netcdf
 
     tests = list(META_TESTS[:-1]) if args.test == "both" else [args.test]
     for test in tests:  # before any work: B against the level, each test's default B
@@ -109,6 +107,7 @@ def run_meta(args) -> int:
 
 def run_concordance(args) -> int:
     from ..analysis.meta import concordance
+    from ..core.labels import from_json
 
     scores = open_netcdf(args.scores, "scores")
     with about(args.scores):

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
-
-import xarray as xr
+from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..kernels.meta import RANK_CORRELATIONS
 from ..measures.registry import MAX_CUTOFF
 from .common import about, command, figure_output, open_netcdf, save_figure, whole
-from ..typing import META_TESTS
+from ..typing import META_TESTS, RANK_CORRELATIONS
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation")
 

@@ -6,16 +6,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-
-import numpy as np
-import pandas as pd
-import xarray as xr
+from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..core.cube import score_array
-from ..io.netcdf import to_netcdf
 from .common import about, command, nonnegative, open_netcdf, output, print_frame, renamed_option
 from ..typing import TABLE_FORMATS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
 
 ABOUT = ("Risk-sensitive evaluation of every run and measure of a score cube. URisk (TREC "
          "2013-2014 Web Track) is the mean per-topic difference from a baseline run, "
@@ -76,6 +75,8 @@ def _risk_alpha(args) -> float:
 
 def run(args) -> int:
     from .. import risk
+    from ..core.cube import score_array
+    from ..io.netcdf import to_netcdf
 
     args.alpha = _risk_alpha(args)
     if args.output:
@@ -113,6 +114,7 @@ def _pvalues(table: pd.DataFrame, fmt: str) -> pd.DataFrame:
     print 0.0000), and six significant digits in TSV/CSV (``1.23e-08``)."""
     if "p-value" not in table:
         return table
+    import numpy as np
 
     def text(p: float):
         if not np.isfinite(p):
@@ -126,6 +128,8 @@ def _pvalues(table: pd.DataFrame, fmt: str) -> pd.DataFrame:
 def _table(result: xr.Dataset, columns: dict[str, str]) -> pd.DataFrame:
     """One row per (metric, run), one column per variable; the first variable is over
     (metric, run), and GeoRisk's per-metric ``n_topics`` is repeated on every run's row."""
+    import pandas as pd
+
     grid = result[next(iter(columns))]
     return pd.DataFrame({label: result[name].broadcast_like(grid).transpose("metric", "run")
                          .to_series() for name, label in columns.items()})

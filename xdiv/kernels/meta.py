@@ -16,10 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InputError
-
-
-RANK_CORRELATIONS = ("kendall", "tau_ap", "tau_ap_sym", "tau_ap_b")
-"""The rank correlation coefficients of :func:`xdiv.meta.rank_correlation`, by name."""
+from ..typing import RANK_CORRELATIONS  # noqa: F401  (re-exported: K.RANK_CORRELATIONS)
 
 CHUNK = 250
 """Replicates drawn per block by the resampling tests (the draws, and so the results for a

@@ -1,0 +1,70 @@
+"""A lean command line: ``xdiv --version``, ``xdiv --help`` and ``xdiv COMMAND --help``
+build the parser without loading pandas, xarray, scipy, matplotlib and the like; only a
+command's handler loads what it needs, when it runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow", "tqdm")
+COMMANDS = ["demo", "measures", "meta", "concordance", "correlate", "risk", "design",
+            "design size", "design mdd", "design pairs", "design swap", "design gstudy",
+            "convert", "plot", "report"]
+"""Every subcommand (and design action) but ndeval, gdeval and evaluate."""
+
+# runs main(ARGV) in a fresh interpreter; prints its exit status and the heavy modules
+# then loaded, as JSON on the last line of standard output
+PROBE = f"""
+import json, sys
+from xdiv.cli import main
+try:
+    status = main(sys.argv[1:])
+except SystemExit as exc:
+    status = exc.code
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r})
+print(json.dumps([status, loaded]))
+"""
+
+
+def _start(*argv: str) -> tuple[int, str, list[str]]:
+    """Exit status, standard output (without the probe's line) and heavy modules loaded
+    by ``xdiv ARGV``."""
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    *out, last = proc.stdout.splitlines()
+    status, loaded = json.loads(last)
+    return status, "\n".join(out), loaded
+
+
+def test_version_loads_no_heavy_library():
+    status, out, loaded = _start("--version")
+    assert (status, loaded) == (0, [])
+    assert out.startswith("xdiv ")
+
+
+def test_help_loads_no_heavy_library():
+    status, out, loaded = _start("--help")
+    assert (status, loaded) == (0, [])
+    assert out.startswith("usage: xdiv")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_help_loads_no_heavy_library(command):
+    status, out, loaded = _start(*command.split(), "--help")
+    assert (status, loaded) == (0, [])
+    assert out.startswith(f"usage: xdiv {command}")
+
+
+def test_a_handler_still_loads_what_it_needs(tmp_path):
+    """The lean start defers the heavy imports, it does not drop them: a command that
+    reads a cube loads xarray when it runs (here to refuse a file that is none)."""
+    bad = tmp_path / "scores.nc"
+    bad.write_text("not a NetCDF file\n")
+    status, _, loaded = _start("meta", str(bad))
+    assert status == 2
+    assert "xarray" in loaded
