@@ -122,8 +122,12 @@ def greedy_search(qrels_levels: np.ndarray, valid: np.ndarray,
         gain = gain * np.broadcast_to(weights, lead + (n_int,)).reshape(-1, n_int)
     taken = np.zeros(rel.shape[:2], dtype=bool)
     out = np.zeros((rel.shape[0], depth))
+    by_intent = np.ascontiguousarray(np.moveaxis(rel, -1, 0))  # (intent, row, doc)
     for step in range(min(depth, width)):
-        candidate = sum_intents(np.where(rel, gain[:, None, :], 0.0))
+        # each document's gain summed over the intents in order, as sum_intents does
+        candidate = np.zeros(rel.shape[:2])
+        for i in range(n_int):
+            candidate = candidate + np.where(by_intent[i], gain[:, i, None], 0.0)
         candidate[taken] = -1.0
         pick = width - 1 - np.argmax(candidate[:, ::-1], axis=1)
         out[:, step] = np.maximum(candidate[rows, pick], 0.0)
