@@ -1,13 +1,18 @@
 """Benchmark: xdiv vs pytrec_eval vs ranx for nDCG@10 + AP, end to end from files.
 
 Usage: python benchmarks/bench_adhoc.py [--sizes small large] [--repeat 3] [--memory]
+                                        [--tools xdiv xdiv-stream pytrec_eval ranx]
 
 For each size the synthetic collection (xdiv.datasets.synthetic_frames, adhoc relevance by
 max level) is written as TREC files; each tool then reads the files and produces a
 per-topic table of nDCG@10 and AP, in this one process (warm: ranx's numba functions are
-compiled on a small input first). Reported: best-of-``repeat`` wall times and the ratios
-to xdiv. ``--memory`` re-runs each tool alone in a fresh subprocess and reports its peak
-resident memory (ru_maxrss).
+compiled on a small input first). Two xdiv variants: ``xdiv``, every run read into memory
+(``read_runs`` then ``evaluate``), and ``xdiv-stream``, the files read and scored block by
+block (``xdiv.engine.evaluate_files``, the default block size). Reported: best-of-``repeat``
+wall times, each tool's speed relative to pytrec_eval (pytrec_eval's time over the tool's)
+and, with ``--memory``, each tool's peak resident memory (VmHWM) run alone in a fresh
+subprocess, and its ratio to pytrec_eval's. The two xdiv variants' score tables are
+checked to be identical.
 
 Conventions: trec_eval's nDCG uses linear gains, so every tool computes linear-gain nDCG
 (xdiv: ``nDCG(gain=linear)@10``); AP is uncut (trec_eval's ``map``).
@@ -54,6 +59,15 @@ def run_xdiv(qrels: str, runs: list[str]) -> pd.DataFrame:
     return scores.score.to_dataframe().reset_index()
 
 
+def run_xdiv_stream(qrels: str, runs: list[str]) -> pd.DataFrame:
+    from xdiv.engine import evaluate_files
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        scores = evaluate_files(runs, xdiv.read_qrels(qrels), ["nDCG(gain=linear)@10", "AP"])
+    return scores.score.to_dataframe().reset_index()
+
+
 def _read_trec(path: str, qrels: bool) -> dict:
     out: dict = {}
     with open(path) as fh:
@@ -90,7 +104,8 @@ def run_ranx(qrels: str, runs: list[str]) -> pd.DataFrame:
     return pd.concat(frames)
 
 
-TOOLS = {"xdiv": run_xdiv, "pytrec_eval": run_pytrec_eval, "ranx": run_ranx}
+TOOLS = {"xdiv": run_xdiv, "xdiv-stream": run_xdiv_stream, "pytrec_eval": run_pytrec_eval,
+         "ranx": run_ranx}
 
 
 def peak_memory(tool: str, qrels: str, runs: list[str]) -> float:
@@ -110,7 +125,9 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=list(TOOLS))
     args = parser.parse_args()
+    tools = {name: TOOLS[name] for name in TOOLS if name in args.tools}
     with tempfile.TemporaryDirectory() as tmp:
         small_q, small_r = make_files(Path(tmp), "small") if "small" not in args.sizes else (
             None, None)
@@ -120,17 +137,26 @@ def main() -> None:
             qrels, runs = make_files(directory, size)
             if small_q is None:
                 small_q, small_r = qrels, runs
-            run_ranx(small_q, small_r[:1])  # numba compile outside the timings
+            if "ranx" in tools:
+                run_ranx(small_q, small_r[:1])  # numba compile outside the timings
+            if {"xdiv", "xdiv-stream"} <= set(tools):
+                same = run_xdiv(qrels, runs).equals(run_xdiv_stream(qrels, runs))
+                print(f"{size}: xdiv and xdiv-stream per-topic scores identical: {same}")
             times = {name: best_time(fn, qrels, runs, repeat=args.repeat)
-                     for name, fn in TOOLS.items()}
+                     for name, fn in tools.items()}
+            peaks = {name: peak_memory(name, qrels, runs) for name in tools} \
+                if args.memory else {}
             cfg = SIZES[size]
             print(f"{size}: {cfg['n_topics']} topics x {cfg['n_runs']} runs x depth "
-                  f"{cfg['depth']} (best of {args.repeat})")
+                  f"{cfg['depth']} (best of {args.repeat}; load average "
+                  f"{os.getloadavg()[0]:.1f})")
+            base = "pytrec_eval" if "pytrec_eval" in tools else next(iter(tools))
             for name, t in times.items():
-                line = f"  {name:12s} {t:8.2f} s   {t / times['xdiv']:6.2f}x xdiv's time"
+                line = f"  {name:12s} {t:8.2f} s   {times[base] / t:6.2f}x {base}'s speed"
                 if args.memory:
-                    line += f"   peak RSS {peak_memory(name, qrels, runs):8.0f} MiB"
-                print(line)
+                    line += (f"   peak RSS {peaks[name]:6.0f} MiB"
+                             f" ({peaks[name] / peaks[base]:.1f}x {base}'s)")
+                print(line, flush=True)
 
 
 if __name__ == "__main__":

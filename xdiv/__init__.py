@@ -23,7 +23,8 @@ from .options import get_options, set_options
 _NAMES = {
     "to_adhoc": "core.adhoc", "qrels_frame": "core.collection", "summarize": "core.cube",
     "judge": "core.judge", "build_runs": "core.runs", "decode_docnos": "core.runs",
-    "runs_frame": "core.runs", "evaluate": "engine", "build_collection": "io.api",
+    "runs_frame": "core.runs", "evaluate": "engine", "evaluate_files": "engine",
+    "build_collection": "io.api",
     "read_qrels": "io.api", "set_doc_lengths": "io.api", "set_probabilities": "io.api",
     "write_qrels": "io.api", "write_run": "io.api", "attach_hierarchy": "io.hierarchy",
     "read_imine": "io.imine", "open_cube": "io.netcdf", "open_dataset": "io.netcdf",
@@ -61,7 +62,8 @@ register_accessors_when_loaded()
 __all__ = [
     "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError",
     "XdivWarning", "attach_hierarchy", "build_collection", "build_runs", "datasets",
-    "decode_docnos", "evaluate", "get_options", "hierarchy", "imine", "judge",
+    "decode_docnos", "evaluate", "evaluate_files", "get_options", "hierarchy", "imine",
+    "judge",
     "measure_set", "open_cube", "open_dataset", "parse_measure", "qrels_frame",
     "read_imine", "read_probabilities", "read_qrels", "read_run", "read_runs",
     "read_topics", "registry", "resolve_measure", "runs_frame", "set_doc_lengths",

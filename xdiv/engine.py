@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
@@ -12,15 +13,16 @@ from .core.collection import check_collection
 from .core.adhoc import measure_judgments
 from .errors import AlignmentWarning, InputError, XdivWarning
 from .core.hierarchy import flat_hierarchy
-from .core.labels import from_json, object_strings, preview, to_json
+from .core.labels import from_json, natural_sorted, object_strings, preview, to_json
 from .measures.common import MEMO
 from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
 from .core.judge import check_runs, judged_cube
 from ._warnings import warn
-from .typing import ADHOC_METHODS, MISSING, AdhocMethod, Missing
+from .typing import (ADHOC_METHODS, MISSING, AdhocMethod, Duplicates, Missing,
+                     Order)
 
-__all__ = ["evaluate", "requested_measures"]
+__all__ = ["evaluate", "evaluate_files", "requested_measures"]
 
 
 def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
@@ -102,35 +104,156 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     >>> scores["score"].sel(run="fig1", topic="1").round(4).to_series().to_dict()
     {'nDCG@5': 0.7186, 'alpha-nDCG@5': 0.8449, 'Ef-P@5': 0.6}
     """
+    plan = _plan(collection, metrics, missing, adhoc, runs=runs)
+    result, unjudged = _scores(runs, plan, progress=progress)
+    _warn_unjudged_runs(unjudged)
+    _warn_alignment(result)
+    return result
+
+
+def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | Measure], *,
+                   order: Order = "score-docno-desc", duplicates: Duplicates = "error",
+                   missing: Missing = "zero", adhoc: AdhocMethod | None = None,
+                   block: int | None = None, progress: bool = False) -> xr.Dataset:
+    """Score run files block by block, holding only a few files' run lines at a time.
+
+    The streaming form of ``evaluate(read_runs(paths), collection, metrics)``: the files
+    are read in one pass, in blocks of a few files (:func:`xdiv.io.runfiles.read_run_blocks`),
+    worker threads parsing and ranking the next block while the current one is scored;
+    each block is evaluated as :func:`evaluate` evaluates runs, and the blocks' scores are
+    put together. The result is identical, bit for bit and attributes included, to the
+    all-in-memory evaluation, and so are the errors and warnings (each warning about the
+    run set is given once, after the last block), while the memory held stays that of two
+    blocks whatever the number of files. No dask is involved.
+
+    Parameters
+    ----------
+    paths : str, path-like or list of them
+        Run files (gzip allowed), or a glob pattern (``"runs/*.gz"``), as
+        :func:`xdiv.read_runs` takes them.
+    collection : xarray.Dataset
+        A collection (:func:`xdiv.read_qrels`), read once.
+    metrics
+        As in :func:`evaluate`.
+    order, duplicates
+        As in :func:`xdiv.read_runs`.
+    missing, adhoc
+        As in :func:`evaluate`.
+    block : int, optional
+        Files per block; by default blocks hold about
+        :data:`xdiv.io.runfiles.STREAM_BLOCK_BYTES` of run text (gzip files counted at
+        :data:`xdiv.io.runfiles.GZIP_RATIO` times their size), at least one file each.
+    progress : bool
+        Show a progress bar on standard error, one step per file.
+
+    Returns
+    -------
+    xarray.Dataset
+        The score cube of :func:`evaluate`: runs sorted by name, topics the union of the
+        runs' and the collection's.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import xdiv
+    >>> from xdiv.engine import evaluate_files
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name)
+    >>> _ = (path / "qrels.txt").write_text("1 0 d1 1\\n1 0 d2 0\\n1 0 d3 2\\n")
+    >>> _ = (path / "a.run").write_text("1 Q0 d1 1 2.0 runA\\n1 Q0 d2 2 1.0 runA\\n")
+    >>> _ = (path / "b.run").write_text("1 Q0 d3 1 3.0 runB\\n1 Q0 d1 2 2.0 runB\\n")
+    >>> collection = xdiv.read_qrels(path / "qrels.txt")
+    >>> scores = evaluate_files(str(path / "*.run"), collection, ["P@2", "AP"], block=1)
+    >>> scores["score"].sel(topic="1").round(4).to_pandas()
+    run     runA  runB
+    metric
+    P@2      0.5   1.0
+    AP       0.5   1.0
+    >>> eager = xdiv.evaluate(xdiv.read_runs(str(path / "*.run")), collection, ["P@2", "AP"])
+    >>> scores.identical(eager)
+    True
+    >>> folder.cleanup()
+    """
+    from .io.runfiles import read_run_blocks  # the engine reads files only here
+
+    plan = _plan(collection, metrics, missing, adhoc, warn_types=False)
+    parts = [_scores(runs, plan) for runs in read_run_blocks(
+        paths, order=order, duplicates=duplicates, block=block, progress=progress)]
+    _warn_intent_types(plan)
+    result = _joined([result for result, _ in parts], plan)
+    _warn_unjudged_runs([run for _, unjudged in parts for run in unjudged])
+    _warn_alignment(result)
+    return result
+
+
+@dataclass
+class _Plan:
+    """What an evaluation computes, checked once: the measures, their labels and
+    conversions, and the collection they read."""
+
+    collection: xr.Dataset
+    labels: list[str]
+    measures: list[Measure]
+    computed: list[Measure]
+    missing: str
+    adhoc: str | None
+    typed: list[str]
+    """The measures that tell intent types apart, when the collection has no topic file."""
+    memo: dict = field(default_factory=dict)
+    """The collection's share of the judging, kept from block to block (see
+    :func:`xdiv.core.judge.judged_cube`)."""
+
+
+def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None,
+          warn_types: bool = True) -> _Plan:
+    """The checked plan (``runs`` checked too when given); ``warn_types`` gives the
+    warning of :func:`_warn_intent_types` at once."""
     if missing not in MISSING:
         raise InputError(f"missing must be 'zero' or 'nan', not {missing!r}")
-    check_runs(runs, "evaluate: runs")
+    if runs is not None:
+        check_runs(runs, "evaluate: runs")
     check_collection(collection, "evaluate: collection")
     labels, measures = requested_measures(metrics)
     typed = [m.name for m in measures if m.definition.uses_intent_types]
-    if typed and not collection.attrs.get("topics"):
-        warn(f"{preview(typed, 5)}: the collection was read without a topic file, "
-             "so every intent is taken as informational (these measures treat "
-             "navigational intents differently; give the qrels their topic file)",
-             XdivWarning)
+    plan = _Plan(collection, labels, measures, [], missing, adhoc,
+                 typed if not collection.attrs.get("topics") else [])
+    if warn_types:
+        _warn_intent_types(plan)
     if adhoc is not None and adhoc not in ADHOC_METHODS:
         raise InputError(f"adhoc must be 'max', 'count' or None, not {adhoc!r}")
     computed = [with_adhoc(m, adhoc) for m in measures]  # each with its conversion decided
     if "node_covers" not in collection and any(m.definition.family == "hierarchy"
                                                for m in measures):
-        collection = flat_hierarchy(collection)
+        plan.collection = flat_hierarchy(collection)
+    plan.computed = computed
+    return plan
+
+
+def _warn_intent_types(plan: _Plan) -> None:
+    if plan.typed:
+        warn(f"{preview(plan.typed, 5)}: the collection was read without a topic file, "
+             "so every intent is taken as informational (these measures treat "
+             "navigational intents differently; give the qrels their topic file)",
+             XdivWarning)
+
+
+def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
+            ) -> tuple[xr.Dataset, list[str]]:
+    """The score cube of checked ``runs``, without its warnings, and the runs that
+    retrieved no judged document (none listed for dask-backed runs)."""
+    collection, measures, computed = plan.collection, plan.measures, plan.computed
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
-    cube = judged_cube(runs, collection, depth=depth)
+    cube = judged_cube(runs, collection, depth=depth, memo=plan.memo)
     cube.attrs[MEMO] = {}  # work the measures share within this evaluation
-    _warn_unjudged_runs(cube)
+    unjudged = _unjudged_runs(cube)
     steps = tqdm(zip(computed, measure_judgments(cube, computed)), total=len(computed),
                  desc="evaluating", unit="measure", disable=not progress, leave=False)
     scores = [m.definition.compute(judged, m).transpose("run", "topic") for m, judged in steps]
     score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
                       join="override")
-    score = score.assign_coords(metric=object_strings(labels),
+    score = score.assign_coords(metric=object_strings(plan.labels),
                                 canonical=("metric", object_strings([m.name for m in measures])))
-    if missing == "nan":
+    if plan.missing == "nan":
         score = score.where(cube["retrieved"])
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
                                            cube["intent_valid"].values.any(axis=1)) if not ok]
@@ -140,8 +263,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
              to_json(m.params) for m in computed]))},
         attrs={
             "xdiv_kind": "scores",
-            "missing": missing,
-            "adhoc": adhoc or "",
+            "missing": plan.missing,
+            "adhoc": plan.adhoc or "",
             "probabilities": collection.attrs.get("probabilities", ""),
             "collection": collection.attrs.get("source", ""),
             "runs": runs.attrs.get("source", ""),
@@ -153,19 +276,59 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
             "topics_not_in_runs": cube.attrs["topics_not_in_runs"],
         },
     )
-    _warn_alignment(result)
-    return result
+    return result, unjudged
 
 
-def _warn_unjudged_runs(cube: xr.Dataset) -> None:
-    """Name the runs none of whose documents is judged (wrong year, wrong collection or a
-    docno typo): they score 0 on every measure. Not checked on dask-backed runs, whose
-    documents are only read when the scores are computed."""
+def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
+    """The score cubes of blocks of runs as the one cube of all the runs: runs in natural
+    order, topics the union of every block's (a block lacks only topics that are not in
+    the collection, which score NaN for every run that did not retrieve them, as the
+    whole cube has them) and the attributes of the whole."""
+    if len(parts) == 1:
+        return parts[0]
+    names = [str(r) for part in parts for r in part["run"].values]
+    runs = natural_sorted(names)
+    where = {name: k for k, name in enumerate(names)}
+    topics = natural_sorted([str(t) for part in parts for t in part["topic"].values])
+    position = {topic: k for k, topic in enumerate(topics)}
+    labels = object_strings(topics)
+    score = xr.concat([part["score"].reindex(topic=labels) for part in parts], dim="run",
+                      coords="minimal", compat="override", join="override")
+    score = score.isel(run=[where[name] for name in runs])
+
+    def union(key: str) -> list[str]:
+        found = {t for part in parts for t in from_json(part.attrs[key])}
+        return sorted(found, key=position.__getitem__)
+
+    sources = {k: v for part in parts for k, v in from_json(part.attrs["runs"]).items()} \
+        if all(part.attrs["runs"] for part in parts) else None
+    lacking = {k: v for part in parts
+               for k, v in from_json(part.attrs["topics_not_in_runs"]).items()}
+    attrs = dict(parts[0].attrs)
+    attrs.update({
+        "runs": to_json({name: sources[name] for name in runs}) if sources is not None
+        else parts[0].attrs["runs"],
+        "topics_without_relevant": to_json(union("topics_without_relevant")),
+        "topics_not_in_qrels": to_json(union("topics_not_in_qrels")),
+        "topics_not_in_runs": to_json({name: lacking[name] for name in runs
+                                       if name in lacking}),
+    })
+    return xr.Dataset({"score": score, "params": parts[0]["params"]}, attrs=attrs)
+
+
+def _unjudged_runs(cube: xr.Dataset) -> list[str]:
+    """The runs none of whose documents is judged; not checked on dask-backed runs,
+    whose documents are only read when the scores are computed."""
     if cube["judged"].chunks is not None:
-        return
+        return []
     unjudged = ~cube["judged"].any(("topic", "rank")).values
-    if unjudged.any():
-        runs = [str(r) for r in cube["run"].values[unjudged]]
+    return [str(r) for r in cube["run"].values[unjudged]]
+
+
+def _warn_unjudged_runs(runs: list[str]) -> None:
+    """Name the runs none of whose documents is judged (wrong year, wrong collection or a
+    docno typo): they score 0 on every measure."""
+    if runs:
         warn(f"{len(runs)} run(s) retrieved no judged document, and score 0 (is the "
                       f"run of another collection or year?): {preview(runs)}", XdivWarning)
 

@@ -7,22 +7,24 @@ import io
 import os
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
-import xarray as xr
-
-from ..io.api import read_qrels
 from ..errors import XdivError
-from ..engine import evaluate
-from ..io._spool import spooled_inputs
-from ..measures.names import expand_measures
-from ..io.netcdf import to_netcdf
-from ..formats.ndeval import ndeval_csv
-from ..formats.trec_eval import trec_eval_lines
-from ..io.runfiles import block_progress, read_runs
-from ..core.runs import ORDER_HELP
 from .common import command, expand_inputs, names_input, nonnegative, output, \
     per_topic_frame, print_frame, progress_wanted, summary_frame, whole
-from ..typing import ADHOC_METHODS, DUPLICATES, HIERARCHY_KINDS, MISSING, NODE_WEIGHTS, ORDERS, SCORE_FORMATS
+from ..typing import ADHOC_METHODS, DUPLICATES, HIERARCHY_KINDS, MISSING, NODE_WEIGHTS, \
+    ORDER_HELP, ORDERS, SCORE_FORMATS
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+STREAM_BYTES = 256 << 20
+"""Run text above which ``xdiv evaluate`` streams by default (gzip files counted at four
+times their size)."""
+
+STREAM_MEMORY_SHARE = 10
+"""``xdiv evaluate`` also streams by default when the run text exceeds this fraction
+(1/10) of the available memory: all runs in memory take about twice their text."""
 
 EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/*.gz -m alpha-nDCG@20 ERR-IA@20 D#-nDCG@10 --topics topics.xml
@@ -100,6 +102,16 @@ def add_parser(sub) -> None:
                     help="read and evaluate the runs K at a time, without holding them all "
                          "in memory (a first pass checks every file; for run sets larger than "
                          "memory; see the docs on dask for clusters)")
+    streaming = ev.add_mutually_exclusive_group()
+    streaming.add_argument("--stream", dest="stream", action="store_true", default=None,
+                           help="read and score the run files a few at a time, in one "
+                                "pass, holding only those files' lines in memory (the "
+                                "default when the run files hold more than 256 MiB of text, "
+                                "gzip files counted at 4 times their size, or more than a "
+                                "tenth of the available memory); the scores are identical")
+    streaming.add_argument("--no-stream", dest="stream", action="store_false",
+                           help="read every run into memory before scoring (the default "
+                                "for smaller run sets)")
     ev.add_argument("-o", "--output", help="write the score cube to this NetCDF file")
 
 
@@ -109,6 +121,8 @@ def split_files_from_measures(args) -> None:
     other word that names an existing file is a qrels or run file (in the order given); a
     path-like word that is neither is an error naming both readings. Other words stay
     measures, so that their parse error is reported."""
+    from ..measures.names import expand_measures
+
     files = ([args.qrels] if args.qrels else []) + args.runs
     measures = []
     for word in args.measures:
@@ -130,7 +144,13 @@ def split_files_from_measures(args) -> None:
 
 
 def run(args) -> int:
+    from ..io._spool import spooled_inputs
+    from ..io.netcdf import to_netcdf
+
     split_files_from_measures(args)
+    if args.chunks and args.stream:
+        raise XdivError("--stream and --chunks K are two ways of bounding the memory: "
+                        "give one of them")
     if args.default_length is not None and args.doc_lengths is None:
         raise XdivError("--default-length needs --doc-lengths FILE")
     if args.output:
@@ -148,7 +168,13 @@ def run(args) -> int:
 
 def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     """The score cube of the runs ``run_paths`` against the qrels ``qrels`` (readable
-    regular files), with the collection and evaluation options of ``args``."""
+    regular files), with the collection and evaluation options of ``args``: streamed
+    (:func:`xdiv.engine.evaluate_files`) when ``--stream`` is given or, without
+    ``--no-stream``, when :func:`stream_wanted`; lazily with dask for ``--chunks``."""
+    from ..engine import evaluate, evaluate_files as evaluate_streamed
+    from ..io.api import read_qrels
+    from ..io.runfiles import block_progress, read_runs
+
     collection = read_qrels(qrels, topics=args.topics, probabilities=args.probabilities,
                             strict_topics=args.strict_topics, doc_lengths=args.doc_lengths,
                             default_length=args.default_length)
@@ -158,6 +184,11 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
         collection = attach_hierarchy(collection, args.hierarchy, kind=args.hierarchy_kind,
                                       weights=args.node_weights)
     progress = progress_wanted(args)
+    stream = args.stream if args.stream is not None else stream_wanted(run_paths)
+    if stream and not args.chunks:
+        return evaluate_streamed(run_paths, collection, args.measures, order=args.order,
+                                 duplicates=args.duplicates, missing=args.missing,
+                                 adhoc=args.adhoc, progress=progress)
     runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,
                      progress=progress, chunks=args.chunks and {"run": args.chunks})
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc,
@@ -168,8 +199,36 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     return scores
 
 
+def stream_wanted(run_paths: list[str]) -> bool:
+    """Whether the run files are large enough to be streamed by default: more than
+    :data:`STREAM_BYTES` of text, or more than a :data:`STREAM_MEMORY_SHARE`-th of the
+    available memory (gzip files counted at four times their size)."""
+    from ..io.runfiles import text_size
+
+    total = sum(text_size(path) for path in run_paths)
+    available = available_memory()
+    return total > STREAM_BYTES or (available is not None
+                                    and total * STREAM_MEMORY_SHARE > available)
+
+
+def available_memory() -> int | None:
+    """The memory available to new allocations in bytes (``MemAvailable`` of
+    /proc/meminfo), or None where it is not known."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def print_scores(args, scores: xr.Dataset) -> None:
     """Print ``scores`` as ``--format`` and ``--per-topic`` ask."""
+    from ..formats.ndeval import ndeval_csv
+    from ..formats.trec_eval import trec_eval_lines
+
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
     elif args.format == "trec_eval":

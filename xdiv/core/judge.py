@@ -19,7 +19,7 @@ __all__ = ["check_runs", "judge", "judged_cube"]
 
 # ---------------------------------------------------------------------------- judging
 
-def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
+def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray, judged=None) -> dict:
     """The collection's judged (topic, docno) pairs, indexed by the runs' docno codes.
 
     Each judged docno is looked up once in the run vocabulary (a hash join of the two
@@ -32,6 +32,8 @@ def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
         The runs' ``docno(docid)``, sorted ascending.
     docno_grid : numpy.ndarray
         The collection's ``docno(topic, doc)`` (``""`` in padding) on the runs' topics.
+    judged : tuple, optional
+        ``_judged_docnos(docno_grid)``, when computed already.
 
     Returns
     -------
@@ -41,22 +43,33 @@ def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray) -> dict:
         of code ``c`` are ``starts[c]:starts[c + 1]`` (padding's -1 reads an empty range).
     """
     width = len(vocabulary)
-    topic, slot = np.nonzero(docno_grid != "")
-    judged = pc.dictionary_encode(pa.array(np.asarray(docno_grid[topic, slot], dtype=object),
-                                           pa.string()))
+    topic, slot, indices, dictionary = (judged if judged is not None
+                                        else _judged_docnos(docno_grid))
     # the vocabulary is searched in the judged docnos (hashing the smaller side)
     where = pc.index_in(pa.array(np.asarray(vocabulary, dtype=object), pa.string()),
-                        value_set=judged.dictionary)
-    code_of = np.full(len(judged.dictionary), -1, dtype=np.int64)
+                        value_set=dictionary)
+    code_of = np.full(len(dictionary), -1, dtype=np.int64)
     code_of[where.drop_null().to_numpy()] = np.flatnonzero(~np.asarray(where.is_null()))
-    code = code_of[judged.indices.to_numpy(zero_copy_only=False)]
+    code = code_of[indices]
     inside = code >= 0
     topic, slot, code = topic[inside], slot[inside], code[inside]
-    by_code = np.lexsort((topic, code))
-    starts = np.searchsorted(code[by_code], np.arange(width + 2)).astype(np.int32)
+    # by code, then topic (one integer key)
+    by_code = np.argsort(code * (int(topic.max(initial=0)) + 1) + topic, kind="stable")
+    starts = np.zeros(width + 2, dtype=np.int32)  # starts[c]: the pairs of codes below c
+    np.cumsum(np.bincount(code, minlength=width + 1), out=starts[1:])
     return {"topics": np.append(topic[by_code], -1).astype(np.int32),
             "slots": np.append(slot[by_code], -1).astype(np.int32),
             "starts": starts, "steps": int(np.diff(starts).max(initial=0)).bit_length()}
+
+
+def _judged_docnos(docno_grid: np.ndarray) -> tuple:
+    """The (topic, slot) of every judged docno of the collection's ``docno(topic, doc)``
+    grid, and the docnos dictionary-encoded, as indices into distinct docnos (what
+    :func:`_judged_keys` needs of the collection, whatever the runs)."""
+    topic, slot = np.nonzero(docno_grid != "")
+    judged = pc.dictionary_encode(pa.array(np.asarray(docno_grid[topic, slot], dtype=object),
+                                           pa.string()))
+    return topic, slot, judged.indices.to_numpy(zero_copy_only=False), judged.dictionary
 
 
 def _lookup_slots(doc, topic_index, *, topics, slots, starts, steps):
@@ -182,19 +195,32 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
 
 
 def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
-                depth: int | None = None) -> xr.Dataset:
+                depth: int | None = None, memo: dict | None = None) -> xr.Dataset:
     """:func:`judge` of runs and a collection its caller has checked already
-    (:func:`xdiv.evaluate` checks them once, at its entry)."""
+    (:func:`xdiv.evaluate` checks them once, at its entry). ``memo``, a dict the caller
+    keeps for one collection, holds the work that depends only on the collection and the
+    topics (the aligned collection, its judged docnos and ideal lists), for the next call
+    with the same collection (blocks of runs evaluated one after the other)."""
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
     if depth is not None:
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))
     runs = _on_topics(runs, topics, {"doc": -1, "score": np.nan, "length": 0})
-    coll = _align_collection(collection, topics)
+    key = tuple(topics)
+    if memo is None or key not in memo:
+        coll = _align_collection(collection, topics)
+        ideal = xr.apply_ufunc(ideal_levels, coll["qrels_level"], input_core_dims=[["doc"]],
+                               output_core_dims=[["ideal_rank"]])
+        judged = _judged_docnos(coll["docno"].values)
+        if memo is not None:
+            memo.clear()  # one set of topics kept: the common case is a single one
+            memo[key] = coll, ideal, judged
+    else:
+        coll, ideal, judged = memo[key]
 
     topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
     slot = xr.apply_ufunc(
         _lookup_slots, runs["doc"], topic_index,
-        kwargs=_judged_keys(runs["docno"].values, coll["docno"].values),
+        kwargs=_judged_keys(runs["docno"].values, coll["docno"].values, judged),
         dask="parallelized", output_dtypes=[np.int32],
     )
     level = _judged_levels(slot, coll["qrels_level"], "intent")
@@ -217,9 +243,7 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
             "retrieved": runs["length"] > 0,
         }
     ).merge(coll)
-    cube["ideal_level"] = xr.apply_ufunc(
-        ideal_levels, coll["qrels_level"], input_core_dims=[["doc"]],
-        output_core_dims=[["ideal_rank"]])
+    cube["ideal_level"] = ideal
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
 

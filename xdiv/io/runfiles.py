@@ -37,9 +37,10 @@ from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
                          warn_rank_disagreements)
 from .trec import RUN_LAYOUT, RunColumns, read_run_columns
 from ._columns import read_columns
+from ._guard import is_gzip
 from ..typing import DUPLICATES
 
-__all__ = ["block_progress", "read_run", "read_runs"]
+__all__ = ["block_progress", "read_run", "read_run_blocks", "read_runs"]
 
 _BLOCK_PREFIX = "xdiv-read-runs-"
 """The start of the dask key of a task that reads one block of run files."""
@@ -153,28 +154,190 @@ def _parsed(files: list[str]):
 
 
 def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
-    """All files in memory: their docnos are coded once, together, into the sorted
-    vocabulary, then each file is ranked and laid out on the codes."""
-    columns: dict[str, RunColumns] = {}
+    """All files in memory. Groups of files are parsed, coded into their group's sorted
+    docno vocabulary and ranked by worker threads while the caller takes the previous
+    group; the groups' vocabularies are then merged into the dataset's (one hash pass and
+    one sort of the distinct docnos) and the codes remapped, which keeps their order."""
     disagreements: list = []
-    for path, table in _parsed(files):
-        run = read_run_columns(path, table=table)
-        _check_name(run, columns)
-        columns[run.name] = run
-        bar.update(1)
-    names = natural_sorted(list(columns))
-    encoded = pc.dictionary_encode(pa.chunked_array([columns[n].docno for n in names],
+    blocks = list(_coded_blocks(files, _split(files, None, _GROUP_BYTES), order, duplicates,
+                                bar, disagreements))
+    warn_rank_disagreements(disagreements, order)
+    if len(blocks) == 1:
+        words, maps = blocks[0].words, [None]
+    else:
+        encoded = pc.dictionary_encode(pa.chunked_array([b.words for b in blocks],
+                                                        type=pa.string()))
+        # the chunks share one dictionary
+        words, rank_of = _sorted_words(encoded.chunks[-1].dictionary)
+        maps = [rank_of[chunk.indices.to_numpy(zero_copy_only=False)]
+                for chunk in encoded.chunks]
+    vocabulary = np.asarray(words.to_pylist(), dtype=object)
+    recode = {g.name: code for b, code in zip(blocks, maps, strict=True) for g in b.grids}
+    grids = _natural([g for b in blocks for g in b.grids])
+    doc, score = _fill(grids, codes=[recode[g.name] for g in grids])
+    return _assemble(grids, vocabulary, order, doc, score)
+
+
+def _natural(grids: list[_FileGrids]) -> list[_FileGrids]:
+    """``grids`` in the natural order of their run names."""
+    by_name = {g.name: g for g in grids}
+    return [by_name[name] for name in natural_sorted(list(by_name))]
+
+
+def read_run_blocks(paths, *, order: Order = "score-docno-desc",
+                    duplicates: Duplicates = "error", block: int | None = None,
+                    progress: bool = False):
+    """The run files ``paths`` as a sequence of small Runs datasets, one per block of
+    files, read in one pass: a block is parsed, coded and ranked by worker threads while
+    the caller works on the one before, and only two blocks' run lines are held at a
+    time (the streaming evaluation, :func:`xdiv.engine.evaluate_files`).
+
+    Each dataset is what :func:`read_runs` gives for the block's files (its own docno
+    vocabulary, topics and depth), except that two files of different blocks giving the
+    same run name are an error too, and that the warning about runs whose rank column
+    and scores disagree is given once, for all the files, after the last block. ``block``
+    is the number of files per block; by default blocks hold about
+    :data:`STREAM_BLOCK_BYTES` of run text.
+    """
+    if order not in ORDERS:
+        raise InputError(f"order must be one of {ORDERS}, not {order!r}")
+    if duplicates not in DUPLICATES:
+        raise InputError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
+    if block is not None and (isinstance(block, bool) or not isinstance(
+            block, (int, np.integer)) or block < 1):
+        raise InputError(f"block must be a positive integer, not {block!r}")
+    files = _expand(paths)
+    disagreements: list = []
+    with tqdm(total=len(files), desc="reading runs", unit="file", disable=not progress,
+              leave=False) as bar:
+        for coded in _coded_blocks(files, _split(files, block, STREAM_BLOCK_BYTES), order,
+                                   duplicates, bar, disagreements):
+            grids = _natural(coded.grids)
+            vocabulary = np.asarray(coded.words.to_pylist(), dtype=object)
+            yield _assemble(grids, vocabulary, order, *_fill(grids))
+    warn_rank_disagreements(disagreements, order)
+
+
+STREAM_BLOCK_BYTES = 48 << 20
+"""Run text per block of :func:`read_run_blocks` by default (gzip files counted at
+:data:`GZIP_RATIO` times their size)."""
+
+_GROUP_BYTES = 96 << 20
+"""Run text per group of files coded together by the eager reader."""
+
+GZIP_RATIO = 4
+"""The text size of a gzip run file taken as this many times its size on disk."""
+
+
+def text_size(path: str) -> int:
+    """The size in bytes of the text of run file ``path``, estimated for gzip files
+    (:data:`GZIP_RATIO`); 0 for what is no regular file (a pipe)."""
+    try:
+        size = os.path.getsize(path)
+        return size * GZIP_RATIO if size and is_gzip(path) else size
+    except OSError:
+        return 0
+
+
+def _split(files: list[str], count: int | None, size: int) -> list[list[str]]:
+    """``files`` in blocks of ``count`` files, or of about ``size`` bytes of text."""
+    if count is not None:
+        return [files[k:k + count] for k in range(0, len(files), count)]
+    blocks, held = [[]], 0
+    for path in files:
+        if blocks[-1] and held >= size:
+            blocks.append([])
+            held = 0
+        blocks[-1].append(path)
+        held += text_size(path)
+    return blocks
+
+
+@dataclass
+class _Coded:
+    """A block of run files ranked on the codes of the block's sorted docnos."""
+
+    words: pa.Array
+    grids: list
+    runs: list | None = None
+    """The files' columns, when the caller ranks them (the ranking may warn)."""
+    codes: list | None = None
+    found: list | None = None
+    """Rank disagreements of the files (see :func:`xdiv.core.runs.rank_disagreements`)."""
+
+
+def _parse(path: str) -> dict:
+    return read_columns(path, RUN_LAYOUT, optional_last=True)
+
+
+def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Coded:
+    """(In a worker thread.) The files ``items`` (``(path, parsed future)``) coded into
+    their sorted docnos together and, when ``rank`` (only errors can come of it, no
+    warning), ranked."""
+    runs = [read_run_columns(path, warn=False, table=parsed.result()) for path, parsed in items]
+    encoded = pc.dictionary_encode(pa.chunked_array([run.docno for run in runs],
                                                     type=pa.string()))
     # the chunks share one dictionary
     words, rank_of = _sorted_words(encoded.chunks[-1].dictionary)
-    vocabulary = np.asarray(words.to_pylist(), dtype=object)
+    codes = [rank_of[chunk.indices.to_numpy(zero_copy_only=False)] for chunk in encoded.chunks]
+    del encoded
+    if not rank:
+        return _Coded(words, [], runs=runs, codes=codes)
+    found: list = []
     grids = []
-    for name, chunk in zip(names, encoded.chunks, strict=True):
-        code = rank_of[chunk.indices.to_numpy(zero_copy_only=False)]
-        grids.append(_file_grids(columns.pop(name), code, vocabulary.__getitem__, order,
-                                 duplicates, disagreements=disagreements))
-    warn_rank_disagreements(disagreements, order)
-    return _assemble(grids, vocabulary, order, *_fill(grids))
+    for k in range(len(runs)):
+        grids.append(_file_grids(runs[k], codes[k], lambda c: words[int(c)].as_py(), order,
+                                 duplicates, disagreements=found))
+        runs[k] = codes[k] = None  # the columns are released once ranked
+    return _Coded(words, grids, found=found)
+
+
+def _coded_blocks(files: list[str], blocks: list[list[str]], order: Order,
+                  duplicates: Duplicates, bar, disagreements: list):
+    """Each block of ``blocks`` as a :class:`_Coded`, in order. Two threads parse the files
+    (decompression and splitting release the GIL) and a third codes and ranks them, the
+    next block while the caller takes the current one. Each file's errors are raised, and
+    its warnings given, when its turn comes (in the order of ``files``); two files giving
+    the same run name are an error."""
+    rank = duplicates == "error"  # with "first", a kept duplicate warns: ranked here
+    seen: dict[str, str] = {}
+    parsers = ThreadPoolExecutor(max_workers=_READERS)
+    coder = ThreadPoolExecutor(max_workers=1)
+    pending: collections.deque = collections.deque()
+
+    def submit(block: list[str]) -> None:
+        items = [(path, parsers.submit(_parse, path)) for path in block]
+        pending.append((items, coder.submit(_code_block, items, order, duplicates, rank)))
+
+    upcoming = iter(blocks)
+    try:
+        submit(next(upcoming))
+        while pending:
+            items, coded = pending.popleft()
+            following = next(upcoming, None)
+            if following is not None:  # parsed and coded while this one is used
+                submit(following)
+            for path, parsed in items:
+                run = read_run_columns(path, table=parsed.result())  # errors, warnings
+                if run.name in seen:
+                    raise InputError(f"{run.path}: run name {run.name!r} is also the name "
+                                     f"of {seen[run.name]}")
+                seen[run.name] = run.path
+                bar.update(1)
+            del items, run
+            block = coded.result()
+            if block.runs is not None:
+                words = block.words
+                block.grids = [_file_grids(run, code, lambda c: words[int(c)].as_py(), order,
+                                           duplicates, disagreements=disagreements)
+                               for run, code in zip(block.runs, block.codes)]
+                block.runs = block.codes = None
+            else:
+                disagreements.extend(block.found)
+            yield block
+    finally:
+        for pool in (parsers, coder):
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _read_lazy(files, block: int, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
@@ -217,6 +380,10 @@ def _extent(grids: list[_FileGrids]) -> tuple[list[str], int]:
 
 def _assemble(grids, vocabulary, order, doc, score) -> xr.Dataset:
     topics, _ = _extent(grids)
+    # the vocabulary (Python strings, sorted and distinct) is handed over as a variable:
+    # xarray would otherwise pass an object array through a pandas string Series and back
+    # (two conversions of every docno) to look for dates in it
+    vocabulary = xr.Variable(("docid",), vocabulary, fastpath=True)
     runs = runs_dataset(doc, score, _lengths(grids, topics), [g.name for g in grids],
                          topics, vocabulary, order)
     runs.attrs["source"] = to_json({g.name: g.path for g in grids})
@@ -316,17 +483,27 @@ def _lengths(grids: list[_FileGrids], topics: list[str]) -> np.ndarray:
 
 
 def _fill(grids: list[_FileGrids], topics: list[str] | None = None,
-          depth: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+          depth: int | None = None, *, codes: list | None = None
+          ) -> tuple[np.ndarray, np.ndarray]:
     """The ``doc`` and ``score`` grids of files over (run, topic, rank) (by default on
-    the files' own extent); each file's grids are released once copied."""
+    the files' own extent); each file's grids are released once copied. ``codes[i]``,
+    when given and not None, maps the codes of file ``i`` into the dataset's."""
     if topics is None:
         topics, depth = _extent(grids)
     doc = np.full((len(grids), len(topics), depth), -1, dtype=np.int32)
     score = np.full((len(grids), len(topics), depth), np.nan)
+    index = pd.Index(topics)
     for i, grid in enumerate(grids):
-        rows = pd.Index(topics).get_indexer(grid.topics)
-        doc[i, rows, :grid.depth] = grid.doc
-        score[i, rows, :grid.depth] = grid.score
+        rows = index.get_indexer(grid.topics)
+        code = grid.doc
+        if codes is not None and codes[i] is not None:
+            code = np.append(codes[i], np.int32(-1))[code]  # padding's -1 stays -1
+        if np.array_equal(rows, np.arange(len(topics))) and grid.depth == depth:
+            doc[i] = code
+            score[i] = grid.score
+        else:
+            doc[i, rows, :grid.depth] = code
+            score[i, rows, :grid.depth] = grid.score
         grid.doc = grid.score = None
     return doc, score
 
