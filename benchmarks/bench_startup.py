@@ -85,6 +85,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="drop the page cache each run")
+    parser.add_argument("--gdeval", type=Path, metavar="GDEVAL_PL",
+                        help="a gdeval.pl to time xdiv gdeval against (not distributed "
+                             "with xdiv; the jobs are left out without it)")
     args = parser.parse_args()
     if not (TREC_2009 / "qrels.diversity.gz").exists():
         raise SystemExit("../shared/reference/trec-web/2009 is not available")
@@ -119,14 +122,25 @@ def main() -> None:
              [sys.executable, "-c", "import xdiv"]),
             ("start-up: xdiv --version vs import numpy", [sys.executable, "-c", "import numpy"],
              [xdiv, "--version"]),
+            ("start-up: xdiv --help vs import numpy", [sys.executable, "-c", "import numpy"],
+             [xdiv, "--help"]),
         ]
+        adhoc = folder / "qrels.adhoc"  # one line per document: its highest level, >= 0
+        levels: dict[tuple[str, str], int] = {}
+        for line in qrels.read_text().splitlines():
+            t, _, d, lv = line.split()
+            levels[t, d] = max(levels.get((t, d), -99), int(lv))
+        adhoc.write_text("".join(f"{t} 0 {d} {max(lv, 0)}\n" for (t, d), lv in levels.items()))
+        if args.gdeval is not None:
+            gdeval = ["perl", str(args.gdeval.resolve())]
+            jobs.append(("gdeval, one run (MSRABASE)", [*gdeval, str(adhoc), str(one)],
+                         [xdiv, "gdeval", str(adhoc), str(one)]))
+            loop = " ".join(str(r) for r in runs)
+            jobs.append(("gdeval, the 18 runs (Perl: shell loop; xdiv: one call)",
+                         ["sh", "-c", f'for r in {loop}; do {" ".join(gdeval)} "{adhoc}" "$r" '
+                                      '> /dev/null; done'],
+                         [xdiv, "gdeval", str(adhoc), *map(str, runs)]))
         if trec_eval is not None:
-            adhoc = folder / "qrels.adhoc"  # one line per document: its highest level
-            levels: dict[tuple[str, str], int] = {}
-            for line in qrels.read_text().splitlines():
-                t, _, d, lv = line.split()
-                levels[t, d] = max(levels.get((t, d), -99), int(lv))
-            adhoc.write_text("".join(f"{t} 0 {d} {lv}\n" for (t, d), lv in levels.items()))
             jobs.append(("trec_eval binary, one run (for later: no xdiv trec_eval yet)",
                          [str(trec_eval), "-m", "all_trec", str(adhoc), str(one)],
                          [str(trec_eval), "-m", "all_trec", str(adhoc), str(one)]))

@@ -9,7 +9,8 @@ from typing import Literal, get_args
 __all__ = [
     "ADHOC_METHODS", "AdhocMethod", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
     "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
-    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "META_TESTS", "MISSING", "MetaTest",
+    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "MAX_CUTOFF", "META_TESTS", "MISSING",
+    "MetaTest",
     "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
     "PROBABILITY_SCHEMES", "RANK_CORRELATIONS", "RankCorrelation",
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "SCORE_FORMATS", "ScoreFormat",
@@ -46,6 +47,9 @@ PROBABILITY_SCHEMES: tuple[ProbabilityScheme, ...] = get_args(ProbabilityScheme)
 CutoffRule = Literal["required", "optional", "none"]
 """Whether a measure's name takes a cutoff ``@l``."""
 CUTOFF_RULES: tuple[CutoffRule, ...] = get_args(CutoffRule)
+MAX_CUTOFF = 100_000
+"""The largest cutoff a name may give (far past the depth of TREC and NTCIR runs); ndeval's
+measures build arrays as long as the cutoff."""
 
 Tool = Literal["trec_eval", "ir_measures"]
 """Other tools whose measure names xdiv reads."""

@@ -24,9 +24,18 @@ from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
 from . import convert, demo, design, evaluate, measures, meta, official, plot, report, risk
 from .common import QUIET_HELP, refuse_empty_outputs
-from ..measures.reference import measures_page
 
 __all__ = ["main", "measures_page"]
+
+
+def __getattr__(name: str):
+    """``measures_page`` (the docs' measure reference), loaded on first use: the registry
+    it reads imports every measure family."""
+    if name == "measures_page":
+        from ..measures.reference import measures_page
+
+        return measures_page
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 EXAMPLES = """examples:
   xdiv demo

@@ -6,9 +6,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..measures.registry import MAX_CUTOFF
 from .common import about, command, figure_output, open_netcdf, save_figure, whole
-from ..typing import META_TESTS, RANK_CORRELATIONS
+from ..typing import MAX_CUTOFF, META_TESTS, RANK_CORRELATIONS
 
 if TYPE_CHECKING:
     import xarray as xr

@@ -20,11 +20,7 @@ from importlib import import_module
 from typing import Any
 
 from ..errors import MeasureError
-from ..typing import CutoffRule
-
-MAX_CUTOFF = 100_000
-"""The largest cutoff a name may give (far past the depth of TREC and NTCIR runs); ndeval's
-measures build arrays as long as the cutoff."""
+from ..typing import MAX_CUTOFF, CutoffRule  # noqa: F401  (MAX_CUTOFF re-exported)
 
 
 @dataclass(frozen=True)
