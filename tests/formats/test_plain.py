@@ -240,3 +240,16 @@ def test_gdeval_leaves_diversity_qrels_and_high_grades_to_the_general_path(tmp_p
     (tmp_path / "q").write_text("1 0 a 4\n2 0 c 1\n")
     assert _gdeval_plain(tmp_path / "q", [tmp_path / "r"]) == \
         _gdeval_general(tmp_path / "q", [tmp_path / "r"])
+
+
+def _raises():
+    raise RuntimeError("in the child")
+
+
+def test_a_child_that_raises_sends_failed_and_is_reaped():
+    from xdiv.formats import plain
+
+    if plain._cores() < 2:
+        pytest.skip("one core: no child process is forked")
+    assert plain._Child(_raises).result() == plain._FAILED
+    assert plain._Child(max, 2, 3).result() == 3

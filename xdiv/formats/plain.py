@@ -19,6 +19,7 @@ run's scores are the same bits whichever runs it is evaluated with.
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -186,49 +187,131 @@ class _Scored(NamedTuple):
     disagreements: list
 
 
-def _score_file(path: PathLike, setting: _Setting) -> _Scored | None:
-    """One run file read, ranked, judged and scored; None when it is not plain, retrieves
-    a document twice for a topic or no judged document (the general path says so)."""
+class _Ranked(NamedTuple):
+    """One run file read and ranked: what scoring it needs besides the qrels."""
+
+    run: PlainRun
+    doc: np.ndarray
+    vocabulary: np.ndarray
+    disagreements: list
+
+
+def _read_ranked(path: PathLike, order: Order) -> _Ranked | None:
+    """One run file read and ranked by ``order``; None when it is not plain or retrieves
+    a document twice for a topic (the general path says so)."""
     try:
         run = read_plain_run(path)
         if run is None:
             return None
         found: list = []
-        doc, vocabulary = _ranked(run, setting.order, found)
+        doc, vocabulary = _ranked(run, order, found)
     except InputError:  # the general path names the file, as it always has
         return None
-    judged = _judge(run, doc[:, :setting.depth], vocabulary, setting.qrels, setting.ideal,
-                    setting.n_relevant)
+    return _Ranked(run, doc, vocabulary, found)
+
+
+def _score_ranked(ranked: _Ranked | None, setting: _Setting) -> _Scored | None:
+    """A ranked run judged and scored; None when it retrieves no judged document."""
+    if ranked is None:
+        return None
+    run = ranked.run
+    judged = _judge(run, ranked.doc[:, :setting.depth], ranked.vocabulary, setting.qrels,
+                    setting.ideal, setting.n_relevant)
     if judged is None:
         return None
-    return _Scored(run.name, run.topics,
-                   _scores(judged, setting), found)
+    return _Scored(run.name, run.topics, _scores(judged, setting), ranked.disagreements)
 
 
 def _score_files(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | None]:
-    return [_score_file(path, setting) for path in paths]
+    return [_score_ranked(_read_ranked(path, setting.order), setting) for path in paths]
+
+
+_FAILED = "failed"
+"""What a child process sends when its function raised: the caller takes the general
+path, which reports the problem as it always has."""
+
+
+class _Child:
+    """``function(*args)`` computed in a forked child process, its result sent back
+    pickled through a pipe (cheaper to start than :mod:`multiprocessing`, which also
+    takes 14 ms to import): the parent works on while the child computes."""
+
+    def __init__(self, function, *args):
+        read, write = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:  # the child: never returns
+            os.close(read)
+            try:
+                try:
+                    payload = pickle.dumps(function(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:
+                    payload = pickle.dumps(_FAILED)
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(payload)
+            finally:
+                os._exit(0)
+        os.close(write)
+        self._read = read
+
+    def result(self):
+        """The child's result (:data:`_FAILED` if it raised), once it has ended."""
+        with os.fdopen(self._read, "rb") as pipe:
+            data = pipe.read()
+        os.waitpid(self._pid, 0)
+        return pickle.loads(data) if data else _FAILED
+
+
+def _cores() -> int:
+    """The cores this process may run on, where worker processes can be forked (Linux);
+    1 elsewhere."""
+    if sys.platform != "linux":
+        return 1
+    return len(os.sched_getaffinity(0))
 
 
 def _score_all(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | None]:
-    """Every file scored, in worker processes forked for the cores this process may use
-    (one share of the files each; the parent scores the first) when there are several
-    files and cores; results in the order of ``paths``."""
-    workers = min(len(paths), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                  else os.cpu_count() or 1)
-    if workers < 2 or sys.platform != "linux":
+    """Every file scored, in child processes forked for the cores this process may use
+    (one share of the files each; the parent scores the first share) when there are
+    several files and cores; results in the order of ``paths``."""
+    workers = min(len(paths), _cores())
+    if workers < 2:
         return _score_files(paths, setting)
-    import multiprocessing
-
     shares = [list(paths[k::workers]) for k in range(workers)]
-    with multiprocessing.get_context("fork").Pool(workers - 1) as pool:
-        pending = pool.starmap_async(_score_files,
-                                     [(share, setting) for share in shares[1:]])
-        mine = _score_files(shares[0], setting)
-        theirs = pending.get()
+    children = [_Child(_score_files, share, setting) for share in shares[1:]]
+    results = [_score_files(shares[0], setting)]
+    results += [child.result() for child in children]
     out: list = [None] * len(paths)
-    for k, share in enumerate([mine, *theirs]):
-        out[k::workers] = share
+    for k, share in enumerate(results):
+        out[k::workers] = [None] * len(shares[k]) if share == _FAILED else share
     return out
+
+
+def _plain_scores(qrels_path: PathLike, run_paths: Sequence[PathLike], order: Order,
+                  setting_of) -> tuple[PlainQrels, list[_Scored]] | None:
+    """The qrels and the runs scored (``setting_of(qrels)`` gives the :class:`_Setting`),
+    runs in natural order of their names, their rank disagreements warned about; None
+    when the general path must take the files. A single run is read and ranked in a
+    child process while this one reads the qrels."""
+    paths = list(run_paths)
+    early = _Child(_read_ranked, paths[0], order) if len(paths) == 1 and _cores() > 1 \
+        else None
+    try:
+        qrels = read_plain_qrels(qrels_path)
+    except InputError:  # the general path names the file, as it always has
+        qrels = None
+    setting = None if qrels is None else setting_of(qrels)
+    if early is not None:
+        ranked = early.result()
+        scored = [None if ranked == _FAILED or setting is None
+                  else _score_ranked(ranked, setting)]
+    else:
+        scored = [] if setting is None else _score_all(paths, setting)
+    names = [s.name for s in scored if s is not None]
+    if setting is None or len(names) < len(paths) or len(set(names)) < len(names):
+        return None  # not plain, or two files of one run: the general path refuses them
+    scored.sort(key=lambda s: natural_key(s.name))
+    warn_rank_disagreements([d for s in scored for d in s.disagreements], order)
+    return qrels, scored
 
 
 def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
@@ -250,26 +333,20 @@ def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
     depth : int, optional
         ndeval's ``-M``: each run cut to its top ``depth`` documents.
     """
-    try:
-        qrels = read_plain_qrels(qrels_path)
-    except InputError:  # the general path names the file, as it always has
-        return None
-    if qrels is None:
-        return None
-    nrbp_depth = K.nrbp_ideal_depth(beta, len(qrels.intents), qrels.levels.shape[1])
     cutoffs = [int(label.partition("@")[2]) for label in NDEVAL_LABELS if "@" in label]
-    ideal = K.greedy_search(qrels.levels, qrels.valid, alpha=alpha,
-                            depth=max(nrbp_depth, *cutoffs))
-    setting = _Setting(qrels, ideal, (qrels.levels > 0).sum(axis=1), order, depth, alpha,
-                       beta, nrbp_depth)
-    scored = _score_all(list(run_paths), setting)
-    names = [s.name for s in scored if s is not None]
-    if len(names) < len(scored) or len(set(names)) < len(names):
-        return None  # two files of one run: the general path refuses them
-    scored.sort(key=lambda s: natural_key(s.name))
-    warn_rank_disagreements([d for s in scored for d in s.disagreements], order)
-    return ndeval_layout(NDEVAL_LABELS, [_block(s, qrels.topics, complete)
-                                         for s in scored])
+
+    def setting_of(qrels: PlainQrels) -> _Setting:
+        nrbp_depth = K.nrbp_ideal_depth(beta, len(qrels.intents), qrels.levels.shape[1])
+        ideal = K.greedy_search(qrels.levels, qrels.valid, alpha=alpha,
+                                depth=max(nrbp_depth, *cutoffs))
+        return _Setting(qrels, ideal, (qrels.levels > 0).sum(axis=1), order, depth, alpha,
+                        beta, nrbp_depth)
+
+    found = _plain_scores(qrels_path, run_paths, order, setting_of)
+    if found is None:
+        return None
+    qrels, scored = found
+    return ndeval_layout(NDEVAL_LABELS, [_block(s, qrels.topics, complete) for s in scored])
 
 
 def _block(scored: _Scored, qrels_topics: list[str], complete: bool) -> RunBlock:
@@ -302,23 +379,20 @@ def gdeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *, k: int 
     complete : bool
         gdeval's ``-c``: average over every topic of the qrels with a relevant document.
     """
-    try:
-        qrels = read_plain_qrels(qrels_path)
-    except InputError:
+    def setting_of(qrels: PlainQrels) -> _Setting | None:
+        if qrels.intents != ["0"] or qrels.levels.max() > GDEVAL_HIGHEST:
+            return None  # diversity qrels, or grades gdeval refuses
+        return _Setting(qrels, ideal_levels(qrels.levels[..., 0]),
+                        (qrels.levels > 0).sum(axis=1),
+                        # the engine judges the top k only (both measures stop there), and
+                        # warns of a run none of whose top k documents is judged
+                        "score-docno-desc", k, 0.5, 0.5, 0, tool="gdeval", k=k,
+                        highest=max(int(qrels.levels.max()), 1))
+
+    found = _plain_scores(qrels_path, run_paths, "score-docno-desc", setting_of)
+    if found is None:
         return None
-    if qrels is None or qrels.intents != ["0"] or qrels.levels.max() > GDEVAL_HIGHEST:
-        return None
-    setting = _Setting(qrels, ideal_levels(qrels.levels[..., 0]), (qrels.levels > 0).sum(axis=1),
-                       # the engine judges the top k only (both measures stop there), and
-                       # warns of a run none of whose top k documents is judged
-                       "score-docno-desc", k, 0.5, 0.5, 0, tool="gdeval", k=k,
-                       highest=max(int(qrels.levels.max()), 1))
-    scored = _score_all(list(run_paths), setting)
-    names = [s.name for s in scored if s is not None]
-    if len(names) < len(scored) or len(set(names)) < len(names):
-        return None
-    scored.sort(key=lambda s: natural_key(s.name))
-    warn_rank_disagreements([d for s in scored for d in s.disagreements], setting.order)
+    qrels, scored = found
     relevant = set(qrels.topics)  # every topic has a relevant document (else not plain)
     blocks = []
     for one in scored:
