@@ -7,8 +7,9 @@ Usage: python benchmarks/bench_diversity.py [--data real synthetic] [--repeat 2]
 * ``synthetic``: xdiv.datasets.write_synthetic with 200 topics x 50 runs x depth 1000 and
   2-8 intents per topic.
 
-Both tools start from the files on disk and end with a per-topic table of ndeval's 21
-measures (ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG and P-IA / strec at 5, 10, 20; NRBP,
+``xdiv.official.ndeval`` (ndeval's own values as a cube, through the numpy path of ``xdiv
+ndeval``) is timed beside ``xdiv.evaluate``. All tools start from the files on disk and
+end with a per-topic table of ndeval's 21 measures (ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG and P-IA / strec at 5, 10, 20; NRBP,
 nNRBP, MAP-IA). pyndeval gets the runs parsed in Python (it takes tuples), ordered like
 xdiv (score descending, ties by docno descending) through tie-free scores. Also timed:
 xdiv's whole diversity set (every flat diversity measure at @10 and @20).
@@ -49,6 +50,16 @@ def run_xdiv(qrels, runs, metrics):
     return scores.score.to_dataframe()
 
 
+def run_official(qrels, runs):
+    """xdiv.official.ndeval: ndeval's values for the files, as a labelled cube (the numpy
+    path of ``xdiv ndeval``, runs scored in parallel processes), ranked as pyndeval's
+    runs are below (score, ties by docno descending)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        cube = xdiv.official.ndeval(qrels, runs, traditional=True)
+    return cube["score"].to_dataframe()
+
+
 def run_pyndeval(qrels, runs):
     import pyndeval
 
@@ -73,11 +84,14 @@ def run_pyndeval(qrels, runs):
 
 def bench(label, qrels, runs, repeat):
     t_x = best_time(run_xdiv, qrels, runs, XDIV_NDEVAL, repeat=repeat)
+    t_official = best_time(run_official, qrels, runs, repeat=repeat)
     t_o = best_time(run_pyndeval, qrels, runs, repeat=repeat)
     t_full = best_time(run_xdiv, qrels, runs, FULL, repeat=repeat)
     print(f"{label}")
     print(f"  xdiv, ndeval's 21 measures   {t_x:8.2f} s")
-    print(f"  pyndeval, same 21 measures   {t_o:8.2f} s   ({t_o / t_x:.2f}x xdiv's time)")
+    print(f"  xdiv.official.ndeval         {t_official:8.2f} s")
+    print(f"  pyndeval, same 21 measures   {t_o:8.2f} s   ({t_o / t_x:.2f}x evaluate's time, "
+          f"{t_o / t_official:.2f}x xdiv.official.ndeval's)")
     print(f"  xdiv, full diversity set ({len(FULL)} measures) {t_full:8.2f} s")
 
 

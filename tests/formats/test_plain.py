@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import xarray as xr
 
 import xdiv
 from tests.conftest import require_trec_2009
@@ -253,3 +254,26 @@ def test_a_child_that_raises_sends_failed_and_is_reaped():
         pytest.skip("one core: no child process is forked")
     assert plain._Child(_raises).result() == plain._FAILED
     assert plain._Child(max, 2, 3).result() == 3
+
+
+@pytest.mark.parametrize("traditional", [False, True])
+def test_official_ndeval_cube_is_the_same_on_both_paths(traditional, monkeypatch):
+    """xdiv.official.ndeval gives ndeval's rows as a cube: the plain path and the general
+    path (forced here) give identical cubes, whose values are the CSV's."""
+    root = require_trec_2009()
+    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))[:5]
+    qrels = root / "qrels.diversity.gz"
+    plain = xdiv.official.ndeval(qrels, runs, traditional=traditional, complete=True)
+    text = ndeval_plain(qrels, runs, order="score-docno-desc" if traditional else "rank",
+                        complete=True)
+    from xdiv.formats import plain as plain_module
+
+    monkeypatch.setattr(plain_module, "ndeval_plain_blocks", lambda *a, **k: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        general = xdiv.official.ndeval(qrels, runs, traditional=traditional, complete=True)
+    xr.testing.assert_identical(plain, general)
+    first = text.splitlines()[1].split(",")
+    assert first[0] == str(plain["run"].values[0])
+    assert float(first[2]) == pytest.approx(
+        float(plain["score"].isel(metric=0, run=0).sel(topic=first[1])), abs=5e-7)

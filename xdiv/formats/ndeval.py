@@ -21,7 +21,10 @@ ndeval
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+
+import numpy as np
 
 import xarray as xr
 
@@ -33,8 +36,8 @@ from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run
 from .layout import (NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, risk_alpha_label,
                      sorted_topics)
 
-__all__ = ["NDEVAL_LABELS", "RunBlock", "cut_runs", "ndeval_csv", "ndeval_layout",
-           "ndeval_measures", "ndeval_report"]
+__all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
+           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report"]
 
 _USES_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
 
@@ -99,7 +102,18 @@ def _ndeval_scores(runs: xr.Dataset, collection: xr.Dataset,
 def ndeval_report(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.5,
                   beta: float = 0.5, complete: bool = False, baseline: xr.Dataset | None = None,
                   risk_alpha: float = 0.0, risk_alpha_text: str | None = None) -> str:
-    """ndeval's CSV output for every run of ``runs``, one block per run.
+    """ndeval's CSV output for every run of ``runs``, one block per run: the layout
+    (:func:`ndeval_layout`) of :func:`ndeval_blocks`, which takes the same parameters."""
+    return ndeval_layout(NDEVAL_LABELS, ndeval_blocks(
+        collection, runs, alpha=alpha, beta=beta, complete=complete, baseline=baseline,
+        risk_alpha=risk_alpha, risk_alpha_text=risk_alpha_text))
+
+
+def ndeval_blocks(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.5,
+                  beta: float = 0.5, complete: bool = False, baseline: xr.Dataset | None = None,
+                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None
+                  ) -> list[RunBlock]:
+    """ndeval's rows for every run of ``runs``: one :class:`RunBlock` per run.
 
     Parameters
     ----------
@@ -153,4 +167,84 @@ def ndeval_report(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.
         means = urisk(cube, "base", risk_alpha).sel(run="run").values
         blocks.append(RunBlock(label, rows, by_topic(risk, rows),
                                nan_propagated(risk.values, means)))
-    return ndeval_layout(NDEVAL_LABELS, blocks)
+    return blocks
+
+
+def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os.PathLike], *,
+           traditional: bool = False, alpha: float = 0.5, beta: float = 0.5,
+           complete: bool = False, depth: int | None = None) -> xr.Dataset:
+    """ndeval's values for run files, as a labelled cube: what ``xdiv ndeval`` prints.
+
+    The 21 measures of TREC's ndeval (version 4.5) with its conventions (see
+    :func:`ndeval_report`): 0 for topics without relevant documents, judgments above 1
+    counted as 1, the mean over the retrieved topics of the qrels. Plain files take the
+    numpy path of ``xdiv ndeval`` (:mod:`xdiv.formats.plain`), scored in parallel;
+    others are read by :func:`xdiv.read_qrels` and :func:`xdiv.read_runs`. Either way
+    the values are the same bits.
+
+    Parameters
+    ----------
+    qrels : str or path-like
+        Diversity qrels (gzip allowed).
+    runs : str, path-like or list of them
+        Run files.
+    traditional : bool
+        ndeval's ``-traditional``: rank by score, ties by docno descending, instead of
+        by the rank column.
+    alpha, beta, complete, depth
+        ndeval's ``-alpha``, ``-beta``, ``-c`` and ``-M``.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``score(metric, run, topic)``: ndeval's row of each run for each topic it
+        retrieved (NaN where it retrieved nothing: ndeval prints no row); ``mean(metric,
+        run)``: its ``amean`` row. Runs are named by their tag, in natural order.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import xdiv
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "qrels").write_text("1 1 a 1\\n1 2 b 1\\n2 1 c 1\\n")
+    >>> _ = (folder / "run").write_text("1 Q0 b 1 2.0 r\\n1 Q0 a 2 1.0 r\\n2 Q0 c 1 1.0 r\\n")
+    >>> cube = xdiv.official.ndeval(folder / "qrels", [folder / "run"])
+    >>> float(cube["mean"].sel(metric="strec@5", run="r"))
+    1.0
+    >>> cube["score"].sel(metric="P-IA@5", run="r").values.round(3).tolist()
+    [0.2, 0.2]
+    """
+    from ..io.api import read_qrels
+    from ..io.runfiles import read_runs
+    from .plain import ndeval_plain_blocks
+
+    paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    order = "score-docno-desc" if traditional else "rank"
+    blocks = ndeval_plain_blocks(qrels, paths, order=order, alpha=alpha, beta=beta,
+                                 complete=complete, depth=depth)
+    if blocks is None:
+        read = read_runs(paths, order=order)
+        blocks = ndeval_blocks(read_qrels(qrels), read if depth is None
+                               else cut_runs(read, depth), alpha=alpha, beta=beta,
+                               complete=complete)
+    return blocks_cube(blocks, NDEVAL_LABELS, tool="ndeval 4.5")
+
+
+def blocks_cube(blocks: Sequence[RunBlock], columns: Sequence[str], *,
+                tool: str) -> xr.Dataset:
+    """The rows of an official tool's output (:class:`RunBlock`) as ``score(metric, run,
+    topic)`` (NaN where a run has no row) and ``mean(metric, run)``."""
+    topics = sorted_topics(t for block in blocks for t in block.topics)
+    at = {topic: k for k, topic in enumerate(topics)}
+    score = np.full((len(columns), len(blocks), len(topics)), np.nan)
+    for r, block in enumerate(blocks):
+        if len(block.topics):
+            score[:, r, [at[t] for t in block.topics]] = np.asarray(block.rows).T
+    return xr.Dataset(
+        {"score": (("metric", "run", "topic"), score),
+         "mean": (("metric", "run"), np.array([b.means for b in blocks]).T.reshape(
+             len(columns), len(blocks)))},
+        coords={"metric": object_strings(columns),
+                "run": object_strings([b.label for b in blocks]),
+                "topic": object_strings(topics)},
+        attrs={"xdiv_kind": "official", "tool": tool})

@@ -39,7 +39,7 @@ from ..kernels.risk import ordered_mean
 from ..typing import Order
 from .layout import NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, sorted_topics
 
-__all__ = ["GDEVAL_HIGHEST", "gdeval_plain", "ndeval_plain"]
+__all__ = ["GDEVAL_HIGHEST", "gdeval_plain", "ndeval_plain", "ndeval_plain_blocks"]
 
 GDEVAL_HIGHEST = 4
 """gdeval's highest grade: the top of its ERR gain table (2^4 - 1 = 15)."""
@@ -317,8 +317,19 @@ def _plain_scores(qrels_path: PathLike, run_paths: Sequence[PathLike], order: Or
 def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
                  order: Order = "rank", alpha: float = 0.5, beta: float = 0.5,
                  complete: bool = False, depth: int | None = None) -> str | None:
-    """ndeval's CSV for ``run_paths`` against ``qrels_path``, as
-    :func:`xdiv.formats.ndeval.ndeval_report` prints it, or None when the general path
+    """ndeval's CSV, the layout of :func:`ndeval_plain_blocks` (same parameters), or
+    None when the general path must take the files."""
+    blocks = ndeval_plain_blocks(qrels_path, run_paths, order=order, alpha=alpha,
+                                 beta=beta, complete=complete, depth=depth)
+    return None if blocks is None else ndeval_layout(NDEVAL_LABELS, blocks)
+
+
+def ndeval_plain_blocks(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
+                        order: Order = "rank", alpha: float = 0.5, beta: float = 0.5,
+                        complete: bool = False, depth: int | None = None
+                        ) -> list[RunBlock] | None:
+    """ndeval's rows for ``run_paths`` against ``qrels_path``, one block per run, as
+    :func:`xdiv.formats.ndeval.ndeval_blocks` gives them, or None when the general path
     must take the files (see the module's description). Several files are scored in
     parallel, in worker processes.
 
@@ -346,7 +357,7 @@ def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
     if found is None:
         return None
     qrels, scored = found
-    return ndeval_layout(NDEVAL_LABELS, [_block(s, qrels.topics, complete) for s in scored])
+    return [_block(s, qrels.topics, complete) for s in scored]
 
 
 def _block(scored: _Scored, qrels_topics: list[str], complete: bool) -> RunBlock:
