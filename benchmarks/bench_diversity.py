@@ -9,8 +9,8 @@ Usage: python benchmarks/bench_diversity.py [--data real synthetic] [--repeat 2]
 
 ``xdiv.official.ndeval`` (ndeval's own values as a cube, through the numpy path of ``xdiv
 ndeval``) is timed beside ``xdiv.evaluate``. All tools start from the files on disk and
-end with a per-topic table of ndeval's 21 measures (ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG and P-IA / strec at 5, 10, 20; NRBP,
-nNRBP, MAP-IA). pyndeval gets the runs parsed in Python (it takes tuples), ordered like
+end with a per-topic table of ndeval's 21 measures (ERR-IA, nERR-IA, alpha-DCG,
+alpha-nDCG and P-IA / strec at 5, 10, 20; NRBP, nNRBP, MAP-IA). pyndeval gets the runs parsed in Python (it takes tuples), ordered like
 xdiv (score descending, ties by docno descending) through tie-free scores. Also timed:
 xdiv's whole diversity set (every flat diversity measure at @10 and @20).
 """
