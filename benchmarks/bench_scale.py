@@ -1,7 +1,9 @@
-"""Benchmark: run sets larger than memory, read and evaluated lazily (dask) block by block.
+"""Benchmark: run sets larger than memory, evaluated block by block: lazily (dask) or
+streamed (``xdiv.evaluate_files``).
 
 Usage:
     python benchmarks/bench_scale.py --runs 100 300 1000 [--chunk 25] [--data DIR]
+                                     [--method lazy stream]
 
 Generates (once, in ``--data``, default a temporary folder) ``max(--runs)`` TREC run files
 of 100 topics x depth 1000 (100,000 lines each; 1000 runs = 100 M lines, about 5 GB) and
@@ -9,7 +11,8 @@ adhoc qrels, then for each size N evaluates the first N runs on nDCG@10 and AP w
 ``xdiv.read_runs(files, chunks={"run": chunk})`` and ``xdiv.evaluate(...).compute()``, each in
 a fresh process, reporting the wall time, the time per million lines and the peak resident
 memory (VmHWM, imports included). The smallest size is also evaluated eagerly (all runs in
-memory) and the two score cubes compared bit for bit.
+memory) and the score cubes compared bit for bit. ``--method stream`` evaluates with
+``xdiv.evaluate_files(files, collection, measures)`` instead (or as well).
 
 Lines: ``topic Q0 docno rank score tag``, single spaces, docnos drawn per topic from a pool
 of 3000 (so the vocabulary is 300,000 docnos), scores with ties; the qrels judge 400 docnos
@@ -72,10 +75,14 @@ WORKER = """
 import json, sys, time, warnings
 import xdiv
 warnings.simplefilter("ignore", xdiv.XdivWarning)
-qrels, files, chunk, out = json.loads(sys.argv[1])
+qrels, files, chunk, out, method = json.loads(sys.argv[1])
+measures = ["nDCG(gain=linear)@10", "AP"]
 start = time.perf_counter()
-runs = xdiv.read_runs(files, chunks={"run": chunk} if chunk else None)
-scores = xdiv.evaluate(runs, xdiv.read_qrels(qrels), ["nDCG(gain=linear)@10", "AP"]).compute()
+if method == "stream":
+    scores = xdiv.evaluate_files(files, xdiv.read_qrels(qrels), measures)
+else:
+    runs = xdiv.read_runs(files, chunks={"run": chunk} if chunk else None)
+    scores = xdiv.evaluate(runs, xdiv.read_qrels(qrels), measures).compute()
 seconds = time.perf_counter() - start
 if out:
     xdiv.to_netcdf(scores, out)
@@ -84,8 +91,9 @@ print(json.dumps({"seconds": seconds, "peak_mib": int(peak) / 1024}))
 """
 
 
-def measure(qrels: Path, files: list[Path], chunk: int, out: str = "") -> dict:
-    argument = json.dumps([str(qrels), [str(f) for f in files], chunk, out])
+def measure(qrels: Path, files: list[Path], chunk: int, out: str = "",
+            method: str = "lazy") -> dict:
+    argument = json.dumps([str(qrels), [str(f) for f in files], chunk, out, method])
     done = subprocess.run([sys.executable, "-c", WORKER, argument], capture_output=True,
                           text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -96,6 +104,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--chunk", type=int, default=25)
     parser.add_argument("--data", type=Path)
+    parser.add_argument("--method", nargs="+", choices=["lazy", "stream"], default=["lazy"],
+                        help="lazy: dask blocks of --chunk runs; stream: xdiv.evaluate_files")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.data or Path(tmp)
@@ -104,20 +114,25 @@ def main() -> None:
         print(f"files ready in {time.perf_counter() - start:.0f} s ({folder})", flush=True)
         for n in sorted(args.runs):
             lines = n * TOPICS * DEPTH
-            lazy = measure(qrels, paths[:n], args.chunk, str(Path(tmp) / f"lazy{n}.nc"))
-            print(f"{lines / 1e6:5.0f} M lines ({n} runs), lazy in blocks of {args.chunk}: "
-                  f"{lazy['seconds']:7.1f} s ({lazy['seconds'] / lines * 1e6:.2f} s per M "
-                  f"lines), peak {lazy['peak_mib']:.0f} MiB", flush=True)
-            cube = xdiv.open_dataset(Path(tmp) / f"lazy{n}.nc")
             if n == min(args.runs):
                 eager = measure(qrels, paths[:n], 0, str(Path(tmp) / f"eager{n}.nc"))
                 sample = xdiv.open_dataset(Path(tmp) / f"eager{n}.nc")
-                print(f"      eager, all runs in memory: {eager['seconds']:7.1f} s, peak "
-                      f"{eager['peak_mib']:.0f} MiB", flush=True)
-            # the smallest set's runs score the same bits in every larger lazy evaluation
-            same = cube["score"].sel(run=sample["run"]).identical(sample["score"])
-            print(f"      scores of the first {sample.sizes['run']} runs identical to the "
-                  f"eager evaluation: {same}", flush=True)
+                print(f"{lines / 1e6:5.0f} M lines ({n} runs), eager, all runs in memory: "
+                      f"{eager['seconds']:7.1f} s, peak {eager['peak_mib']:.0f} MiB", flush=True)
+            for method in args.method:
+                out = str(Path(tmp) / f"{method}{n}.nc")
+                result = measure(qrels, paths[:n], args.chunk, out, method)
+                how = (f"lazy in blocks of {args.chunk}" if method == "lazy"
+                       else "streamed (evaluate_files)")
+                print(f"{lines / 1e6:5.0f} M lines ({n} runs), {how}: "
+                      f"{result['seconds']:7.1f} s ({result['seconds'] / lines * 1e6:.2f} s "
+                      f"per M lines), peak {result['peak_mib']:.0f} MiB", flush=True)
+                # the smallest set's runs score the same bits in every larger evaluation
+                cube = xdiv.open_dataset(out)
+                same = cube["score"].sel(run=sample["run"]).identical(sample["score"])
+                print(f"      scores of the first {sample.sizes['run']} runs identical to "
+                      f"the eager evaluation: {same}", flush=True)
+
 
 if __name__ == "__main__":
     main()
