@@ -32,6 +32,7 @@ names the topic file the intent types came from (``"<DataFrame>"`` for a topics 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -182,47 +183,158 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         raise InputError(f"{source}: qrels levels must be integers") from None
     if len(level) == 0:
         raise InputError(f"{source}: the qrels are empty")
+    topic_idx, topic_words = pd.factorize(topic)
+    intent_idx, intent_words = pd.factorize(intent)
+    # sorted: docno codes in Python string order (the order of the doc slots)
+    docno_idx, docno_words = pd.factorize(docno, sort=True)
+    codes = QrelsCodes(topic_words=np.asarray(topic_words, dtype=object), topic=topic_idx,
+                       intent_words=np.asarray(intent_words, dtype=object), intent=intent_idx,
+                       docno_words=np.asarray(docno_words, dtype=object), docno=docno_idx,
+                       level=level)
+    return collection_from_codes(codes, topics=topics, probabilities=probabilities,
+                                 source=source, topics_source=topics_source,
+                                 probabilities_source=probabilities_source, locate=locate)
+
+
+@dataclass(frozen=True)
+class QrelsCodes:
+    """Qrels lines as integer codes into their labels (what :func:`collection_from_codes`
+    takes; built from a frame by :func:`build_collection`, from a file's columns by
+    :func:`xdiv.io.trec.read_qrels_codes` without a Python string per line).
+
+    Attributes
+    ----------
+    topic_words, intent_words : numpy.ndarray
+        Object arrays of ``str``, in any order; a label may repeat, and some may be used
+        by no line.
+    topic, intent : numpy.ndarray
+        Per line, integer indices into ``topic_words`` and ``intent_words``.
+    docno_words : numpy.ndarray
+        Object array of the distinct docnos (``str``), sorted (Python string order:
+        code points, as UTF-8 bytes sort).
+    docno : numpy.ndarray
+        Per line, integer indices into ``docno_words``.
+    level : numpy.ndarray
+        Per line, the int64 qrels level.
+    """
+
+    topic_words: np.ndarray
+    topic: np.ndarray
+    intent_words: np.ndarray
+    intent: np.ndarray
+    docno_words: np.ndarray
+    docno: np.ndarray
+    level: np.ndarray
+
+
+def _label_codes(words: np.ndarray, idx: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The distinct labels the lines use, in natural order, and each line's code into
+    them."""
+    used = np.bincount(idx, minlength=len(words)) > 0
+    labels = natural_sorted(words[used])
+    return labels, pd.Index(labels).get_indexer(words).astype(np.int32)[idx]
+
+
+def _distinct(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` with fewer line-sized temporaries."""
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    del key
+    first = np.empty(len(ordered), dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
+    del ordered
+    rank = np.cumsum(first, dtype=np.int32 if len(first) < 2**31 else np.int64)
+    rank -= 1
+    inverse = np.empty_like(rank)
+    inverse[order] = rank
+    return distinct, inverse
+
+
+def _first_duplicate(cell: np.ndarray, n_cells: int) -> np.ndarray | None:
+    """The lines (ascending) holding the first line's cell that more than one line holds,
+    or None when every line has a cell of its own."""
+    if n_cells <= 4 * len(cell) + 1024:
+        seen = np.zeros(n_cells, dtype=bool)
+        seen[cell] = True
+        if int(np.count_nonzero(seen)) == len(cell):
+            return None
+    else:
+        ordered = np.sort(cell)
+        if not (ordered[1:] == ordered[:-1]).any():
+            return None
+    _, inverse, counts = np.unique(cell, return_inverse=True, return_counts=True)
+    k = int(np.argmax(counts[inverse] > 1))
+    return np.flatnonzero(cell == cell[k])
+
+
+def collection_from_codes(codes: QrelsCodes, *, topics: pd.DataFrame | None = None,
+                          probabilities: Probabilities = "uniform",
+                          source: str = "<DataFrame>", topics_source: str = "<DataFrame>",
+                          probabilities_source: str = "<DataFrame>",
+                          locate: Locate | None = None) -> xr.Dataset:
+    """Build a collection dataset from qrels lines as codes (see :func:`build_collection`
+    for the parameters, errors and warnings); Python strings are made only for the
+    labels and the ``docno`` coordinate."""
+    level = np.asarray(codes.level, dtype=np.int64)
+    n_lines = len(level)
+    if n_lines == 0:
+        raise InputError(f"{source}: the qrels are empty")
+    topic_idx = np.asarray(codes.topic, dtype=np.intp)
+    intent_idx = np.asarray(codes.intent, dtype=np.intp)
+    docno_idx = np.asarray(codes.docno, dtype=np.int64)
     bad = (level < -127) | (level > 127)
     if bad.any():
         k = int(np.argmax(bad))
-        raise InputError(f"{source}: topic {topic[k]} intent {intent[k]} docno {docno[k]}: "
+        raise InputError(f"{source}: topic {codes.topic_words[topic_idx[k]]} intent "
+                         f"{codes.intent_words[intent_idx[k]]} docno "
+                         f"{codes.docno_words[docno_idx[k]]}: "
                          f"level {level[k]} is outside -127..127")
-    key = pd.DataFrame({"t": topic, "i": intent, "d": docno})
-    dup = key.duplicated(keep=False).to_numpy()
-    if dup.any():
-        k = int(np.argmax(dup))
-        # compared as Python strings: numpy would compare the scalars as <U strings, which
-        # drop trailing NULs ("a\x00" == "a"), and find no line of the duplicate
-        first = (topic[k], intent[k], docno[k])
-        same = np.array([r for r in np.flatnonzero(dup)
-                         if (topic[r], intent[r], docno[r]) == first], dtype=np.int64)
-        raise InputError(f"{(locate or frame_rows(source))(len(key), same.tolist())}: topic {topic[k]} "
-                         f"intent {intent[k]} docno {docno[k]} is judged more than once")
+    # codes into the labels of the qrels alone (natural order)
+    qrels_topics, t_local = _label_codes(codes.topic_words, topic_idx)
+    qrels_intents, i_local = _label_codes(codes.intent_words, intent_idx)
+    # the judged (topic, docno) pairs, sorted by topic then docno; a line's pair
+    n_words = max(len(codes.docno_words), 1)
+    pair_key, pair_of_line = _distinct(t_local * np.int64(n_words) + docno_idx)
+    same = _first_duplicate(pair_of_line * np.int64(len(qrels_intents)) + i_local,
+                            len(pair_key) * len(qrels_intents))
+    if same is not None:
+        k = int(same[0])
+        raise InputError(f"{(locate or frame_rows(source))(n_lines, same.tolist())}: topic "
+                         f"{codes.topic_words[topic_idx[k]]} intent "
+                         f"{codes.intent_words[intent_idx[k]]} docno "
+                         f"{codes.docno_words[docno_idx[k]]} is judged more than once")
 
     if topics is not None:
         topics = _topics_columns(topics)
-        _check_topic_overlap(topic, topics["topic"].astype(str).to_numpy(dtype=object),
+        _check_topic_overlap(np.asarray(qrels_topics, dtype=object),
+                             topics["topic"].astype(str).to_numpy(dtype=object),
                              source, topics_source)
-    topic_labels = natural_sorted(topic if topics is None else np.concatenate(
-        [topic, topics["topic"].astype(str).to_numpy(dtype=object)]))
-    intent_labels = natural_sorted(intent if topics is None else np.concatenate(
-        [intent, topics["intent"].astype(str).to_numpy(dtype=object)]))
+    topic_labels = qrels_topics if topics is None else natural_sorted(np.concatenate(
+        [np.asarray(qrels_topics, dtype=object),
+         topics["topic"].astype(str).to_numpy(dtype=object)]))
+    intent_labels = qrels_intents if topics is None else natural_sorted(np.concatenate(
+        [np.asarray(qrels_intents, dtype=object),
+         topics["intent"].astype(str).to_numpy(dtype=object)]))
     t_index = pd.Index(topic_labels)
     i_index = pd.Index(intent_labels)
-    t_code = t_index.get_indexer(topic)
-    i_code = i_index.get_indexer(intent)
+    # the qrels labels keep their (natural) order among all labels: pairs stay sorted
+    t_map = (np.arange(len(topic_labels)) if topics is None
+             else t_index.get_indexer(qrels_topics)).astype(np.int32)
+    i_map = (np.arange(len(intent_labels)) if topics is None
+             else i_index.get_indexer(qrels_intents)).astype(np.int32)
+    t_code = t_map[t_local]
+    i_code = i_map[i_local]
 
     # topic-local doc slots in docno order
-    pairs = pd.DataFrame({"t": t_code, "d": docno}).drop_duplicates().sort_values(
-        ["t", "d"], kind="stable")
-    pair_t = pairs["t"].to_numpy()
+    pair_t = t_map[pair_key // n_words]
     slot = group_positions(pair_t)
     n_docs = np.bincount(pair_t, minlength=len(topic_labels))
     width = max(int(n_docs.max()), 1)
     docno_grid = np.full((len(topic_labels), width), "", dtype=object)
-    docno_grid[pair_t, slot] = pairs["d"].to_numpy(dtype=object)
-    slot_of = pd.Series(slot, index=pd.MultiIndex.from_arrays([pair_t, pairs["d"].to_numpy()]))
-    d_code = slot_of.reindex(pd.MultiIndex.from_arrays([t_code, docno])).to_numpy()
+    docno_grid[pair_t, slot] = codes.docno_words[pair_key % n_words]
+    d_code = slot[pair_of_line]
 
     judgment = np.full((len(topic_labels), len(intent_labels), width), ABSENT, dtype=np.int8)
     judgment[t_code, i_code, d_code] = level.astype(np.int8)
@@ -261,7 +373,9 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         coords={
             "topic": object_strings(topic_labels),
             "intent": object_strings(intent_labels),
-            "docno": (("topic", "doc"), docno_grid),
+            # already an object array of str: taken as is (xarray would otherwise copy it
+            # through a pandas string column, a second Python string per judged document)
+            "docno": xr.Variable(("topic", "doc"), docno_grid, fastpath=True),
         },
         attrs={"xdiv_kind": "collection", "source": str(source),
                "topics": "" if topics is None else str(topics_source)},

@@ -21,7 +21,7 @@ from ._spool import spooled_inputs
 from ._columns import read_columns
 from .topics import read_topics
 from .trec import (RUN_LAYOUT, RunColumns, line_numbers, read_doc_lengths, read_probabilities,
-                   read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
+                   read_qrels_codes, read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
                    write_run_frame)
 from ..typing import PROBABILITY_SCHEMES
 
@@ -144,14 +144,21 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     [[0.5, 0.5], [1.0, 0.0]]
     >>> folder.cleanup()
     """
-    frame = read_qrels_frame(path)
+    # the lines as integer codes, not a frame of Python strings: the same collection as
+    # build_collection(read_qrels_frame(path), ...) builds, in a fraction of the time and
+    # memory
+    codes = read_qrels_codes(path)
     if isinstance(topics, PATH_TYPES):
         topic_frame = read_topics(topics, strict=strict_topics)
         topics_source = os.fspath(topics)
     else:
         topic_frame, topics_source = topics, "<DataFrame>"
-    collection = build_collection(frame, topics=topic_frame, probabilities=probabilities,
-                                  source=os.fspath(path), topics_source=topics_source)
+    scheme, scheme_source = _probabilities_input(probabilities)
+    source = os.fspath(path)
+    collection = _model.collection_from_codes(
+        codes, topics=topic_frame, probabilities=scheme, source=source,
+        topics_source=topics_source, probabilities_source=scheme_source,
+        locate=file_lines(source))
     if doc_lengths is not None:
         collection = set_doc_lengths(collection, doc_lengths, default=default_length)
     return collection

@@ -13,15 +13,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import InputError, ParseError, XdivWarning
+from ..core.collection import QrelsCodes
 from ..core.labels import preview
 from .atomic import atomic_output
 from .._warnings import warn as emit_warning
 from ._guard import BLANK, check_output_path, open_text
 from ._columns import read_table, decode_strings, read_columns
 
-__all__ = ["read_qrels_frame", "RunColumns", "read_run_columns",
+__all__ = ["read_qrels_frame", "read_qrels_codes", "RunColumns", "read_run_columns",
     "read_run_frame", "line_numbers", "read_probabilities", "read_doc_lengths",
     "write_qrels_frame", "write_run_frame"]
 
@@ -39,8 +41,61 @@ def read_qrels_frame(path: PathLike) -> pd.DataFrame:
     pandas.DataFrame
         Columns ``topic``, ``intent``, ``docno`` (str) and ``level`` (int64).
     """
-    return read_table(path, [("topic", "str"), ("intent", "str"), ("docno", "str"),
-                              ("level", "int")])
+    return read_table(path, QRELS_LAYOUT)
+
+
+QRELS_LAYOUT = [("topic", "str"), ("intent", "str"), ("docno", "str"), ("level", "int")]
+"""The columns of a TREC qrels file, for :func:`read_columns`."""
+
+
+def read_qrels_codes(path: PathLike) -> QrelsCodes:
+    """Read TREC qrels (``topic intent docno level``) as integer codes into their labels
+    (what :func:`xdiv.core.collection.collection_from_codes` takes), the same lines as
+    :func:`read_qrels_frame` reads, with Python strings made only for the distinct
+    topics, intents and docnos."""
+    table = read_columns(path, QRELS_LAYOUT)
+    topic, intent, docno = table.pop("topic"), table.pop("intent"), table.pop("docno")
+    if isinstance(docno, pa.ChunkedArray):
+        docno = docno.combine_chunks()
+    if isinstance(docno, pa.DictionaryArray):
+        docno = docno.dictionary.take(docno.indices)
+    # docno codes in sorted order by a sort of the column (no hash table of ~ a string
+    # per line): equal neighbours share a code; pyarrow sorts strings by their UTF-8
+    # bytes, which is the code point order of Python strings
+    order = pc.array_sort_indices(docno).to_numpy(zero_copy_only=False)
+    ordered = docno.take(pa.array(order))
+    del docno
+    first = np.ones(len(ordered), dtype=bool)
+    if len(ordered) > 1:
+        first[1:] = pc.not_equal(ordered[1:], ordered[:-1]).to_numpy(zero_copy_only=False)
+    docno_idx = np.empty(len(order), dtype=np.int64)
+    docno_idx[order] = np.cumsum(first) - 1
+    del order
+    distinct = ordered.filter(pa.array(first))
+    del ordered, first
+    topic_words, topic_idx = _words(topic.dictionary), _indices(topic)
+    intent_words, intent_idx = _words(intent.dictionary), _indices(intent)
+    level = np.asarray(table.pop("level"), dtype=np.int64)
+    del topic, intent
+    # hand the pool's freed blocks (the parsed file) back to the system before the
+    # docnos become Python strings, and the distinct docnos' buffer after
+    pool = pa.default_memory_pool()
+    pool.release_unused()
+    docno_words = _words(distinct)
+    del distinct
+    pool.release_unused()
+    return QrelsCodes(topic_words=topic_words, topic=topic_idx, intent_words=intent_words,
+                      intent=intent_idx, docno_words=docno_words, docno=docno_idx,
+                      level=level)
+
+
+def _words(strings: pa.Array) -> np.ndarray:
+    """A pyarrow string array as an object array of Python strings."""
+    return np.asarray(strings.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _indices(column: pa.DictionaryArray) -> np.ndarray:
+    return column.indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
 
 
 @dataclass(frozen=True)
