@@ -215,10 +215,13 @@ def read_run_blocks(paths, *, order: Order = "score-docno-desc",
             grids = _natural(coded.grids)
             vocabulary = np.asarray(coded.words.to_pylist(), dtype=object)
             yield _assemble(grids, vocabulary, order, *_fill(grids))
+            # give the block's buffers back to the system: pyarrow's pool would keep them
+            # for the next blocks, and a stream's peak would grow by them
+            pa.default_memory_pool().release_unused()
     warn_rank_disagreements(disagreements, order)
 
 
-STREAM_BLOCK_BYTES = 48 << 20
+STREAM_BLOCK_BYTES = 32 << 20
 """Run text per block of :func:`read_run_blocks` by default (gzip files counted at
 :data:`GZIP_RATIO` times their size)."""
 
