@@ -152,7 +152,8 @@ def test_page_is_self_contained_and_escapes_labels(page):
     for name in HOSTILE[:4]:
         assert name not in page
     assert "&lt;b&gt;bold&lt;/b&gt;" in page and "a&amp;b" in page
-    assert page.count("<table>") == 4  # runs, two significance matrices, power
+    assert page.count("<table") == 4  # runs, two significance matrices, power
+    assert page.count('<table class="matrix">') == 2
 
 
 def test_report_command_writes_the_page_and_checks_its_inputs(tmp_path):
@@ -189,7 +190,7 @@ def test_page_renders_in_headless_chromium(tmp_path, page):
     console = [line for line in dom.stderr.splitlines()
                if ":CONSOLE" in line or "net::ERR" in line]
     assert not console, console
-    assert dom.stdout.count("<svg") == 6 and dom.stdout.count("<table>") == 4
+    assert dom.stdout.count("<svg") == 6 and dom.stdout.count("<table") == 4
     shot = tmp_path / "report.png"
     run = subprocess.run([*browser, f"--screenshot={shot}", "--window-size=1280,2000",
                           path.as_uri()], capture_output=True, text=True, timeout=120)
@@ -233,3 +234,52 @@ def test_undefined_means_are_said_not_plotted(tmp_path, scores):
     xdiv.to_netcdf(empty, cube)
     assert main(["plot", "scatter", str(cube), "-o", str(tmp_path / "s.png")]) == 2
     assert not (tmp_path / "s.png").exists()
+
+
+def _cube(metrics, n_runs=5, names=None):
+    col, runs = xdiv.datasets.synthetic(n_topics=12, n_runs=n_runs, depth=20, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        cube = xdiv.evaluate(runs, col, metrics)
+    return cube if names is None else cube.assign_coords(run=names)
+
+
+def test_primary_measure_is_alpha_ndcg_at_20_when_evaluated():
+    cube = _cube(["ERR-IA@5", "alpha-nDCG@20", "I-rec@10"])
+    assert report.default_primary(cube) == "alpha-nDCG@20"
+    assert "<li>primary measure: alpha-nDCG@20</li>" in report.html_report(cube)
+    assert report.default_primary(_cube(["ERR-IA@5", "I-rec@10"])) == "ERR-IA@5"
+
+
+def test_header_names_input_files_not_their_folders():
+    cube = _cube(["I-rec@10"])
+    cube.attrs["collection"] = "/home/someone/private/qrels.diversity.gz"
+    text = report.html_report(cube)
+    assert "qrels.diversity.gz" in text and "/home/someone" not in text
+
+
+def test_a_scatter_it_cannot_draw_is_said():
+    text = report.html_report(_cube(["I-rec@10", "alpha-nDCG@10"]))
+    assert ("No I-rec@10 / D-nDCG@10 plot: the cube holds I-rec@10 but not D-nDCG@10"
+            in text)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="no chromium")
+def test_a_matrix_of_18_runs_fits_the_page(tmp_path):
+    """The 18 TREC 2009 runs' significance matrix: as wide as the page's text, without a
+    scroll bar (its column labels are written upwards)."""
+    names = [f"{name}" for name in ("ICTNETDivR1 ICTNETDivR2 MSRABASE NeuDiv1 NeuDivW75 "
+                                    "RmitDiv Sab9wtBDiv1 Sab9wtBfDiv THUIR09FuClu "
+                                    "UamsDwebLFou WatSklfu tm udelFMRM udelSimPrune "
+                                    "uogTrDYCcsB watd1 wume1 wume2").split()]
+    page = report.html_report(_cube(["alpha-nDCG@20", "ERR-IA@20"], 18, names))
+    probe = ("<script>const m = document.querySelector('table.matrix');"
+             "document.body.setAttribute('data-fit', String(m.parentElement.scrollWidth <= "
+             "m.parentElement.clientWidth));</script></body>")
+    path = tmp_path / "report.html"
+    path.write_text(page.replace("</body>", probe), encoding="utf-8")
+    dom = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                          "--window-size=1280,2000", "--dump-dom", path.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert 'data-fit="true"' in dom.stdout

@@ -24,7 +24,9 @@ def add_parser(sub) -> None:
     rp.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     rp.add_argument("meta", nargs="?", help="its meta-evaluation, written by 'xdiv meta -o'")
     rp.add_argument("-o", "--output", required=True, help="the HTML file to write")
-    rp.add_argument("--metric", help="the primary measure (default: the cube's first)")
+    rp.add_argument("--metric", help="the primary measure (default: alpha-nDCG@20 when the "
+                                     "cube holds it, as TREC reported it, else the cube's "
+                                     "first)")
     rp.add_argument("--alpha", type=level,
                     help="significance level (default: the meta-evaluation's, else 0.05)")
     rp.add_argument("--full-matrix", action="store_true",

@@ -30,7 +30,8 @@ from scipy.stats import ttest_1samp
 from ..errors import InputError
 from ..core.cube import score_array, summarize
 
-__all__ = ["run_summary", "significance_matrix", "html_report", "write_report"]
+__all__ = ["PRIMARY", "default_primary", "html_report", "run_summary", "significance_matrix",
+           "write_report"]
 
 LEVEL = 0.95
 """Coverage of the confidence intervals of the run table."""
@@ -39,6 +40,17 @@ MATRIX_RUNS = 40
 """Runs up to which the report shows the full significance matrix (every p-value); with
 more it shows per run the number of runs it is significantly better and worse than,
 unless ``full_matrix=True``."""
+
+PRIMARY = "alpha-nDCG@20"
+"""The primary measure of a report whose cube holds it: the measure the TREC Web Track
+diversity task reported first (Clarke, Craswell, Soboroff & Ashkan, TREC 2010 overview)."""
+
+
+def default_primary(scores) -> str:
+    """:data:`PRIMARY` when the cube holds it, else its first measure."""
+    labels = [str(m) for m in score_array(scores)["metric"].values]
+    return PRIMARY if PRIMARY in labels else labels[0]
+
 
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em;
@@ -51,6 +63,10 @@ th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-spac
 th { background: #f3f3f3; } th.run, td.run { text-align: left; }
 td .ci { color: #666; font-size: 11px; }
 td.up { background: #cfe8cf; } td.down { background: #f4cccc; } td.self { background: #eee; }
+table.matrix { font-size: 11px; }
+table.matrix td { padding: 1px 3px; }
+table.matrix thead th:not(.run) { writing-mode: vertical-rl; transform: rotate(180deg);
+                                  text-align: left; padding: 4px 1px; }
 figure { margin: 1em 0; } figcaption { color: #444; max-width: 60em; }
 svg { max-width: 100%; height: auto; }
 """
@@ -152,8 +168,9 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         with one or both tests): adds discriminative power and ASL curves, and gives the
         significance matrix.
     metric : str, optional
-        The primary measure (distribution, significance, run order); default the cube's
-        first.
+        The primary measure (distribution, significance, run order); by default
+        :data:`PRIMARY` when the cube holds it (ndeval's set, as TREC reported it), else
+        the cube's first measure.
     alpha : float, optional
         Significance level of the t-tests (default: the meta-evaluation's, else 0.05).
     title : str, optional
@@ -164,7 +181,7 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         it is significantly better and worse than).
     """
     da = score_array(scores)
-    metric = str(score_array(scores, [metric] if metric else None)["metric"].values[0])
+    metric = str(score_array(scores, [metric or default_primary(scores)])["metric"].values[0])
     if meta is not None:
         _check_runs(meta, [str(r) for r in da["run"].values])
     summary = run_summary(scores)
@@ -270,9 +287,15 @@ def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
     from ..plot.figures import correlation_matrix, irec_dndcg
 
     labels = [str(m) for m in scores["metric"].values]
-    cutoffs = sorted({int(found.group(1)) for found in map(_IREC.fullmatch, labels)
-                      if found and f"D-nDCG@{found.group(1)}" in labels})
+    irec = {int(found.group(1)) for found in map(_IREC.fullmatch, labels) if found}
+    dndcg = {int(found.group(1)) for found in map(_DNDCG.fullmatch, labels) if found}
+    cutoffs = sorted(irec & dndcg)
     parts = ["<h2>Plots</h2>"]
+    for cutoff in sorted(irec ^ dndcg):  # one of the two axes only: said, not dropped
+        held, lacking = (("I-rec", "D-nDCG") if cutoff in irec else ("D-nDCG", "I-rec"))
+        parts.append(_p(f"No I-rec@{cutoff} / D-nDCG@{cutoff} plot: the cube holds "
+                        f"{held}@{cutoff} but not {lacking}@{cutoff}; evaluate both to see "
+                        "diversity against relevance."))
     for cutoff in cutoffs:
         try:
             figure = irec_dndcg(scores, cutoff=cutoff)
@@ -292,7 +315,8 @@ def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
             "that rank the runs alike."))
     if len(parts) == 1:
         parts.append(_p("No further plots: the cube holds neither I-rec@l with D-nDCG@l "
-                        "nor two measures of two runs or more."))
+                        "(the diversity/relevance scatter) nor two measures of two runs or "
+                        "more (the rank correlations)."))
     return parts
 
 
@@ -329,11 +353,22 @@ def _overview(scores: xr.Dataset, da: xr.DataArray, metric: str) -> str:
 
     facts = [("runs", da.sizes["run"]), ("topics", da.sizes["topic"]),
              ("measures", da.sizes["metric"]), ("primary measure", metric)]
-    facts += [(key.replace("_", " "), scores.attrs[key])
+    facts += [(key.replace("_", " "), _file_name(key, scores.attrs[key]))
               for key in ("collection", "probabilities", "order", "adhoc", "hierarchy")
               if str(scores.attrs.get(key, ""))]
     items = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in facts)
     return f"<ul>{items}<li>written by xdiv {_e(__version__)}</li></ul>"
+
+
+_FILES = ("collection", "probabilities", "hierarchy")
+"""Attributes of a score cube that name input files: the report shows their names, not
+the folders of the machine that evaluated (which a shared report should not disclose)."""
+
+
+def _file_name(key: str, value) -> str:
+    text = str(value)
+    return os.path.basename(text.rstrip("/\\")) if key in _FILES and (
+        "/" in text or "\\" in text) else text
 
 
 def _run_table(summary: xr.Dataset, order: Sequence[str], primary: str) -> str:
@@ -380,8 +415,9 @@ def _significance_table(matrix: xr.Dataset, order: Sequence[str]) -> str:
                                                        else ' class="down"')
             cells.append(f"<td{kind}>{_pvalue(pvalue[i, j])}</td>")
         rows.append(f'<tr><th class="run">{_e(run)}</th>{"".join(cells)}</tr>')
-    return (f'<div class="scroll"><table><thead><tr><th class="run">run</th>{head}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table></div>')
+    # column labels written upwards, so that a matrix of 20 runs fits the page's width
+    return (f'<div class="scroll"><table class="matrix"><thead><tr><th class="run">run</th>'
+            f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def _significance_summary(matrix: xr.Dataset, order: Sequence[str]) -> str:
@@ -425,6 +461,7 @@ def _figure(fig, key: str, caption: str) -> str:
 
 
 _IREC = re.compile(r"I-rec@(\d+)")
+_DNDCG = re.compile(r"D-nDCG@(\d+)")
 _ID = re.compile(r'(\bid="|href="#|url\(#)')
 _COMMENT = re.compile(r"<!--.*?-->\n?", re.DOTALL)
 
