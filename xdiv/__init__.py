@@ -31,7 +31,9 @@ _NAMES = {
     "to_netcdf": "io.netcdf", "read_run": "io.runfiles", "read_runs": "io.runfiles",
     "read_topics": "io.topics", "read_probabilities": "io.trec",
     "measure_set": "measures", "parse_measure": "measures", "registry": "measures",
-    "resolve_measure": "measures:resolve",
+    "resolve_measure": "measures:resolve", "compare": "analysis.compare",
+    "table": "formats.tables", "methods_paragraph": "formats.tables",
+    "bibtex": "formats.tables",
 }
 """Where each public function lives (``module`` or ``module:name``)."""
 
@@ -61,12 +63,12 @@ register_accessors_when_loaded()
 
 __all__ = [
     "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError",
-    "XdivWarning", "attach_hierarchy", "build_collection", "build_runs", "datasets",
+    "XdivWarning", "attach_hierarchy", "compare", "build_collection", "build_runs", "datasets",
     "decode_docnos", "evaluate", "evaluate_files", "get_options", "hierarchy", "imine",
     "judge",
     "measure_set", "open_cube", "open_dataset", "parse_measure", "qrels_frame",
     "read_imine", "read_probabilities", "read_qrels", "read_run", "read_runs",
     "read_topics", "registry", "resolve_measure", "runs_frame", "set_doc_lengths",
     "set_options", "set_probabilities", "summarize", "to_adhoc", "to_netcdf", "udm",
-    "write_qrels", "write_run", *_LAZY,
+    "write_qrels", "write_run", "table", "methods_paragraph", "bibtex", *_LAZY,
 ]

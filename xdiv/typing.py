@@ -7,13 +7,17 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 __all__ = [
-    "ADHOC_METHODS", "AdhocMethod", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
+    "ADHOC_METHODS", "AdhocMethod", "COMPARE_CIS", "COMPARE_CORRECTIONS",
+    "COMPARE_FAMILIES", "COMPARE_TESTS", "CompareCI", "CompareCorrection", "CompareFamily",
+    "CompareTest", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
     "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
-    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "MAX_CUTOFF", "META_TESTS", "MISSING",
+    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "MAX_CUTOFF", "MAXT_CORRECTIONS",
+    "META_TESTS", "MISSING",
     "MetaTest",
     "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
     "PROBABILITY_SCHEMES", "RANK_CORRELATIONS", "RankCorrelation",
-    "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "SCORE_FORMATS", "ScoreFormat",
+    "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "RESAMPLING_TESTS",
+    "SCORE_FORMATS", "ScoreFormat",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
 ]
 
@@ -93,3 +97,30 @@ TABLE_FORMATS: tuple[TableFormat, ...] = get_args(TableFormat)
 ScoreFormat = Literal["table", "tsv", "csv", "ndeval", "trec_eval"]
 """Text layouts of a score cube: the result tables and the official tools' layouts."""
 SCORE_FORMATS: tuple[ScoreFormat, ...] = get_args(ScoreFormat)
+
+CompareTest = Literal["t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"]
+"""The paired significance tests of :func:`xdiv.compare`: Student's t, Wilcoxon's
+signed-rank test, the sign test, Fisher's randomisation (sign-flip permutation) test, the
+paired bootstrap test and the randomised Tukey HSD test."""
+COMPARE_TESTS: tuple[CompareTest, ...] = get_args(CompareTest)
+
+CompareCorrection = Literal["bonferroni", "holm", "fdr_bh", "fdr_by", "maxt",
+                            "maxt-stepdown"]
+"""The multiple-comparison corrections of :func:`xdiv.compare`: statsmodels'
+``multipletests`` methods, and Westfall & Young's permutation MaxT, single step or step
+down."""
+COMPARE_CORRECTIONS: tuple[CompareCorrection, ...] = get_args(CompareCorrection)
+MAXT_CORRECTIONS: tuple[CompareCorrection, ...] = COMPARE_CORRECTIONS[-2:]
+"""The corrections computed by resampling (Westfall & Young's MaxT)."""
+RESAMPLING_TESTS: tuple[CompareTest, ...] = COMPARE_TESTS[3:]
+"""The tests of :func:`xdiv.compare` computed by resampling (they need B and a seed)."""
+
+CompareFamily = Literal["metric", "all"]
+"""The family a correction of :func:`xdiv.compare` adjusts over: the comparisons of each
+metric, or every metric's comparisons together."""
+COMPARE_FAMILIES: tuple[CompareFamily, ...] = get_args(CompareFamily)
+
+CompareCI = Literal["t", "bca"]
+"""The confidence interval of a mean difference in :func:`xdiv.compare`: Student's t, or
+the bootstrap's bias-corrected and accelerated (BCa) percentiles."""
+COMPARE_CIS: tuple[CompareCI, ...] = get_args(CompareCI)

@@ -40,6 +40,8 @@ MAKERS = {
     "xdiv.design.d_study": design.d_study,
     "xdiv.design.g_coefficients": lambda s: design.g_coefficients(s, [10, 20]),
     "xdiv.design.pair_power": design.pair_power,
+    "xdiv.compare": lambda s: xdiv.compare(s),
+    "xdiv.compare(baseline=...)": lambda s: xdiv.compare(s, str(s["run"].values[0])),
 }
 
 

@@ -241,6 +241,11 @@ _PAIR = ("metric", "run_a", "run_b")
 _SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "probabilities", "collection", "runs",
                 "order", "hierarchy", "hierarchy_weights", "topics_without_relevant",
                 "topics_not_in_qrels", "topics_not_in_runs")
+_COMPARE = ("statistic", "pvalue", "pvalue_adjusted", "significant", "effect", "ci_low",
+            "ci_high", "effect_size", "hedges_g", "wins", "ties", "losses", "mean",
+            "mean_ci_low", "mean_ci_high", "n_topics")
+_COMPARE_ATTRS = ("xdiv_kind", "tests", "correction", "family", "B", "seed", "alpha", "ci",
+                  "mode", "baseline", "adjustment")
 RESULT_SCHEMAS: tuple[ResultSchema, ...] = (
     ResultSchema("scores", "xdiv.evaluate", "metric, run, topic", ("score", "params"),
                  _SCORE_ATTRS),
@@ -286,6 +291,10 @@ RESULT_SCHEMAS: tuple[ResultSchema, ...] = (
                  "metric, n_topics", ("erho2", "phi"), ("method",)),
     ResultSchema("power of each pair", "xdiv.design.pair_power", ", ".join(_PAIR),
                  ("diff", "power", "n_topics"), ("test", "alpha", "variance")),
+    ResultSchema("comparison of run pairs", "xdiv.compare",
+                 "test, metric, run_a, run_b, run", _COMPARE + ("asl",), _COMPARE_ATTRS),
+    ResultSchema("comparison with baselines", "xdiv.compare(baseline=...)",
+                 "test, metric, baseline, run", _COMPARE, _COMPARE_ATTRS),
 )
 """Every result dataset's variables, in one table (a test checks each against what its
 function returns)."""

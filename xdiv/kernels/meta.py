@@ -49,6 +49,18 @@ def resample_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def bootstrap_counts(rng: np.random.Generator, n: int, b: int) -> np.ndarray:
+    """``b`` bootstrap resamples of ``n`` topics as counts ``(b, n)`` (float): how often
+    each topic is drawn, from ``rng.integers(0, n, size=(b, n))``. The one draw of topic
+    resamples that the paired bootstrap test (:func:`paired_bootstrap`) and the bootstrap
+    confidence intervals (:func:`xdiv.kernels.compare.bca_interval`) share, so that the
+    same seed gives both the same resamples."""
+    picks = rng.integers(0, n, size=(b, n))
+    counts = np.zeros((b, n))
+    np.add.at(counts, (np.arange(b)[:, None], picks), 1.0)
+    return counts
+
+
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)``, ``i < j``, of every unordered run pair."""
     return np.triu_indices(n_runs, k=1)
@@ -213,9 +225,7 @@ def _bootstrap_slice(diff, replicates, rng, rank, chunk, on_block):
     top = RunningTop(diff.shape[:-1], rank, chunk)
     for start in range(0, replicates, chunk):
         b = min(chunk, replicates - start)
-        picks = rng.integers(0, n, size=(b, n))
-        counts = np.zeros((b, n))
-        np.add.at(counts, (np.arange(b)[:, None], picks), 1.0)
+        counts = bootstrap_counts(rng, n, b)
         boot_mean = resample_sums(centred, counts) / n
         boot_t = _t_statistic(boot_mean, resample_sums(centred ** 2, counts), n)
         abs_t = np.abs(boot_t)

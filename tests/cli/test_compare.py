@@ -1,0 +1,96 @@
+"""``xdiv compare``: the comparisons table, the paper tables, the methods paragraph, BibTeX
+and the result file, each what the Python API gives; bad input in one line."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import xdiv
+from xdiv.cli import main
+from xdiv.cli.compare import comparison_frame
+from xdiv.formats import tables
+
+
+@pytest.fixture(scope="module")
+def cube_path(tmp_path_factory):
+    col, runs = xdiv.datasets.synthetic(n_topics=15, n_runs=5, depth=20, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        scores = xdiv.evaluate(runs, col, ["alpha-nDCG@10", "I-rec@10"])
+    path = tmp_path_factory.mktemp("compare") / "scores.nc"
+    xdiv.to_netcdf(scores, path)
+    return path
+
+
+def _runs(path) -> list[str]:
+    return [str(r) for r in xdiv.open_dataset(path)["run"].values]
+
+
+def _api(path, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        return xdiv.compare(xdiv.open_dataset(path), **options)
+
+
+def test_the_comparisons_table_lists_each_comparison_once(cube_path, capsys):
+    base = _runs(cube_path)[0]
+    assert main(["-q", "compare", str(cube_path), "--baseline", base, "--test", "t",
+                 "permutation", "-B", "500", "--correction", "holm"]) == 0
+    out = capsys.readouterr().out
+    result = _api(cube_path, baseline=base, tests=("t", "permutation"), B=500,
+                  correction="holm")
+    frame = comparison_frame(result)
+    # 2 tests x 2 measures x 4 runs against the baseline, the baseline itself left out
+    assert len(frame) == 16
+    assert len(out.strip().splitlines()) == 16 + 2  # the header lines of the frame
+    first = frame.iloc[0]
+    assert f"{first['pvalue_adjusted']:.4f}" in out
+
+
+def test_all_pairs_list_each_unordered_pair_once(cube_path):
+    frame = comparison_frame(_api(cube_path, tests=("t",)))
+    assert len(frame) == 2 * 10  # 2 measures x C(5, 2) pairs
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown", "html"])
+def test_paper_tables_are_the_api_tables(cube_path, fmt, capsys):
+    base = _runs(cube_path)[:2]
+    assert main(["-q", "compare", str(cube_path), "--baseline", *base, "--test",
+                 "permutation", "-B", "500", "--format", fmt, "--methods"]) == 0
+    out = capsys.readouterr().out
+    result = _api(cube_path, baseline=base, tests=("permutation",), B=500)
+    assert out == tables.table(result, format=fmt) + "\n" + \
+        tables.methods_paragraph(result) + "\n"
+
+
+def test_netcdf_and_bibtex_files(cube_path, tmp_path):
+    out, bib = tmp_path / "cmp.nc", tmp_path / "refs.bib"
+    base = _runs(cube_path)[0]
+    assert main(["-q", "compare", str(cube_path), "--baseline", base, "--test", "t",
+                 "--correction", "bonferroni", "--format", "netcdf", "-o", str(out),
+                 "--bibtex", str(bib)]) == 0
+    written = xdiv.open_dataset(out)
+    expected = _api(cube_path, baseline=base, tests=("t",), correction="bonferroni")
+    assert written["pvalue_adjusted"].equals(expected["pvalue_adjusted"])
+    assert bib.read_text() == tables.bibtex(expected)
+    assert "@" in bib.read_text()
+
+
+def test_a_table_goes_to_a_file_with_o(cube_path, tmp_path, capsys):
+    out = tmp_path / "table.tex"
+    assert main(["-q", "compare", str(cube_path), "--format", "latex", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    assert out.read_text().startswith(tables.table(_api(cube_path), format="latex")[:40])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--baseline", "no-such-run"], "no-such-run"),
+    (["--format", "netcdf"], "-o FILE"),
+    (["--metric", "nDCG@99"], "nDCG@99"),
+])
+def test_bad_input_is_one_line(cube_path, capsys, argv, message):
+    assert main(["compare", str(cube_path), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("xdiv: error:") and message in err[0]

@@ -1,0 +1,1114 @@
+"""Publication tables, a methods paragraph and BibTeX entries for the result of
+:func:`xdiv.compare`.
+
+:func:`table` writes the familiar paper table, runs as rows and measures as columns, each
+cell a run's mean, in LaTeX (booktabs), Markdown or HTML; :func:`methods_paragraph`
+describes the comparison in one paragraph a paper can use; :func:`bibtex` writes the
+BibTeX entries of the tests, corrections and measures the paragraph cites.
+
+Markers
+-------
+Against baselines, each baseline has one superscript symbol, in the order of the result's
+``baseline`` coordinate: dagger, double dagger, section, pilcrow, then the letters
+``a``, ``b``, ... A run's mean carries a baseline's symbol when the run is significantly
+different from that baseline (``significant`` of the chosen test, that is after the
+result's correction, at its ``alpha``), followed by an arrow giving the direction of the
+mean difference: ``↑`` the run is better (its mean is higher), ``↓`` worse. Over all
+pairs, the runs are labelled ``a``, ``b``, ``c``, ... in the order of the result's runs,
+and a mean carries the letters of the runs it is significantly better than.
+
+The text (run and measure names, the legend) is escaped for each format, and the output
+depends on the result only: the rows and columns follow the result's coordinates.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import xarray as xr
+
+from ..errors import InputError, MeasureError
+from ..measures import parse_measure
+
+__all__ = ["BIBLIOGRAPHY", "MEASURE_REFERENCES", "bibtex", "methods_paragraph", "table"]
+
+# --------------------------------------------------------------------------------------
+# The bibliography: one place for every entry the paragraph and bibtex() cite.
+# Only facts: authors, title, venue, year, and volume, number and pages where certain.
+# "cite" is the short form the methods paragraph prints (Author, venue year).
+# --------------------------------------------------------------------------------------
+
+BIBLIOGRAPHY: dict[str, dict[str, str]] = {
+    # tests
+    "fisher1935": {
+        "type": "book", "author": "Fisher, Ronald A.", "title": "The Design of Experiments",
+        "publisher": "Oliver and Boyd", "address": "Edinburgh", "year": "1935",
+        "cite": "Fisher, The Design of Experiments 1935"},
+    "smucker2007": {
+        "type": "inproceedings",
+        "author": "Smucker, Mark D. and Allan, James and Carterette, Ben",
+        "title": "A Comparison of Statistical Significance Tests for Information "
+                 "Retrieval Evaluation",
+        "booktitle": "Proceedings of the 16th ACM Conference on Information and "
+                     "Knowledge Management ({CIKM})",
+        "pages": "623--632", "year": "2007",
+        "cite": "Smucker, Allan & Carterette, CIKM 2007"},
+    "student1908": {
+        "type": "article", "author": "Student", "title": "The Probable Error of a Mean",
+        "journal": "Biometrika", "volume": "6", "number": "1", "pages": "1--25",
+        "year": "1908", "cite": "Student, Biometrika 1908"},
+    "wilcoxon1945": {
+        "type": "article", "author": "Wilcoxon, Frank",
+        "title": "Individual Comparisons by Ranking Methods",
+        "journal": "Biometrics Bulletin", "volume": "1", "number": "6", "pages": "80--83",
+        "year": "1945", "cite": "Wilcoxon, Biometrics Bulletin 1945"},
+    "efron1993": {
+        "type": "book", "author": "Efron, Bradley and Tibshirani, Robert J.",
+        "title": "An Introduction to the Bootstrap", "publisher": "Chapman \\& Hall",
+        "address": "New York", "year": "1993",
+        "cite": "Efron & Tibshirani, An Introduction to the Bootstrap 1993"},
+    "efron1987": {
+        "type": "article", "author": "Efron, Bradley",
+        "title": "Better Bootstrap Confidence Intervals",
+        "journal": "Journal of the American Statistical Association", "volume": "82",
+        "number": "397", "pages": "171--185", "year": "1987",
+        "cite": "Efron, Journal of the American Statistical Association 1987"},
+    "sakai2006": {
+        "type": "inproceedings", "author": "Sakai, Tetsuya",
+        "title": "Evaluating Evaluation Metrics Based on the Bootstrap",
+        "booktitle": "Proceedings of the 29th Annual International {ACM} {SIGIR} "
+                     "Conference on Research and Development in Information Retrieval",
+        "pages": "525--532", "year": "2006", "cite": "Sakai, SIGIR 2006"},
+    "dixon1946": {
+        "type": "article", "author": "Dixon, W. J. and Mood, A. M.",
+        "title": "The Statistical Sign Test",
+        "journal": "Journal of the American Statistical Association", "volume": "41",
+        "number": "236", "pages": "557--566", "year": "1946",
+        "cite": "Dixon & Mood, Journal of the American Statistical Association 1946"},
+    # corrections
+    "dunn1961": {
+        "type": "article", "author": "Dunn, Olive Jean",
+        "title": "Multiple Comparisons among Means",
+        "journal": "Journal of the American Statistical Association", "volume": "56",
+        "number": "293", "pages": "52--64", "year": "1961",
+        "cite": "Dunn, Journal of the American Statistical Association 1961"},
+    "holm1979": {
+        "type": "article", "author": "Holm, Sture",
+        "title": "A Simple Sequentially Rejective Multiple Test Procedure",
+        "journal": "Scandinavian Journal of Statistics", "volume": "6", "number": "2",
+        "pages": "65--70", "year": "1979",
+        "cite": "Holm, Scandinavian Journal of Statistics 1979"},
+    "benjamini1995": {
+        "type": "article", "author": "Benjamini, Yoav and Hochberg, Yosef",
+        "title": "Controlling the False Discovery Rate: A Practical and Powerful "
+                 "Approach to Multiple Testing",
+        "journal": "Journal of the Royal Statistical Society: Series B (Methodological)",
+        "volume": "57", "number": "1", "pages": "289--300", "year": "1995",
+        "cite": "Benjamini & Hochberg, Journal of the Royal Statistical Society B 1995"},
+    "benjamini2001": {
+        "type": "article", "author": "Benjamini, Yoav and Yekutieli, Daniel",
+        "title": "The Control of the False Discovery Rate in Multiple Testing under "
+                 "Dependency",
+        "journal": "The Annals of Statistics", "volume": "29", "number": "4",
+        "pages": "1165--1188", "year": "2001",
+        "cite": "Benjamini & Yekutieli, The Annals of Statistics 2001"},
+    "westfall1993": {
+        "type": "book", "author": "Westfall, Peter H. and Young, S. Stanley",
+        "title": "Resampling-Based Multiple Testing: Examples and Methods for "
+                 "$p$-Value Adjustment",
+        "publisher": "Wiley", "address": "New York", "year": "1993",
+        "cite": "Westfall & Young, Resampling-Based Multiple Testing 1993"},
+    "boytsov2013": {
+        "type": "inproceedings",
+        "author": "Boytsov, Leonid and Belova, Anna and Westfall, Peter",
+        "title": "Deciding on an Adjustment for Multiplicity in {IR} Experiments",
+        "booktitle": "Proceedings of the 36th International {ACM} {SIGIR} Conference on "
+                     "Research and Development in Information Retrieval",
+        "year": "2013", "cite": "Boytsov, Belova & Westfall, SIGIR 2013"},
+    "carterette2012": {
+        "type": "article", "author": "Carterette, Benjamin A.",
+        "title": "Multiple Testing in Statistical Analysis of Systems-Based Information "
+                 "Retrieval Experiments",
+        "journal": "{ACM} Transactions on Information Systems", "volume": "30",
+        "number": "1", "year": "2012", "cite": "Carterette, TOIS 2012"},
+    # measures
+    "clarke2008": {
+        "type": "inproceedings",
+        "author": "Clarke, Charles L. A. and Kolla, Maheedhar and Cormack, Gordon V. and "
+                  "Vechtomova, Olga and Ashkan, Azin and B{\\\"u}ttcher, Stefan and "
+                  "MacKinnon, Ian",
+        "title": "Novelty and Diversity in Information Retrieval Evaluation",
+        "booktitle": "Proceedings of the 31st Annual International {ACM} {SIGIR} "
+                     "Conference on Research and Development in Information Retrieval",
+        "pages": "659--666", "year": "2008", "cite": "Clarke et al., SIGIR 2008"},
+    "clarke2011": {
+        "type": "inproceedings",
+        "author": "Clarke, Charles L. A. and Craswell, Nick and Soboroff, Ian and "
+                  "Ashkan, Azin",
+        "title": "A Comparative Analysis of Cascade Measures for Novelty and Diversity",
+        "booktitle": "Proceedings of the Fourth {ACM} International Conference on Web "
+                     "Search and Data Mining ({WSDM})",
+        "year": "2011", "cite": "Clarke, Craswell, Soboroff & Ashkan, WSDM 2011"},
+    "clarke2009": {
+        "type": "inproceedings",
+        "author": "Clarke, Charles L. A. and Kolla, Maheedhar and Vechtomova, Olga",
+        "title": "An Effectiveness Measure for Ambiguous and Underspecified Queries",
+        "booktitle": "Advances in Information Retrieval Theory ({ICTIR})",
+        "year": "2009", "cite": "Clarke, Kolla & Vechtomova, ICTIR 2009"},
+    "agrawal2009": {
+        "type": "inproceedings",
+        "author": "Agrawal, Rakesh and Gollapudi, Sreenivas and Halverson, Alan and "
+                  "Ieong, Samuel",
+        "title": "Diversifying Search Results",
+        "booktitle": "Proceedings of the Second {ACM} International Conference on Web "
+                     "Search and Data Mining ({WSDM})",
+        "pages": "5--14", "year": "2009", "cite": "Agrawal et al., WSDM 2009"},
+    "sakai2011": {
+        "type": "inproceedings", "author": "Sakai, Tetsuya and Song, Ruihua",
+        "title": "Evaluating Diversified Search Results Using Per-Intent Graded Relevance",
+        "booktitle": "Proceedings of the 34th International {ACM} {SIGIR} Conference on "
+                     "Research and Development in Information Retrieval",
+        "pages": "1043--1052", "year": "2011", "cite": "Sakai & Song, SIGIR 2011"},
+    "chapelle2009": {
+        "type": "inproceedings",
+        "author": "Chapelle, Olivier and Metzler, Donald and Zhang, Ya and "
+                  "Grinspan, Pierre",
+        "title": "Expected Reciprocal Rank for Graded Relevance",
+        "booktitle": "Proceedings of the 18th {ACM} Conference on Information and "
+                     "Knowledge Management ({CIKM})",
+        "pages": "621--630", "year": "2009", "cite": "Chapelle et al., CIKM 2009"},
+    "jarvelin2002": {
+        "type": "article",
+        "author": "J{\\\"a}rvelin, Kalervo and Kek{\\\"a}l{\\\"a}inen, Jaana",
+        "title": "Cumulated Gain-Based Evaluation of {IR} Techniques",
+        "journal": "{ACM} Transactions on Information Systems", "volume": "20",
+        "number": "4", "pages": "422--446", "year": "2002",
+        "cite": "Järvelin & Kekäläinen, TOIS 2002"},
+    "burges2005": {
+        "type": "inproceedings",
+        "author": "Burges, Chris and Shaked, Tal and Renshaw, Erin and Lazier, Ari and "
+                  "Deeds, Matt and Hamilton, Nicole and Hullender, Greg",
+        "title": "Learning to Rank Using Gradient Descent",
+        "booktitle": "Proceedings of the 22nd International Conference on Machine "
+                     "Learning ({ICML})",
+        "pages": "89--96", "year": "2005", "cite": "Burges et al., ICML 2005"},
+    "zhai2003": {
+        "type": "inproceedings",
+        "author": "Zhai, ChengXiang and Cohen, William W. and Lafferty, John",
+        "title": "Beyond Independent Relevance: Methods and Evaluation Metrics for "
+                 "Subtopic Retrieval",
+        "booktitle": "Proceedings of the 26th Annual International {ACM} {SIGIR} "
+                     "Conference on Research and Development in Information Retrieval",
+        "pages": "10--17", "year": "2003", "cite": "Zhai, Cohen & Lafferty, SIGIR 2003"},
+    "sakai2013dou": {
+        "type": "inproceedings", "author": "Sakai, Tetsuya and Dou, Zhicheng",
+        "title": "Summaries, Ranked Retrieval and Sessions: A Unified Framework for "
+                 "Information Access Evaluation",
+        "booktitle": "Proceedings of the 36th International {ACM} {SIGIR} Conference on "
+                     "Research and Development in Information Retrieval",
+        "year": "2013", "cite": "Sakai & Dou, SIGIR 2013"},
+    "sakai2013airs": {
+        "type": "inproceedings", "author": "Sakai, Tetsuya",
+        "title": "How Intuitive Are Diversified Search Metrics? Concordance Test Results "
+                 "for the Diversity {U}-Measures",
+        "booktitle": "Information Retrieval Technology ({AIRS})",
+        "year": "2013", "cite": "Sakai, AIRS 2013"},
+    "sakai2012www": {
+        "type": "inproceedings", "author": "Sakai, Tetsuya",
+        "title": "Evaluation with Informational and Navigational Intents",
+        "booktitle": "Proceedings of the 21st International Conference on World Wide Web "
+                     "({WWW})",
+        "year": "2012", "cite": "Sakai, WWW 2012"},
+    "robertson2010": {
+        "type": "inproceedings",
+        "author": "Robertson, Stephen E. and Kanoulas, Evangelos and Yilmaz, Emine",
+        "title": "Extending Average Precision to Graded Relevance Judgments",
+        "booktitle": "Proceedings of the 33rd International {ACM} {SIGIR} Conference on "
+                     "Research and Development in Information Retrieval",
+        "year": "2010", "cite": "Robertson, Kanoulas & Yilmaz, SIGIR 2010"},
+    "moffat2008": {
+        "type": "article", "author": "Moffat, Alistair and Zobel, Justin",
+        "title": "Rank-Biased Precision for Measurement of Retrieval Effectiveness",
+        "journal": "{ACM} Transactions on Information Systems", "volume": "27",
+        "number": "1", "year": "2008", "cite": "Moffat & Zobel, TOIS 2008"},
+    "buckley2004": {
+        "type": "inproceedings", "author": "Buckley, Chris and Voorhees, Ellen M.",
+        "title": "Retrieval Evaluation with Incomplete Information",
+        "booktitle": "Proceedings of the 27th Annual International {ACM} {SIGIR} "
+                     "Conference on Research and Development in Information Retrieval",
+        "pages": "25--32", "year": "2004", "cite": "Buckley & Voorhees, SIGIR 2004"},
+    "buckley2005": {
+        "type": "incollection", "author": "Buckley, Chris and Voorhees, Ellen M.",
+        "title": "Retrieval System Evaluation",
+        "booktitle": "{TREC}: Experiment and Evaluation in Information Retrieval",
+        "editor": "Voorhees, Ellen M. and Harman, Donna K.", "publisher": "{MIT} Press",
+        "year": "2005", "cite": "Buckley & Voorhees, TREC: Experiment and Evaluation "
+                                "in Information Retrieval 2005"},
+    "voorhees1999": {
+        "type": "inproceedings", "author": "Voorhees, Ellen M.",
+        "title": "The {TREC-8} Question Answering Track Report",
+        "booktitle": "Proceedings of the Eighth Text REtrieval Conference ({TREC-8})",
+        "year": "1999", "cite": "Voorhees, TREC-8 1999"},
+    "macavaney2022": {
+        "type": "inproceedings",
+        "author": "MacAvaney, Sean and Macdonald, Craig and Ounis, Iadh",
+        "title": "Streamlining Evaluation with ir-measures",
+        "booktitle": "Advances in Information Retrieval ({ECIR})",
+        "year": "2022", "cite": "MacAvaney, Macdonald & Ounis, ECIR 2022"},
+    "wang2018": {
+        "type": "article",
+        "author": "Wang, Xiaojie and Wen, Ji-Rong and Dou, Zhicheng and Sakai, Tetsuya "
+                  "and Zhang, Rui",
+        "title": "Search Result Diversity Evaluation Based on Intent Hierarchies",
+        "journal": "{IEEE} Transactions on Knowledge and Data Engineering",
+        "volume": "30", "number": "1", "pages": "156--169", "year": "2018",
+        "cite": "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018"},
+}
+"""Every BibTeX entry :func:`bibtex` writes, by key: the entry type, the fields (in
+BibTeX syntax) and ``cite``, the short form the methods paragraph prints."""
+
+MEASURE_REFERENCES: dict[str, str] = {
+    "Clarke et al., SIGIR 2008": "clarke2008",
+    "Clarke, Craswell, Soboroff & Ashkan, WSDM 2011": "clarke2011",
+    "Clarke, Kolla & Vechtomova, ICTIR 2009": "clarke2009",
+    "Agrawal et al., WSDM 2009": "agrawal2009",
+    "Sakai & Song, SIGIR 2011": "sakai2011",
+    "Chapelle et al., CIKM 2009": "chapelle2009",
+    "Järvelin & Kekäläinen, TOIS 2002": "jarvelin2002",
+    "Burges et al., ICML 2005": "burges2005",
+    "Zhai, Cohen & Lafferty, SIGIR 2003": "zhai2003",
+    "Sakai & Dou, SIGIR 2013": "sakai2013dou",
+    "Sakai, AIRS 2013": "sakai2013airs",
+    "Sakai, WWW 2012": "sakai2012www",
+    "Robertson, Kanoulas & Yilmaz, SIGIR 2010": "robertson2010",
+    "Moffat & Zobel, TOIS 2008": "moffat2008",
+    "Buckley & Voorhees, SIGIR 2004": "buckley2004",
+    "Buckley & Voorhees, 'Retrieval System Evaluation'": "buckley2005",
+    "Voorhees, TREC-8 QA track 1999": "voorhees1999",
+    "MacAvaney, Macdonald & Ounis, ECIR 2022": "macavaney2022",
+    "Wang, Wen, Dou, Sakai & Zhang, IEEE TKDE 2018": "wang2018",
+}
+"""The citations found in the registry's ``reference`` strings (each a substring of
+them), mapped to their :data:`BIBLIOGRAPHY` keys. Not mapped, for want of certain
+bibliographic data: ``Sakai, EVIA 2007 / NTCIR``, ``Sakai, IPSJ TOD 2007``,
+``Sakai, JIP 2013`` and ``Cleverdon, Cranfield tests``."""
+
+
+@dataclass(frozen=True)
+class _Test:
+    name: str  # as the legend and the paragraph name it, after "a two-sided"
+    resampling: bool  # B resamples and a seed apply
+    keys: tuple[str, ...]  # BIBLIOGRAPHY keys
+
+
+@dataclass(frozen=True)
+class _Correction:
+    name: str  # as the legend names it ("Holm's correction")
+    method: str  # as the paragraph names it ("Holm's method")
+    rate: str  # the error rate it controls
+    resampling: bool  # B sign flips and a seed apply
+    keys: tuple[str, ...]
+
+
+_TESTS = {
+    "t": _Test("paired t-test", False, ("student1908",)),
+    "wilcoxon": _Test("Wilcoxon signed-rank test", False, ("wilcoxon1945",)),
+    "sign": _Test("sign test", False, ("dixon1946",)),
+    "permutation": _Test("paired randomisation test", True,
+                         ("fisher1935", "smucker2007")),
+    "bootstrap": _Test("paired bootstrap test", True, ("efron1993", "sakai2006")),
+    "tukey": _Test("randomised Tukey HSD test", True, ("carterette2012",)),
+}
+"""The tests of :func:`xdiv.compare` (:data:`xdiv.typing.COMPARE_TESTS`)."""
+_TEST_ALIASES = {"randomization": "permutation", "randomisation": "permutation"}
+
+_FWER = "family-wise error rate"
+_FDR = "false discovery rate"
+_CORRECTIONS = {
+    "bonferroni": _Correction("Bonferroni correction", "the Bonferroni correction",
+                              _FWER, False, ("dunn1961", "carterette2012")),
+    "holm": _Correction("Holm's correction", "Holm's method", _FWER, False,
+                        ("holm1979", "carterette2012")),
+    "fdr_bh": _Correction("Benjamini–Hochberg correction",
+                          "the Benjamini–Hochberg procedure", _FDR, False,
+                          ("benjamini1995", "carterette2012")),
+    "fdr_by": _Correction("Benjamini–Yekutieli correction",
+                          "the Benjamini–Yekutieli procedure", _FDR, False,
+                          ("benjamini2001", "carterette2012")),
+    "maxt": _Correction("Westfall–Young single-step max-T correction",
+                        "Westfall and Young's single-step max-T permutation procedure",
+                        _FWER, True, ("westfall1993", "boytsov2013")),
+    "maxt-stepdown": _Correction("Westfall–Young step-down max-T correction",
+                                 "Westfall and Young's step-down max-T permutation "
+                                 "procedure", _FWER, True, ("westfall1993", "boytsov2013")),
+}
+"""The corrections of :func:`xdiv.compare` (:data:`xdiv.typing.COMPARE_CORRECTIONS`)."""
+_CORRECTION_ALIASES = {"bh": "fdr_bh", "by": "fdr_by", "westfall-young": "maxt-stepdown"}
+_NO_CORRECTION = {"none": None, "": None}
+
+_SYMBOLS = "†‡§¶"
+"""The baselines' markers, then the letters a, b, ..."""
+
+
+def _attr_list(value) -> list[str]:
+    """An attribute holding names (a list, an array, or a string of names separated by
+    commas or spaces) as a list of strings."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(v) for v in parsed]
+        return [part for part in re.split(r"[,\s]+", value) if part]
+    return [str(v) for v in np.atleast_1d(value)]
+
+
+def _test_of(name: str) -> _Test | None:
+    key = name.lower()
+    return _TESTS.get(_TEST_ALIASES.get(key, key))
+
+
+def _correction_of(name) -> _Correction | None:
+    key = "" if name is None else str(name).lower()
+    return _CORRECTIONS.get(_CORRECTION_ALIASES.get(key, key))
+
+
+def _letters(index: int) -> str:
+    """a, b, ..., z, aa, ab, ...: the label of the ``index``-th run or baseline."""
+    label = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        label = chr(ord("a") + rest) + label
+    return label
+
+
+def _symbol(index: int) -> str:
+    return _SYMBOLS[index] if index < len(_SYMBOLS) else _letters(index - len(_SYMBOLS))
+
+
+def _count(values) -> str:
+    """An integer with thousands separators (10,000)."""
+    return f"{int(values):,}"
+
+
+def _number(value) -> str:
+    """A float as few digits as it needs (0.05, 0.1)."""
+    return f"{float(value):g}"
+
+
+def _join(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _mode(result: xr.Dataset) -> str:
+    if "baseline" in result.dims:
+        return "baseline"
+    if "run_a" in result.dims and "run_b" in result.dims:
+        return "pairs"
+    raise InputError("expected the result of xdiv.compare, with a 'baseline' dimension "
+                     "or the dimensions 'run_a' and 'run_b'; got dimensions "
+                     f"{sorted(map(str, result.dims))}")
+
+
+def _runs(result: xr.Dataset) -> list[str]:
+    if "run" in result.coords:
+        return [str(r) for r in result["run"].values]
+    return [str(r) for r in result["run_a"].values]
+
+
+def _metrics(result: xr.Dataset) -> list[str]:
+    return [str(m) for m in result["metric"].values]
+
+
+def _baselines(result: xr.Dataset) -> list[str]:
+    return [str(b) for b in result["baseline"].values]
+
+
+def _tests(result: xr.Dataset) -> list[str]:
+    if "test" in result.coords:
+        return [str(t) for t in np.atleast_1d(result["test"].values)]
+    return _attr_list(result.attrs.get("tests"))
+
+
+def _pick_test(result: xr.Dataset, test) -> xr.Dataset:
+    """The result of one test: ``test``, or the first of the result's tests."""
+    if "test" not in result.dims:
+        return result
+    names = _tests(result)
+    if test is None:
+        test = names[0]
+    if str(test) not in names:
+        raise InputError(f"test={test!r} is not in the result; its tests are {names}")
+    return result.sel(test=str(test))
+
+
+def _test_name(result: xr.Dataset, test: str | None) -> str:
+    if test is None:
+        names = _tests(result)
+        test = names[0] if names else "test"
+    known = _test_of(str(test))
+    return known.name if known else str(test)
+
+
+def _flag(value) -> bool:
+    """True for a significant comparison (False for False, 0 and NaN)."""
+    value = np.asarray(value).item()
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    return bool(value)
+
+
+# --------------------------------------------------------------------------------------
+# The table: cells first, then one renderer per format
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class _Cell:
+    mean: float
+    low: float | None = None
+    high: float | None = None
+    bold: bool = False
+    marks: list[tuple[str, str]] = field(default_factory=list)  # (symbol, arrow)
+
+
+@dataclass
+class _Grid:
+    rows: list[str]  # row labels (plain text)
+    columns: list[str]
+    cells: list[list[_Cell]]  # rows × columns
+
+
+def _values(variable: xr.DataArray, runs: list[str], metrics: list[str]) -> np.ndarray:
+    """``variable(metric, run)`` as a float array run × metric."""
+    return variable.sel(run=runs, metric=metrics).transpose("run", "metric").values.astype(
+        float)
+
+
+def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
+    mode = _mode(result)
+    one = _pick_test(result, test)
+    runs, metrics = _runs(result), _metrics(result)
+    means = (_values(one["mean"], runs, metrics) if "run" in one["mean"].dims else
+             one["mean"].rename(run_a="run").sel(run=runs, metric=metrics)
+             .transpose("run", "metric").values.astype(float))
+    cells = [[_Cell(float(means[i, j])) for j in range(len(metrics))]
+             for i in range(len(runs))]
+    if ci:
+        missing = [v for v in ("mean_ci_low", "mean_ci_high") if v not in one]
+        if missing:
+            raise InputError(f"ci=True needs the variables {missing} in the result")
+        low = _values(one["mean_ci_low"], runs, metrics)
+        high = _values(one["mean_ci_high"], runs, metrics)
+        for i, row in enumerate(cells):
+            for j, cell in enumerate(row):
+                cell.low, cell.high = float(low[i, j]), float(high[i, j])
+    for j in range(len(metrics)):  # the best of each column, as printed
+        shown = [round(row[j].mean, digits) for row in cells if math.isfinite(row[j].mean)]
+        if shown:
+            best = max(shown)
+            for row in cells:
+                row[j].bold = math.isfinite(row[j].mean) and round(row[j].mean,
+                                                                   digits) == best
+    significant, effect = one["significant"], one["effect"]
+    if mode == "baseline":
+        for k, base in enumerate(_baselines(result)):
+            sig = significant.sel(baseline=base, run=runs, metric=metrics).transpose(
+                "run", "metric").values
+            eff = effect.sel(baseline=base, run=runs, metric=metrics).transpose(
+                "run", "metric").values.astype(float)
+            for i, run in enumerate(runs):
+                if run == base:
+                    continue
+                for j in range(len(metrics)):
+                    if _flag(sig[i, j]):
+                        arrow = "up" if eff[i, j] > 0 else "down" if eff[i, j] < 0 else ""
+                        cells[i][j].marks.append((_symbol(k), arrow))
+        rows = runs
+    else:
+        sig = significant.sel(run_a=runs, run_b=runs, metric=metrics).transpose(
+            "run_a", "run_b", "metric").values
+        eff = effect.sel(run_a=runs, run_b=runs, metric=metrics).transpose(
+            "run_a", "run_b", "metric").values.astype(float)
+        for i in range(len(runs)):
+            for k in range(len(runs)):
+                if i == k:
+                    continue
+                for j in range(len(metrics)):
+                    if math.isfinite(eff[i, k, j]):  # run_a − run_b as stored
+                        better = _flag(sig[i, k, j]) and eff[i, k, j] > 0
+                    else:  # only the other half of the pairs is stored
+                        better = _flag(sig[k, i, j]) and eff[k, i, j] < 0
+                    if better:
+                        cells[i][j].marks.append((_letters(k), ""))
+        rows = [f"({_letters(i)}) {run}" for i, run in enumerate(runs)]
+    return _Grid(rows, metrics, cells)
+
+
+def _legend(result: xr.Dataset, test: str | None, ci: bool, f: _Format) -> str:
+    """The legend, as a sequence of sentences, each piece escaped by ``f``."""
+    mode = _mode(result)
+    attrs = result.attrs
+    one = _pick_test(result, test)
+    chosen = str(one["test"].values) if "test" in one.coords else test
+    parts = []
+    topics = _topics_phrase(result)
+    parts.append(f.text(f"Means over {topics}" if topics else "Means")
+                 + f.text("; bold: the best mean of each measure."))
+    correction = _correction_of(attrs.get("correction"))
+    alpha = attrs.get("alpha")
+    how = f"a two-sided {_test_name(result, chosen)}"
+    inside = ""
+    if chosen is not None and _is_tukey(str(chosen)):
+        inside = "adjusted over all pairs of runs of each measure; "
+    elif correction is not None:
+        how += f" with {correction.name} over {_family_phrase(result, None)}"
+    elif str(attrs.get("correction", "none")).lower() not in _NO_CORRECTION:
+        how += f" with the correction {attrs['correction']!r} over " \
+               f"{_family_phrase(result, None)}"
+    else:
+        how += " without correction for multiple comparisons"
+    tail = ([f.text(f" ({inside}"), f.alpha(), f.text(f" = {_number(alpha)})")]
+            if alpha is not None else [f.text(f" ({inside[:-2]})")] if inside else [])
+    if mode == "baseline":
+        bases = _baselines(result)
+        named = [f.text(f"{b} (") + f.marker([(_symbol(k), "")]) + f.text(")")
+                 for k, b in enumerate(bases)]
+        sentence = (f.text("Markers: significantly different from the baseline"
+                           + ("s " if len(bases) > 1 else " "))
+                    + _fjoin(named, f) + f.text(" under " + how) + "".join(tail)
+                    + f.text("; ") + f.marker([("", "up")]) + f.text(" better, ")
+                    + f.marker([("", "down")]) + f.text(" worse than that baseline."))
+    else:
+        runs = _runs(result)
+        first, last = _letters(0), _letters(len(runs) - 1)
+        sentence = f.text(f"Runs are labelled ({first})–({last}); the letters on a mean "
+                          "name the runs it is significantly better than under "
+                          + how) + "".join(tail) + f.text(".")
+    parts.append(sentence)
+    if ci:
+        level = _ci_level(attrs)
+        parts.append(f.text(f"In brackets: {level}Student t confidence intervals of the "
+                           "means."))
+    return " ".join(parts)
+
+
+def _fjoin(pieces: list[str], f: _Format) -> str:
+    if len(pieces) <= 1:
+        return "".join(pieces)
+    return f.text(", ").join(pieces[:-1]) + f.text(" and ") + pieces[-1]
+
+
+def _ci_level(attrs) -> str:
+    """ "95% " for ``alpha`` = 0.05 (the intervals are at 1 - alpha); "" when unknown."""
+    try:
+        alpha = float(attrs.get("alpha"))
+    except (TypeError, ValueError):
+        return ""
+    if not 0 < alpha < 1:
+        return ""
+    return f"{_number(round((1 - alpha) * 100, 10))}% "
+
+
+class _Format:
+    """How one output format writes text, numbers, bold, markers and alpha."""
+
+    dash = "–"
+
+    def text(self, s: str) -> str:
+        raise NotImplementedError
+
+    def bold(self, s: str) -> str:
+        raise NotImplementedError
+
+    def marker(self, marks: list[tuple[str, str]]) -> str:
+        raise NotImplementedError
+
+    def alpha(self) -> str:
+        return self.text("α")
+
+    def cell(self, c: _Cell, digits: int) -> str:
+        if not math.isfinite(c.mean):
+            return self.dash
+        s = f"{c.mean:.{digits}f}"
+        s = self.bold(s) if c.bold else s
+        if c.marks:
+            s += self.marker(c.marks)
+        if c.low is not None:
+            low = f"{c.low:.{digits}f}" if math.isfinite(c.low) else self.dash
+            high = f"{c.high:.{digits}f}" if math.isfinite(c.high) else self.dash
+            s += f" [{low}, {high}]"  # digits and dashes only: nothing to escape
+        return s
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "#": r"\#",
+                  "$": r"\$", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "[": "{[}", "]": "{]}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "|": r"\textbar{}", "–": "--", "—": "---", "α": r"$\alpha$",
+                  "†": r"$\dagger$", "‡": r"$\ddagger$", "§": r"\S{}", "¶": r"\P{}",
+                  "↑": r"$\uparrow$", "↓": r"$\downarrow$", "×": r"$\times$",
+                  "\n": " ", "\r": " ", "\t": " "}
+_LATEX_MATH = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P",
+               "up": r"\uparrow", "down": r"\downarrow"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters (``\\ & % # $ _ { } ~ ^``, brackets,
+    ``< > |``) written as LaTeX commands, for text mode."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+class _Latex(_Format):
+    dash = "--"
+
+    def text(self, s):
+        return latex_escape(s)
+
+    def bold(self, s):
+        return rf"\textbf{{{s}}}"
+
+    def marker(self, marks):
+        parts = []
+        for symbol, arrow in marks:
+            if symbol:
+                parts.append(_LATEX_MATH[symbol] + " " if symbol in _LATEX_MATH
+                             else rf"\mathrm{{{latex_escape(symbol)}}}")
+            if arrow:
+                parts.append(_LATEX_MATH[arrow] + " ")
+        return "$^{" + "".join(parts).rstrip() + "}$"
+
+    def alpha(self):
+        return r"$\alpha$"
+
+
+_ARROWS = {"up": "↑", "down": "↓", "": ""}
+_MARKDOWN_SPECIAL = {ch: "\\" + ch for ch in "\\`*_[]<>|#"}
+
+
+class _Markdown(_Format):
+    def text(self, s):
+        return "".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in
+                       str(s).replace("\n", " ").replace("\r", " "))
+
+    def bold(self, s):
+        return f"**{s}**"
+
+    def marker(self, marks):
+        return "".join(symbol + _ARROWS[arrow] for symbol, arrow in marks)
+
+
+class _Html(_Format):
+    def text(self, s):
+        return html.escape(str(s))
+
+    def bold(self, s):
+        return f"<strong>{s}</strong>"
+
+    def marker(self, marks):
+        return ("<sup>" + html.escape("".join(symbol + _ARROWS[arrow]
+                                              for symbol, arrow in marks)) + "</sup>")
+
+
+def _render_latex(grid: _Grid, legend: str, f: _Format, digits: int) -> str:
+    spec = "l" + "r" * len(grid.columns)
+    lines = [r"\begin{table}[tbp]", r"\centering", rf"\caption{{{legend}}}",
+             rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join([f.text("Run")] + [f.text(c) for c in grid.columns]) + r" \\",
+             r"\midrule"]
+    for label, row in zip(grid.rows, grid.cells):
+        lines.append(" & ".join([f.text(label)] + [f.cell(c, digits) for c in row])
+                     + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _render_markdown(grid: _Grid, legend: str, f: _Format, digits: int) -> str:
+    lines = ["| " + " | ".join([f.text("Run")] + [f.text(c) for c in grid.columns]) + " |",
+             "|" + "|".join([":---"] + ["---:"] * len(grid.columns)) + "|"]
+    for label, row in zip(grid.rows, grid.cells):
+        lines.append("| " + " | ".join([f.text(label)] + [f.cell(c, digits) for c in row])
+                     + " |")
+    return "\n".join(lines) + "\n\n" + legend + "\n"
+
+
+def _render_html(grid: _Grid, legend: str, f: _Format, digits: int) -> str:
+    lines = ["<table>", f'<caption style="caption-side: bottom">{legend}</caption>',
+             "<thead>", "<tr><th scope=\"col\">" + f.text("Run") + "</th>"
+             + "".join(f'<th scope="col">{f.text(c)}</th>' for c in grid.columns)
+             + "</tr>", "</thead>", "<tbody>"]
+    for label, row in zip(grid.rows, grid.cells):
+        lines.append(f'<tr><th scope="row">{f.text(label)}</th>'
+                     + "".join(f"<td>{f.cell(c, digits)}</td>" for c in row) + "</tr>")
+    lines += ["</tbody>", "</table>"]
+    return "\n".join(lines) + "\n"
+
+
+_RENDERERS = {"latex": (_Latex, _render_latex), "markdown": (_Markdown, _render_markdown),
+              "html": (_Html, _render_html)}
+
+
+def table(result: xr.Dataset, format: str = "latex", *, test: str | None = None,
+          ci: bool = False, digits: int = 3) -> str:
+    """The paper table of a comparison: runs as rows, measures as columns, each cell the
+    run's mean, the best of each column in bold, significance markers and a legend.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        The result of :func:`xdiv.compare`, against baselines (dimension ``baseline``)
+        or over all pairs (dimensions ``run_a``, ``run_b``).
+    format : {"latex", "markdown", "html"}
+        ``"latex"``: a ``table`` environment with a booktabs ``tabular``, the legend
+        as its caption (needs ``\\usepackage{booktabs}``); ``"markdown"``: a pipe table
+        with the legend below; ``"html"``: a ``<table>`` with the legend as its
+        ``<caption>`` (shown below the table), no external CSS or script.
+    test : str, optional
+        The test whose significance the markers show; by default the first of the
+        result's tests.
+    ci : bool
+        Add each mean's confidence interval, ``0.412 [0.380, 0.444]``.
+    digits : int
+        Digits after the decimal point. The best of a column is found on the printed
+        values, so that ties print in bold together.
+
+    Returns
+    -------
+    str
+        The table, ending with a newline.
+
+    Notes
+    -----
+    Against baselines, each baseline has a symbol (†, ‡, §, ¶, then a, b, ...); a run's
+    mean carries it when the run is significantly different from that baseline under
+    the test, after the result's correction, at its ``alpha``, followed by ↑ when the
+    run's mean is higher (better) and ↓ when it is lower (worse). Over all pairs, the
+    runs are labelled (a), (b), ... and a mean carries the letters of the runs it is
+    significantly better than. Run and measure names are escaped for the format.
+
+    Examples
+    --------
+    >>> import xdiv
+    >>> collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=3, depth=20, seed=0)
+    >>> scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "ERR-IA@10"])
+    >>> result = xdiv.compare(scores, baseline="run01", correction="holm")
+    >>> print(xdiv.table(result, "markdown"))
+    | Run | alpha-nDCG@10 | ERR-IA@10 |
+    |:---|---:|---:|
+    | run01 | **0.838** | **0.698** |
+    | run02 | 0.751†↓ | 0.609†↓ |
+    | run03 | 0.545†↓ | 0.408†↓ |
+    <BLANKLINE>
+    Means over 20 topics; bold: the best mean of each measure. Markers: significantly
+    different from the baseline run01 (†) under a two-sided paired t-test with Holm's
+    correction over the comparisons of each measure (α = 0.05); ↑ better, ↓ worse than
+    that baseline.
+    <BLANKLINE>
+
+    ``xdiv.table(result)`` writes the same table in LaTeX, for a document that loads
+    booktabs: ``run02 & 0.751$^{\\dagger \\downarrow}$ & ...``.
+    """
+    if format not in _RENDERERS:
+        raise InputError(f"format={format!r}: expected one of {sorted(_RENDERERS)}")
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise InputError(f"digits={digits!r}: expected an integer >= 0")
+    for name in ("mean", "significant", "effect"):
+        if name not in result:
+            raise InputError(f"the result has no variable {name!r}: expected the result "
+                             "of xdiv.compare")
+    style, render = _RENDERERS[format]
+    f = style()
+    grid = _grid(result, test, ci, int(digits))
+    return render(grid, _legend(result, test, ci, f), f, int(digits))
+
+
+# --------------------------------------------------------------------------------------
+# The methods paragraph and the BibTeX entries
+# --------------------------------------------------------------------------------------
+
+def _topics_phrase(result: xr.Dataset) -> str:
+    if "n_topics" not in result:
+        return ""
+    counts = sorted({int(n) for n in np.atleast_1d(result["n_topics"].values)
+                     if np.isfinite(n)})
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        return f"{_count(counts[0])} topic" + ("s" if counts[0] != 1 else "")
+    return f"{_count(counts[0])}–{_count(counts[-1])} topics"
+
+
+def _comparisons(result: xr.Dataset, test: str | None = None) -> dict[str, int]:
+    """The comparisons of each measure: the unordered pairs with a defined p-value (a
+    pair shown in two cells, as all pairs or two baselines, counts once)."""
+    if "pvalue" not in result:
+        return {}
+    one = _pick_test(result, test)
+    if _mode(result) == "baseline":
+        first, second = "baseline", "run"
+    else:
+        first, second = "run_a", "run_b"
+    p = one["pvalue"].transpose("metric", first, second)
+    a_labels = [str(v) for v in p[first].values]
+    b_labels = [str(v) for v in p[second].values]
+    counts = {}
+    for metric, block in zip(_metrics(result), p.values.astype(float)):
+        pairs = {frozenset((a_labels[i], b_labels[k]))
+                 for i, k in zip(*np.nonzero(np.isfinite(block)))
+                 if a_labels[i] != b_labels[k]}
+        counts[metric] = len(pairs)
+    return counts
+
+
+_FAMILIES = {"metric": "measure", "measure": "measure", "per-metric": "measure",
+             "per_metric": "measure", "each": "measure", "all": "all", "global": "all",
+             "result": "all"}
+"""The ``family`` attribute's spellings: per measure, or all comparisons at once."""
+
+
+def _family_phrase(result: xr.Dataset, counts: dict[str, int] | None) -> str:
+    """'the 34 comparisons of each measure', 'all 68 comparisons', ..."""
+    family = str(result.attrs.get("family", "metric")).lower()
+    kind = _FAMILIES.get(family)
+    if counts:
+        values = sorted(set(counts.values()))
+        if kind == "measure":
+            if len(values) == 1:
+                return f"the {_count(values[0])} comparisons of each measure"
+            return ("the comparisons of each measure ("
+                    + _join([f"{_count(c)} for {m}" for m, c in counts.items()]) + ")")
+        if kind == "all":
+            return f"all {_count(sum(counts.values()))} comparisons"
+    if kind == "measure":
+        return "the comparisons of each measure"
+    if kind == "all":
+        return "all comparisons"
+    return f"the comparisons of the family {family!r}"
+
+
+def _citation(keys) -> str:
+    return "; ".join(BIBLIOGRAPHY[k]["cite"] for k in keys)
+
+
+def _measure_keys(metric: str) -> list[str]:
+    """The :data:`BIBLIOGRAPHY` keys of a measure's registry reference, in order."""
+    try:
+        reference = parse_measure(metric).definition.reference or ""
+    except (MeasureError, ValueError):
+        return []
+    found = sorted((reference.find(text), key) for text, key in MEASURE_REFERENCES.items()
+                   if text in reference)
+    keys: list[str] = []
+    for _, key in found:
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def _tests_phrase(result: xr.Dataset) -> str:
+    """'a two-sided paired t-test (Student, Biometrika 1908) and a two-sided ...'."""
+    attrs = result.attrs
+    B, seed = attrs.get("B"), attrs.get("seed")
+    phrases = []
+    for name in _tests(result):
+        known = _test_of(name)
+        if known is None:
+            phrases.append(f"a two-sided {name} test")
+            continue
+        details = [_citation(known.keys)] if known.keys else []
+        if known.resampling and B is not None:
+            details.append(f"B = {_count(B)} resamples"
+                           + (f", seed {seed}" if seed is not None else ""))
+        phrases.append(f"a two-sided {known.name}"
+                       + (f" ({'; '.join(details)})" if details else ""))
+    return _join(phrases) or "a two-sided paired test"
+
+
+def _is_tukey(name: str) -> bool:
+    return _test_of(name) is _TESTS["tukey"]
+
+
+def methods_paragraph(result: xr.Dataset, *, measures_cited: bool = True) -> str:
+    """One paragraph describing the comparison, for a paper's method section.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        The result of :func:`xdiv.compare`.
+    measures_cited : bool
+        Cite each measure's papers (those its :func:`xdiv.registry` reference names and
+        :data:`MEASURE_REFERENCES` maps) after its name.
+
+    Returns
+    -------
+    str
+        The paragraph, generated from the result's coordinates and attributes (tests,
+        correction, family, ``B``, ``seed``, ``alpha``, ``ci``): the runs and baselines,
+        the measures and topics, the tests and the correction with their citations
+        (Author, venue year; the entries of :func:`bibtex`), the number of comparisons
+        of a family, the significance level, and the confidence intervals and effect
+        sizes the result holds.
+
+    Examples
+    --------
+    For a result of ``xdiv.compare(scores, baseline="MSRABASE", tests=["permutation"],
+    correction="holm")`` over 17 other runs, two measures and 50 topics::
+
+        We compared 17 runs with the baseline MSRABASE on alpha-nDCG@20 (Clarke et al.,
+        SIGIR 2008; ...) and ERR-IA@20 (...) (50 topics) with a two-sided paired
+        randomisation test (Fisher, The Design of Experiments 1935; Smucker, Allan &
+        Carterette, CIKM 2007; B = 10,000 resamples, seed 0) and controlled the
+        family-wise error rate with Holm's method (...) over the 17 comparisons of each
+        measure; differences are significant at α = 0.05. ...
+    """
+    mode = _mode(result)
+    attrs = result.attrs
+    runs, metrics = _runs(result), _metrics(result)
+    names = []
+    for metric in metrics:
+        keys = _measure_keys(metric) if measures_cited else []
+        names.append(f"{metric} ({_citation(keys)})" if keys else metric)
+    topics = _topics_phrase(result)
+    cited = any(name != metric for name, metric in zip(names, metrics))
+    on = f"on {_join(names)}" + ((f", over {topics}," if cited else f" ({topics})")
+                                 if topics else "")
+    if mode == "baseline":
+        bases = _baselines(result)
+        others = [r for r in runs if r not in bases]
+        who = (f"We compared {_count(len(others))} run{'s' if len(others) != 1 else ''} "
+               f"with the baseline{'s' if len(bases) > 1 else ''} {_join(bases)}")
+    else:
+        pairs = len(runs) * (len(runs) - 1) // 2
+        who = (f"We compared all {_count(pairs)} pairs of {_count(len(runs))} runs"
+               if pairs != 1 else f"We compared the runs {_join(runs)}")
+    sentence = f"{who} {on} with {_tests_phrase(result)}"
+    tests = _tests(result)
+    corrected = [t for t in tests if not _is_tukey(t)]
+    tukey = len(corrected) < len(tests)
+    correction_name = attrs.get("correction")
+    correction = _correction_of(correction_name)
+    uncorrected = str(correction_name or "none").lower() in _NO_CORRECTION
+    alpha = attrs.get("alpha")
+    alpha_text = f"α = {_number(alpha)}" if alpha is not None else "the chosen level"
+    first = corrected[0] if corrected else (tests[0] if tests else None)
+    family = _family_phrase(result, _comparisons(result, first))
+    each = " of each test" if len(corrected) > 1 else ""
+    if corrected and correction is not None:
+        details = [_citation(correction.keys)]
+        if correction.resampling and attrs.get("B") is not None:
+            details.append(f"B = {_count(attrs['B'])} sign flips"
+                           + (f", seed {attrs['seed']}" if attrs.get("seed") is not None
+                              else ""))
+        sentence += (f"{',' if len(tests) > 1 else ''} and controlled the "
+                     f"{correction.rate} with {correction.method} "
+                     f"({'; '.join(details)}) over {family}{each}")
+        if correction.resampling:
+            sentence += (" (on the paired t statistics, the adjusted p-value never below "
+                         "the test's own)")
+    elif corrected and not uncorrected:
+        sentence += (f" and adjusted the p-values with the correction "
+                     f"{correction_name!r} over {family}{each}")
+    if tukey:
+        sentence += ("; the randomised Tukey HSD test controls the family-wise error rate "
+                     "over all pairs of runs of each measure by itself")
+        if corrected and not uncorrected:
+            sentence += ", without a further correction"
+    sentence += f"; differences are significant at {alpha_text}"
+    if corrected and uncorrected:
+        sentence += (" without correction for multiple comparisons" if not tukey else
+                     f" (the other test{'s' if len(corrected) > 1 else ''} without "
+                     "correction for multiple comparisons)")
+    sentences = [sentence + "."]
+    level = _ci_level(attrs)
+    method = str(attrs.get("ci", "")).lower()
+    runs_ci, diffs_ci = "mean_ci_low" in result, "ci_low" in result
+    if runs_ci and diffs_ci and method == "t":
+        sentences.append(f"We report {level}Student t confidence intervals of the mean "
+                         "of each run and of each mean difference.")
+    elif runs_ci or diffs_ci:
+        intervals = []
+        if runs_ci:
+            intervals.append(f"{level}Student t confidence intervals of the mean of each "
+                             "run")
+        if diffs_ci:
+            if method == "bca":
+                B = attrs.get("B")
+                how = (f"{level}bias-corrected and accelerated (BCa) bootstrap confidence "
+                       f"intervals ({_citation(['efron1987'])}"
+                       + (f"; B = {_count(B)} resamples" if B is not None else "") + ")")
+            elif method == "t":
+                how = f"{level}Student t confidence intervals"
+            else:
+                how = f"{level}confidence intervals"
+            intervals.append(f"{how} of each mean difference")
+        sentences.append(f"We report {_join(intervals)}.")
+    sizes = []
+    if "effect_size" in result:
+        sizes.append("d_z (the mean difference over the standard deviation of the "
+                     "per-topic differences)")
+    if "hedges_g" in result:
+        sizes.append("its small-sample correction, Hedges' g")
+    if sizes:
+        sentences.append(f"Effect sizes are given as {_join(sizes)}.")
+    return " ".join(sentences)
+
+
+def _used_keys(result: xr.Dataset, measures: bool) -> list[str]:
+    keys: list[str] = []
+    for name in _tests(result):
+        known = _test_of(name)
+        keys += list(known.keys) if known else []
+    correction = _correction_of(result.attrs.get("correction"))
+    if correction is not None and any(not _is_tukey(t) for t in _tests(result)):
+        keys += list(correction.keys)
+    if "ci_low" in result and str(result.attrs.get("ci", "")).lower() == "bca":
+        keys.append("efron1987")
+    if measures:
+        for metric in _metrics(result):
+            keys += _measure_keys(metric)
+    return list(dict.fromkeys(keys))
+
+
+_FIELDS = ("author", "editor", "title", "journal", "booktitle", "volume", "number",
+           "pages", "publisher", "address", "year")
+
+
+def _entry(key: str) -> str:
+    data = BIBLIOGRAPHY[key]
+    lines = [f"@{data['type']}{{{key},"]
+    lines += [f"  {name} = {{{data[name]}}}," for name in _FIELDS if name in data]
+    return "\n".join(lines) + "\n}"
+
+
+def bibtex(result: xr.Dataset, measures: bool = True) -> str:
+    """The BibTeX entries of the tests and the correction of a comparison, and of its
+    measures.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        The result of :func:`xdiv.compare`.
+    measures : bool
+        Add the papers each measure's registry reference cites (those of
+        :data:`MEASURE_REFERENCES`).
+
+    Returns
+    -------
+    str
+        The entries, in the order the methods paragraph cites them, separated by blank
+        lines (empty when nothing is cited). The data live in :data:`BIBLIOGRAPHY`.
+    """
+    _mode(result)
+    keys = _used_keys(result, measures)
+    return "\n\n".join(_entry(k) for k in keys) + ("\n" if keys else "")

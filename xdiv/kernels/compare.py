@@ -1,0 +1,316 @@
+"""Numpy kernels of :func:`xdiv.compare`: paired differences ``d = x - y`` with topics
+along the last axis (``(..., topic)``), reduced to the paired t statistic, effect sizes,
+win/tie/loss counts, Fisher's randomisation test with Westfall & Young's MaxT adjustment,
+and the bootstrap BCa interval of the mean difference.
+
+The resampling kernels draw their replicates from a :class:`numpy.random.Generator` in
+blocks of :data:`xdiv.kernels.meta.CHUNK`, and process the comparisons in slices of a
+memory budget, so that memory does not grow with B. A comparison's result depends on its
+own differences, the seed and B only (and, for MaxT, on the other comparisons of its
+family, as it must): the randomisation test compares its resampled statistics with a
+tolerance (:data:`TOLERANCE`) far above float rounding, and the BCa interval resamples
+through :func:`xdiv.kernels.meta.resample_sums` (the same tiles whatever the other rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import meta as KM
+
+TOLERANCE = 1e-10
+"""Resampled statistics within this much of the observed one count as reaching it (on the
+scale ``|sum(s d)| / sqrt(n sum(d^2))`` in [0, 1], where float rounding is about 1e-14):
+rounding never decides a tie."""
+
+
+def paired_t(diff: np.ndarray, axis: int = -1):
+    """Mean, standard deviation (n - 1 in the denominator) and Student's paired t of
+    differences ``d`` along ``axis``: ``t = mean(d) / (sd(d) / sqrt(n))``.
+
+    When ``sd = 0``: ``t = 0`` if ``mean = 0`` (no difference at all; scipy's
+    ``ttest_rel`` gives NaN), else ``+-inf`` (as scipy).
+
+    Returns
+    -------
+    mean, sd, t : numpy.ndarray
+        Over ``diff``'s other axes.
+    """
+    d = np.moveaxis(np.asarray(diff, dtype=float), axis, -1)
+    n = d.shape[-1]
+    mean = d.mean(axis=-1)
+    sd = np.sqrt(((d - mean[..., None]) ** 2).sum(axis=-1) / (n - 1))
+    return mean, sd, _ratio(mean, sd / np.sqrt(n))
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``; 0 where both are 0, ``sign(num) inf`` where only ``den`` is."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+        return np.where(den > 0, out, np.where(num == 0, 0.0, np.sign(num) * np.inf))
+
+
+def effect_sizes(mean: np.ndarray, sd: np.ndarray, n: int):
+    """Standardised mean differences of paired data: Cohen's ``d_z = mean / sd`` and
+    Hedges' ``g_z = d_z J``, ``J = 1 - 3 / (4 (n - 1) - 1)`` (the small-sample correction
+    with ``n - 1`` degrees of freedom; Lakens, Frontiers in Psychology 2013). ``d_z = 0``
+    when ``mean = sd = 0``, ``+-inf`` when only ``sd = 0``."""
+    dz = _ratio(np.asarray(mean, dtype=float), np.asarray(sd, dtype=float))
+    return dz, dz * (1.0 - 3.0 / (4.0 * (n - 1) - 1.0))
+
+
+def outcome_counts(diff: np.ndarray, axis: int = -1):
+    """Topics won (``d > 0``), tied (``d = 0``) and lost (``d < 0``), as int64."""
+    d = np.asarray(diff)
+    return ((d > 0).sum(axis=axis, dtype=np.int64), (d == 0).sum(axis=axis, dtype=np.int64),
+            (d < 0).sum(axis=axis, dtype=np.int64))
+
+
+def sign_flips(n: int, replicates: int, rng: np.random.Generator, chunk: int = KM.CHUNK):
+    """The sign-flip resamples of ``n`` paired topics, in blocks ``(b, n)`` of +-1.
+
+    Exact (every one of the 2^n sign vectors once, ``rng`` unused) when
+    ``2^n <= replicates``; otherwise ``replicates`` random vectors, each sign drawn
+    independently with probability 1/2 (``rng.integers(0, 2, size=(b, n))`` per block of
+    ``chunk``).
+
+    Returns
+    -------
+    exact : bool
+    total : int
+        Number of sign vectors (2^n when exact, else ``replicates``).
+    blocks : iterator of numpy.ndarray
+    """
+    exact = n < 63 and 2 ** n <= replicates
+    total = 2 ** n if exact else replicates
+
+    def blocks():
+        bit = np.arange(n, dtype=np.int64)
+        for start in range(0, total, chunk):
+            b = min(chunk, total - start)
+            if exact:
+                bits = (np.arange(start, start + b, dtype=np.int64)[:, None] >> bit) & 1
+            else:
+                bits = rng.integers(0, 2, size=(b, n))
+            yield 2.0 * bits - 1.0
+
+    return exact, total, blocks()
+
+
+def randomisation_test(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,
+                       family: np.ndarray | None = None, step_down: bool = False,
+                       raw: bool = True, chunk: int = KM.CHUNK, budget: int = KM.BUDGET,
+                       on_block: Callable[[], None] | None = None):
+    """Fisher's paired randomisation test (random sign flips of the per-topic differences;
+    Smucker, Allan & Carterette, CIKM 2007) of many comparisons at once, and Westfall &
+    Young's permutation MaxT adjustment (Westfall & Young, *Resampling-Based Multiple
+    Testing*, Wiley 1993, algorithms 2.5 and 2.8) over families of them.
+
+    Every comparison sees the same sign-flip vectors (:func:`sign_flips`; one sign per
+    topic shared by every comparison, so their joint null, and their dependence, is kept).
+    A comparison's statistic is its paired t; as ``sum(d^2)`` is unchanged by sign flips,
+    ``|t*| >= |t|`` exactly when ``|mean*| >= |mean|``, so the raw test is the
+    randomisation test of the mean difference, with two-sided p-value
+
+    ``p = (1 + #{|mean*| >= |mean|}) / (1 + B)`` for B random flips, and
+    ``p = #{|mean*| >= |mean|} / 2^n`` by exact enumeration when ``2^n <= B``.
+
+    MaxT, single step: ``p_k = (1 + #{max_{l in F} |t*_l| >= |t_k|}) / (1 + B)``; step down
+    (``step_down=True``): with the family ordered by decreasing ``|t|``, the maximum runs
+    over the comparisons ranked at or below k only, and the p-values are made monotone
+    (``p_(k) = max(p_(k-1), p_(k))``). Both use the same exact/random rule as the raw test.
+
+    Parameters
+    ----------
+    diff : numpy.ndarray
+        ``(comparison, topic)`` differences; NaN where a comparison does not use a topic
+        (a flipped 0 stays 0; ``n`` counts the topics used).
+    replicates : int
+        Number of random sign-flip vectors B (see :func:`sign_flips`).
+    rng : numpy.random.Generator
+        Source of the flips.
+    family : numpy.ndarray of int, optional
+        ``(comparison,)`` family labels for MaxT; None: no MaxT.
+    step_down : bool
+        Step-down MaxT instead of single step.
+    raw : bool
+        Compute the raw p-values (else None is returned for them).
+    chunk : int
+        Flips per block.
+    budget : int
+        Working memory, in bytes, of one slice of comparisons.
+    on_block : callable, optional
+        Called after every block of flips (progress bars).
+
+    Returns
+    -------
+    pvalue, pvalue_maxt : numpy.ndarray or None
+        ``(comparison,)``.
+    exact : bool
+        Whether the flips were enumerated.
+    """
+    diff = np.asarray(diff, dtype=float)
+    rows, topics = diff.shape
+    used = ~np.isnan(diff)
+    d = np.where(used, diff, 0.0)
+    n = used.sum(axis=-1)
+    scale = np.sqrt(n * (d ** 2).sum(axis=-1))
+    scale = np.where(scale > 0, scale, 1.0)
+    unit = d / scale[:, None]  # |sum(s unit)| = |sum(s d)| / sqrt(n Q), in [0, 1]
+    x_obs = np.abs(unit.sum(axis=-1))
+    x_thr = x_obs - TOLERANCE
+    labels = np.zeros(rows, dtype=np.int64) if family is None else np.asarray(family)
+    segments = []  # per family: rows (by decreasing |t|), common-scale thresholds, n
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        mixed = len(np.unique(n[members])) > 1
+        key = _common(x_obs[members], n[members]) if mixed else x_obs[members]
+        members = members[np.argsort(-key, kind="stable")]
+        threshold = (_common(np.maximum(x_thr[members], 0.0), n[members]) if mixed
+                     else x_thr[members])
+        segments.append((members, threshold, n[members] if mixed else None))
+    order = np.concatenate([m for m, _, _ in segments])
+    unit = unit[order]
+    thr_raw = x_thr[order]
+    bounds = np.cumsum([0] + [len(m) for m, _, _ in segments])
+    raw_count = np.zeros(rows)
+    maxt_count = np.zeros(rows)
+    slice_rows = max(64, budget // (8 * 4 * chunk))
+    exact, total, blocks = sign_flips(topics, replicates, rng, chunk)
+    for flips in blocks:
+        weights = np.ascontiguousarray(flips.T)
+        carry = np.full((len(segments), len(flips)), -np.inf)
+        # from the bottom up, so that ``carry`` is each family's maximum below the slice
+        for hi in range(rows, 0, -slice_rows):
+            lo = max(0, hi - slice_rows)
+            sums = unit[lo:hi] @ weights
+            np.abs(sums, out=sums)
+            if raw:
+                raw_count[lo:hi] += (sums >= thr_raw[lo:hi, None]).sum(axis=-1)
+            if family is None:
+                continue
+            for f, (_, threshold, mixed_n) in enumerate(segments):
+                top, bottom = max(lo, bounds[f]), min(hi, bounds[f + 1])
+                if top >= bottom:
+                    continue
+                part = sums[top - lo:bottom - lo]
+                a, b = top - bounds[f], bottom - bounds[f]  # within the family
+                if mixed_n is not None:
+                    part = _common(part, mixed_n[a:b, None])
+                if step_down:
+                    running = np.maximum.accumulate(part[::-1], axis=0)[::-1]
+                    np.maximum(running, carry[f], out=running)
+                    maxt_count[top:bottom] += (running >= threshold[a:b, None]).sum(axis=-1)
+                    carry[f] = running[0]
+                else:
+                    np.maximum(carry[f], part.max(axis=0), out=carry[f])
+        if family is not None and not step_down:
+            for f, (_, threshold, _) in enumerate(segments):
+                reached = np.sort(carry[f])
+                maxt_count[bounds[f]:bounds[f + 1]] += len(reached) - np.searchsorted(
+                    reached, threshold, side="left")
+        if on_block is not None:
+            on_block()
+    pvalue = maxt = None
+    if raw:
+        pvalue = np.empty(rows)
+        pvalue[order] = _pvalue(raw_count, total, exact)
+    if family is not None:
+        adjusted = _pvalue(maxt_count, total, exact)
+        if step_down:
+            for f in range(len(segments)):
+                part = adjusted[bounds[f]:bounds[f + 1]]
+                adjusted[bounds[f]:bounds[f + 1]] = np.maximum.accumulate(part)
+        maxt = np.empty(rows)
+        maxt[order] = adjusted
+    return pvalue, maxt, exact
+
+
+def _pvalue(count: np.ndarray, total: int, exact: bool) -> np.ndarray:
+    return np.minimum(count / total if exact else (1.0 + count) / (1.0 + total), 1.0)
+
+
+def _common(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``|t| = sqrt(n - 1) x / sqrt(1 - x^2)`` from ``x = |sum(s d)| / sqrt(n sum(d^2))``
+    (infinite at x = 1): the scale on which comparisons of different n are compared."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.sqrt(n - 1.0) * x / np.sqrt(np.maximum(1.0 - x * x, 0.0))
+    return np.where(x >= 1.0, np.inf, t)
+
+
+def bca_interval(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,
+                 alpha: float, norm_cdf: Callable, norm_ppf: Callable,
+                 chunk: int = KM.CHUNK, budget: int = KM.BUDGET):
+    """The bias-corrected and accelerated (BCa) bootstrap interval of the mean of paired
+    differences (Efron & Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall
+    1993, ch. 14.3), at level ``1 - alpha``, for many series at once.
+
+    The resamples are the paired bootstrap test's (:func:`xdiv.kernels.meta.
+    bootstrap_counts`, in blocks of ``chunk``), the same for every series; series are
+    processed in slices that fit ``budget`` (each slice replays the same draws). As
+    ``scipy.stats.bootstrap(method="BCa")``: ``z0 = Phi^-1((#{m* < m} + #{m* <= m}) /
+    (2B))``, the acceleration ``a = sum(U^3) / (6 (sum(U^2))^(3/2))`` from the jackknife
+    means (``U_i = (n - 1)(mean_jack - m_(i))``), the levels
+    ``alpha_1,2 = Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z = Phi^-1(alpha / 2)``
+    and ``Phi^-1(1 - alpha / 2)``, and the bounds the linearly interpolated quantiles of
+    the resampled means at those levels. A series whose differences are all equal has
+    ``a = 0`` (scipy: NaN) and the interval ``[m, m]``.
+
+    Parameters
+    ----------
+    diff : numpy.ndarray
+        ``(series, topic)`` differences (no NaN).
+    replicates, rng : int, numpy.random.Generator
+        B and the source of the resamples.
+    alpha : float
+        One minus the confidence level.
+    norm_cdf, norm_ppf : callable
+        The standard normal distribution function and its inverse (``scipy.special.ndtr``
+        and ``ndtri``; passed in, so that the kernels need numpy only).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        ``(series,)``.
+    """
+    diff = np.asarray(diff, dtype=float)
+    rows, n = diff.shape
+    mean = diff.mean(axis=-1)
+    jack = (diff.sum(axis=-1)[:, None] - diff) / (n - 1)
+    u = (n - 1) * (jack.mean(axis=-1)[:, None] - jack)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accel = ((u ** 3).sum(axis=-1) / n ** 3) / (6 * ((u ** 2).sum(axis=-1) / n ** 2) ** 1.5)
+    accel = np.where(np.isfinite(accel), accel, 0.0)
+    tol = 1e-12 * np.abs(diff).max(axis=-1)
+    z = np.array([norm_ppf(alpha / 2), norm_ppf(1 - alpha / 2)])
+    low, high = np.empty(rows), np.empty(rows)
+    per_row = 8 * 3 * replicates
+    slice_rows = max(1, budget // (per_row * KM.TILE)) * KM.TILE
+    start_state = rng.bit_generator.state
+    for lo in range(0, rows, slice_rows):
+        rng.bit_generator.state = start_state
+        part = diff[lo:lo + slice_rows]
+        means = np.empty((len(part), replicates))
+        for start in range(0, replicates, chunk):
+            b = min(chunk, replicates - start)
+            means[:, start:start + b] = KM.resample_sums(part, KM.bootstrap_counts(rng, n, b)) / n
+        m = mean[lo:lo + slice_rows, None]
+        t = tol[lo:lo + slice_rows, None]
+        share = ((means < m - t).sum(axis=-1) + (means <= m + t).sum(axis=-1)) / (2 * replicates)
+        z0 = norm_ppf(share)[:, None]
+        a = accel[lo:lo + slice_rows, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            levels = norm_cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))  # (rows, 2)
+        levels = np.where(np.isnan(levels), np.where(z < 0, 0.0, 1.0), levels)
+        means.sort(axis=-1)
+        position = levels * (replicates - 1)
+        below = np.clip(np.floor(position).astype(np.int64), 0, replicates - 1)
+        above = np.minimum(below + 1, replicates - 1)
+        frac = position - below
+        a_val = np.take_along_axis(means, below, axis=-1)
+        b_val = np.take_along_axis(means, above, axis=-1)
+        bounds = a_val + (b_val - a_val) * frac
+        low[lo:lo + slice_rows], high[lo:lo + slice_rows] = bounds[:, 0], bounds[:, 1]
+    return low, high
