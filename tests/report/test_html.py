@@ -283,3 +283,24 @@ def test_a_matrix_of_18_runs_fits_the_page(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'data-fit="true"' in dom.stdout
+
+
+def test_the_paper_table_against_a_baseline_and_over_all_pairs(scores):
+    """--baseline / --pairs-table: xdiv.table's HTML for xdiv.compare's paired t-tests,
+    Holm-corrected, with its methods paragraph; labels escaped as everywhere."""
+    from xdiv.formats.tables import methods_paragraph, table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = xdiv.compare(scores, baseline=HOSTILE[4], tests=("t",), correction="holm")
+    page = report.html_report(scores, baseline=HOSTILE[4])
+    _check_page(page)
+    assert "<h2>Comparison with the baseline plain</h2>" in page
+    assert table(expected, format="html") in page
+    assert methods_paragraph(expected).replace("&", "&amp;")[:60] in page
+    for name in HOSTILE[:4]:
+        assert name not in page
+    pairs = report.html_report(scores, pairs_table=True)
+    _check_page(pairs)
+    assert "<h2>Comparison with all pairs of runs</h2>" in pairs
+    assert "Comparison with" not in report.html_report(scores)

@@ -29,6 +29,11 @@ def add_parser(sub) -> None:
                                      "first)")
     rp.add_argument("--alpha", type=level,
                     help="significance level (default: the meta-evaluation's, else 0.05)")
+    rp.add_argument("--baseline", nargs="+", metavar="RUN",
+                    help="add the table a paper prints against these baselines (paired "
+                         "t-tests, Holm-corrected; xdiv compare for other tests)")
+    rp.add_argument("--pairs-table", action="store_true",
+                    help="add that table over all run pairs instead")
     rp.add_argument("--full-matrix", action="store_true",
                     help="show the p-value of every run pair even beyond 40 runs (by default "
                          "a larger cube's significance is summarised per run)")
@@ -45,6 +50,7 @@ def run(args) -> int:
     meta = open_netcdf(args.meta, "meta") if args.meta else None
     with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
         path = write_report(args.output, scores, meta, metric=args.metric, alpha=args.alpha,
-                            full_matrix=args.full_matrix)
+                            full_matrix=args.full_matrix, baseline=args.baseline,
+                            pairs_table=args.pairs_table)
     print(f"report written to {path}", file=sys.stderr)
     return 0

@@ -156,7 +156,9 @@ def _check_runs(meta: xr.Dataset, runs: Sequence[str]) -> None:
 
 def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 metric: str | None = None, alpha: float | None = None,
-                title: str | None = None, full_matrix: bool = False) -> str:
+                title: str | None = None, full_matrix: bool = False,
+                baseline: str | Sequence[str] | None = None,
+                pairs_table: bool = False) -> str:
     """The HTML report (one self-contained page) of a score cube.
 
     Parameters
@@ -179,6 +181,13 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         Show the p-value of every run pair even beyond :data:`MATRIX_RUNS` runs (by
         default a larger cube's significance is summarised per run: the number of runs
         it is significantly better and worse than).
+    baseline : str or list of str, optional
+        Add the table a paper prints against these baselines (:func:`xdiv.compare` with
+        paired t-tests, Holm-corrected over each measure's comparisons, at ``alpha``;
+        :func:`xdiv.table`), with its methods paragraph.
+    pairs_table : bool
+        Add the same table over all run pairs (each run marked with the letters of the
+        runs it is significantly better than), when no ``baseline`` is given.
     """
     da = score_array(scores)
     metric = str(score_array(scores, [metric or default_primary(scores)])["metric"].values[0])
@@ -199,10 +208,33 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
              _run_table(summary, order, metric),
              *_distribution_section(scores, metric, order),
              *_significance_section(scores, meta, metric, order, alpha, full_matrix)]
+    if baseline is not None or pairs_table:
+        parts += _comparison_section(scores, baseline, 0.05 if alpha is None else alpha)
     if meta is not None:
         parts += _power_section(meta)
     parts += _plots_section(scores, order)
     return _page(title, parts)
+
+
+def _comparison_section(scores: xr.Dataset, baseline, alpha: float) -> list:
+    """The table a paper prints (:func:`xdiv.table`) and its methods paragraph."""
+    from ..analysis.compare import compare
+    from ..formats.tables import methods_paragraph, table
+
+    with warnings.catch_warnings():  # the topics left out are said by the table's legend
+        warnings.simplefilter("ignore")
+        result = compare(scores, baseline=baseline, tests=("t",), correction="holm",
+                         alpha=alpha)
+    against = ("all pairs of runs" if baseline is None else "the baseline"
+               + ("s " if not isinstance(baseline, str) and len(baseline) > 1 else " ")
+               + ", ".join([baseline] if isinstance(baseline, str) else baseline))
+    return ["<h2>Comparison with " + _e(against) + "</h2>",
+            _p("The table a paper prints: every run's mean on every measure, the best of "
+               "each measure in bold, and the differences that paired t-tests find "
+               "significant after Holm's correction over the comparisons of each measure "
+               "(xdiv compare gives the other tests and corrections)."),
+            f'<div class="scroll">{table(result, format="html")}</div>',
+            _p(methods_paragraph(result))]
 
 
 def _distribution_section(scores: xr.Dataset, metric: str, order: Sequence[str]) -> list:
