@@ -128,3 +128,16 @@ class XdivDatasetAccessor:
         from .engine import evaluate
 
         return evaluate(self._dataset, collection, metrics, missing=missing, adhoc=adhoc)
+
+    def compare(self, baseline=None, **options) -> xr.Dataset:
+        """Compare the runs of this score cube; see :func:`xdiv.compare`."""
+        from .analysis.compare import compare
+
+        return compare(self._dataset, baseline, **options)
+
+    def table(self, format: str = "latex", **options) -> str:
+        """The table a paper prints of this :func:`xdiv.compare` result; see
+        :func:`xdiv.table`."""
+        from .formats.tables import table
+
+        return table(self._dataset, format=format, **options)
