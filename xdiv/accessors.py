@@ -78,14 +78,21 @@ class XdivFrameAccessor:
         return frame_to_collection(self._frame, topics=topics, probabilities=probabilities)
 
     def evaluate(self, qrels: pd.DataFrame | xr.Dataset, metrics, *, missing: str = "zero",
-                 adhoc: str | None = None) -> pd.DataFrame:
+                 adhoc: str | None = None, judged_only: bool = False,
+                 residuals: bool = False) -> pd.DataFrame:
         """Evaluate this run frame against ``qrels``; a tidy ``metric run topic score``
-        frame. See :func:`xdiv.evaluate`."""
+        frame (with ``residuals``, a ``score_high`` column too). See
+        :func:`xdiv.evaluate`."""
         from .engine import evaluate
 
         collection = frame_to_collection(qrels) if isinstance(qrels, pd.DataFrame) else qrels
-        return to_frame(evaluate(frame_to_runs(self._frame), collection, metrics,
-                                 missing=missing, adhoc=adhoc))
+        scores = evaluate(frame_to_runs(self._frame), collection, metrics, missing=missing,
+                          adhoc=adhoc, judged_only=judged_only, residuals=residuals)
+        frame = to_frame(scores)
+        if residuals:
+            frame["score_high"] = scores["score_high"].transpose(
+                *scores["score"].dims).values.ravel()
+        return frame
 
 
 def to_frame(dataset: xr.Dataset) -> pd.DataFrame:
@@ -123,11 +130,13 @@ class XdivDatasetAccessor:
         return summarize(self._dataset)
 
     def evaluate(self, collection: xr.Dataset, metrics, *, missing: str = "zero",
-                 adhoc: str | None = None) -> xr.Dataset:
+                 adhoc: str | None = None, judged_only: bool = False,
+                 residuals: bool = False) -> xr.Dataset:
         """Evaluate these runs; see :func:`xdiv.evaluate`."""
         from .engine import evaluate
 
-        return evaluate(self._dataset, collection, metrics, missing=missing, adhoc=adhoc)
+        return evaluate(self._dataset, collection, metrics, missing=missing, adhoc=adhoc,
+                        judged_only=judged_only, residuals=residuals)
 
     def compare(self, baseline=None, **options) -> xr.Dataset:
         """Compare the runs of this score cube; see :func:`xdiv.compare`."""

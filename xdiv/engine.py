@@ -17,7 +17,7 @@ from .core.labels import from_json, natural_sorted, object_strings, preview, to_
 from .measures.common import MEMO
 from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
-from .core.judge import check_runs, judged_cube
+from .core.judge import check_runs, judged_cube, unjudged_as_relevant
 from ._warnings import warn
 from .typing import (ADHOC_METHODS, MISSING, AdhocMethod, Duplicates, Missing,
                      Order)
@@ -41,8 +41,8 @@ def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
 
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
              *, missing: Missing = "zero",
-             adhoc: AdhocMethod | None = None,
-             progress: bool = False) -> xr.Dataset:
+             adhoc: AdhocMethod | None = None, judged_only: bool = False,
+             residuals: bool = False, progress: bool = False) -> xr.Dataset:
     """Score every run on every topic with every measure.
 
     Parameters
@@ -70,6 +70,17 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         number of intents it is relevant to (:func:`xdiv.to_adhoc`). Diversity and
         intent-aware measures always read the per-intent levels, so one call can mix both
         kinds.
+    judged_only : bool
+        Condensed lists (Sakai, SIGIR 2007; trec_eval's ``-J``): remove from each ranked
+        list the documents without a qrels line for the topic before scoring, the judged
+        ones moving up in their order; every measure, adhoc and diversity, then reads the
+        condensed lists, and its cutoff counts judged documents only.
+    residuals : bool
+        Add ``score_high(metric, run, topic)``, the score when every unjudged document of
+        the list (within the measure's cutoff) is counted relevant, at the collection's
+        highest level, to every valid intent of its topic; ``score`` is the lower bound
+        (unjudged documents non-relevant). The ideal lists stay those of the qrels, so an
+        upper bound may exceed 1 (Moffat & Zobel's residuals, TOIS 2008).
     progress : bool
         Show a progress bar (on standard error), one step per measure. For dask-backed
         runs, read when the result is computed, see :func:`xdiv.io.runfiles.block_progress`.
@@ -90,7 +101,9 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         ``score(metric, run, topic)`` (float64; NaN where undefined: topics without any
         relevant document, which are listed in ``topics_without_relevant``), and
         ``params(metric)``, each measure's full parameter set as JSON (a single-intent
-        measure's with the ``adhoc`` conversion it read the collection with). Topics are the union
+        measure's with the ``adhoc`` conversion it read the collection with); with
+        ``residuals``, ``score_high(metric, run, topic)`` too. The attributes
+        ``judged_only`` and ``residuals`` (0 or 1) record the two options. Topics are the union
         of the runs' and the collection's; retrieved topics absent from the qrels are
         listed in ``topics_not_in_qrels``.
 
@@ -104,7 +117,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     >>> scores["score"].sel(run="fig1", topic="1").round(4).to_series().to_dict()
     {'nDCG@5': 0.7186, 'alpha-nDCG@5': 0.8449, 'Ef-P@5': 0.6}
     """
-    plan = _plan(collection, metrics, missing, adhoc, runs=runs)
+    plan = _plan(collection, metrics, missing, adhoc, runs=runs, judged_only=judged_only,
+                 residuals=residuals)
     result, unjudged = _scores(runs, plan, progress=progress)
     _warn_unjudged_runs(unjudged)
     _warn_alignment(result)
@@ -114,6 +128,7 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
 def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | Measure], *,
                    order: Order = "score-docno-desc", duplicates: Duplicates = "error",
                    missing: Missing = "zero", adhoc: AdhocMethod | None = None,
+                   judged_only: bool = False, residuals: bool = False,
                    block: int | None = None, progress: bool = False) -> xr.Dataset:
     """Score run files block by block, holding only a few files' run lines at a time.
 
@@ -137,7 +152,7 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
         As in :func:`evaluate`.
     order, duplicates
         As in :func:`xdiv.read_runs`.
-    missing, adhoc
+    missing, adhoc, judged_only, residuals
         As in :func:`evaluate`.
     block : int, optional
         Files per block; by default blocks hold about
@@ -176,7 +191,8 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     """
     from .io.runfiles import read_run_blocks  # the engine reads files only here
 
-    plan = _plan(collection, metrics, missing, adhoc, warn_types=False)
+    plan = _plan(collection, metrics, missing, adhoc, warn_types=False,
+                 judged_only=judged_only, residuals=residuals)
     parts = [_scores(runs, plan) for runs in read_run_blocks(
         paths, order=order, duplicates=duplicates, block=block, progress=progress)]
     _warn_intent_types(plan)
@@ -199,13 +215,18 @@ class _Plan:
     adhoc: str | None
     typed: list[str]
     """The measures that tell intent types apart, when the collection has no topic file."""
+    judged_only: bool = False
+    """Condensed lists: the unjudged documents removed before scoring."""
+    residuals: bool = False
+    """Add the upper bounds ``score_high``, unjudged documents counted relevant."""
     memo: dict = field(default_factory=dict)
     """The collection's share of the judging, kept from block to block (see
     :func:`xdiv.core.judge.judged_cube`)."""
 
 
 def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None,
-          warn_types: bool = True) -> _Plan:
+          warn_types: bool = True, judged_only: bool = False,
+          residuals: bool = False) -> _Plan:
     """The checked plan (``runs`` checked too when given); ``warn_types`` gives the
     warning of :func:`_warn_intent_types` at once."""
     if missing not in MISSING:
@@ -215,8 +236,12 @@ def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None
     check_collection(collection, "evaluate: collection")
     labels, measures = requested_measures(metrics)
     typed = [m.name for m in measures if m.definition.uses_intent_types]
+    for name, value in (("judged_only", judged_only), ("residuals", residuals)):
+        if isinstance(value, str) or value not in (True, False):
+            raise InputError(f"{name} must be True or False, not {value!r}")
     plan = _Plan(collection, labels, measures, [], missing, adhoc,
-                 typed if not collection.attrs.get("topics") else [])
+                 typed if not collection.attrs.get("topics") else [],
+                 bool(judged_only), bool(residuals))
     if warn_types:
         _warn_intent_types(plan)
     if adhoc is not None and adhoc not in ADHOC_METHODS:
@@ -243,28 +268,28 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     retrieved no judged document (none listed for dask-backed runs)."""
     collection, measures, computed = plan.collection, plan.measures, plan.computed
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
-    cube = judged_cube(runs, collection, depth=depth, memo=plan.memo)
+    cube = judged_cube(runs, collection, depth=depth, memo=plan.memo,
+                       judged_only=plan.judged_only)
     cube.attrs[MEMO] = {}  # work the measures share within this evaluation
     unjudged = _unjudged_runs(cube)
-    steps = tqdm(zip(computed, measure_judgments(cube, computed)), total=len(computed),
-                 desc="evaluating", unit="measure", disable=not progress, leave=False)
-    scores = [m.definition.compute(judged, m).transpose("run", "topic") for m, judged in steps]
-    score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
-                      join="override")
-    score = score.assign_coords(metric=object_strings(plan.labels),
-                                canonical=("metric", object_strings([m.name for m in measures])))
-    if plan.missing == "nan":
-        score = score.where(cube["retrieved"])
+    score = _reduced(cube, plan, progress=progress)
+    variables = {"score": score.astype(np.float64)}
+    if plan.residuals:  # the same reduction, unjudged documents counted relevant
+        high = unjudged_as_relevant(cube)
+        high.attrs[MEMO] = {}
+        variables["score_high"] = _reduced(high, plan, progress=progress).astype(np.float64)
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
                                            cube["intent_valid"].values.any(axis=1)) if not ok]
     result = xr.Dataset(
-        {"score": score.astype(np.float64),
+        {**variables,
          "params": ("metric", object_strings([
              to_json(m.params) for m in computed]))},
         attrs={
             "xdiv_kind": "scores",
             "missing": plan.missing,
             "adhoc": plan.adhoc or "",
+            "judged_only": int(plan.judged_only),
+            "residuals": int(plan.residuals),
             "probabilities": collection.attrs.get("probabilities", ""),
             "collection": collection.attrs.get("source", ""),
             "runs": runs.attrs.get("source", ""),
@@ -277,6 +302,23 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
         },
     )
     return result, unjudged
+
+
+def _reduced(cube: xr.Dataset, plan: _Plan, *, progress: bool = False) -> xr.DataArray:
+    """``score(metric, run, topic)``: the judged ``cube`` reduced by every measure of
+    ``plan``, labelled, NaN where a run retrieved nothing under ``missing="nan"``."""
+    computed = plan.computed
+    steps = tqdm(zip(computed, measure_judgments(cube, computed)), total=len(computed),
+                 desc="evaluating", unit="measure", disable=not progress, leave=False)
+    scores = [m.definition.compute(judged, m).transpose("run", "topic") for m, judged in steps]
+    score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
+                      join="override")
+    score = score.assign_coords(
+        metric=object_strings(plan.labels),
+        canonical=("metric", object_strings([m.name for m in plan.measures])))
+    if plan.missing == "nan":
+        score = score.where(cube["retrieved"])
+    return score
 
 
 def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
@@ -292,9 +334,11 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
     topics = natural_sorted([str(t) for part in parts for t in part["topic"].values])
     position = {topic: k for k, topic in enumerate(topics)}
     labels = object_strings(topics)
-    score = xr.concat([part["score"].reindex(topic=labels) for part in parts], dim="run",
-                      coords="minimal", compat="override", join="override")
-    score = score.isel(run=[where[name] for name in runs])
+    order = [where[name] for name in runs]
+    variables = {name: xr.concat([part[name].reindex(topic=labels) for part in parts],
+                                 dim="run", coords="minimal", compat="override",
+                                 join="override").isel(run=order)
+                 for name in ("score", "score_high") if name in parts[0]}
 
     def union(key: str) -> list[str]:
         found = {t for part in parts for t in from_json(part.attrs[key])}
@@ -313,7 +357,7 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
         "topics_not_in_runs": to_json({name: lacking[name] for name in runs
                                        if name in lacking}),
     })
-    return xr.Dataset({"score": score, "params": parts[0]["params"]}, attrs=attrs)
+    return xr.Dataset({**variables, "params": parts[0]["params"]}, attrs=attrs)
 
 
 def _unjudged_runs(cube: xr.Dataset) -> list[str]:

@@ -33,7 +33,13 @@ EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/* -m "P_10,ndcg_cut_10,map" --adhoc max
   xdiv evaluate qrels.txt runs/* -m alpha-nDCG@20 ERR-IA@20 nDCG@20 AP bpref Judged@10
   xdiv evaluate qrels.txt runs/* -m N-rec@10 LD#-nDCG@10 --hierarchy tree.txt
+  xdiv evaluate qrels.txt runs/* -m map ndcg_cut_10 alpha-nDCG@20 --judged-only
+  xdiv evaluate qrels.txt runs/* -m RBP P@10 alpha-nDCG@20 --residuals --per-topic
 """
+
+HIGH_SUFFIX = ":high"
+"""Suffix of the columns (or measure names) that print the upper bounds ``score_high`` of
+``--residuals`` beside each measure's scores."""
 
 ABOUT = ("Evaluate TREC runs (topic Q0 docno rank score tag) against diversity or adhoc "
          "qrels; prints the mean scores (or per-topic scores) and can write the "
@@ -80,6 +86,15 @@ def add_parser(sub) -> None:
                          "always read the per-intent levels, so both kinds mix in one call")
     ev.add_argument("--missing", choices=MISSING, default="zero",
                     help="score of a judged topic a run lacks (default: %(default)s)")
+    ev.add_argument("--judged-only", action="store_true",
+                    help="condensed lists (Sakai, SIGIR 2007; trec_eval -J): remove the "
+                         "documents without a qrels line for the topic from each ranked "
+                         "list before scoring; cutoffs then count judged documents only")
+    ev.add_argument("--residuals", action="store_true",
+                    help="also compute each score's upper bound, every unjudged document "
+                         "counted relevant (at the highest level, to every intent): "
+                         "printed as MEASURE" + HIGH_SUFFIX + " beside MEASURE, and "
+                         "written as score_high to the -o cube")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
     ev.add_argument("--format", choices=SCORE_FORMATS,
                     default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
@@ -188,10 +203,12 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     if stream and not args.chunks:
         return evaluate_streamed(run_paths, collection, args.measures, order=args.order,
                                  duplicates=args.duplicates, missing=args.missing,
-                                 adhoc=args.adhoc, progress=progress)
+                                 adhoc=args.adhoc, judged_only=args.judged_only,
+                                 residuals=args.residuals, progress=progress)
     runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,
                      progress=progress, chunks=args.chunks and {"run": args.chunks})
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc,
+                      judged_only=args.judged_only, residuals=args.residuals,
                       progress=progress and not args.chunks)
     if args.chunks:
         with block_progress(runs, enabled=progress):
@@ -229,6 +246,7 @@ def print_scores(args, scores: xr.Dataset) -> None:
     from ..formats.ndeval import ndeval_csv
     from ..formats.trec_eval import trec_eval_lines
 
+    scores = with_bounds(scores)
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
     elif args.format == "trec_eval":
@@ -240,6 +258,24 @@ def print_scores(args, scores: xr.Dataset) -> None:
         print(fit_table(per_topic_frame(scores), terminal_width()), end="")
     else:
         print(fit_table(summary_frame(scores), terminal_width(), transpose=True), end="")
+
+
+def with_bounds(scores: xr.Dataset) -> xr.Dataset:
+    """``scores`` as printed: when it holds upper bounds (``score_high``, from
+    ``--residuals``), a score cube whose metrics are each measure followed by its bound,
+    labelled with :data:`HIGH_SUFFIX`; otherwise ``scores`` itself."""
+    import xarray as xr
+
+    if "score_high" not in scores:
+        return scores
+    labels = [str(m) for m in scores["metric"].values]
+    score = scores["score"].drop_vars("canonical", errors="ignore")
+    high = scores["score_high"].drop_vars("canonical", errors="ignore").assign_coords(
+        metric=[label + HIGH_SUFFIX for label in labels])
+    both = xr.concat([score, high], dim="metric")
+    n = len(labels)
+    both = both.isel(metric=[k + half * n for k in range(n) for half in (0, 1)])
+    return xr.Dataset({"score": both}, attrs=scores.attrs)
 
 
 def terminal_width() -> int | None:

@@ -238,9 +238,9 @@ class ResultSchema:
 
 
 _PAIR = ("metric", "run_a", "run_b")
-_SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "probabilities", "collection", "runs",
-                "order", "hierarchy", "hierarchy_weights", "topics_without_relevant",
-                "topics_not_in_qrels", "topics_not_in_runs")
+_SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "judged_only", "residuals", "probabilities",
+                "collection", "runs", "order", "hierarchy", "hierarchy_weights",
+                "topics_without_relevant", "topics_not_in_qrels", "topics_not_in_runs")
 _COMPARE = ("statistic", "pvalue", "pvalue_adjusted", "significant", "effect", "ci_low",
             "ci_high", "effect_size", "hedges_g", "wins", "ties", "losses", "mean",
             "mean_ci_low", "mean_ci_high", "n_topics")

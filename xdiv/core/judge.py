@@ -14,7 +14,7 @@ from ..kernels.common import ideal_levels
 from ..errors import InputError
 from .labels import natural_sorted, object_strings, to_json
 
-__all__ = ["check_runs", "judge", "judged_cube"]
+__all__ = ["check_runs", "judge", "judged_cube", "unjudged_as_relevant"]
 
 
 # ---------------------------------------------------------------------------- judging
@@ -166,7 +166,8 @@ def check_runs(dataset, role: str = "runs") -> None:
                              f"vocabulary (-1 in padding, else 0 to {len(vocabulary) - 1})")
 
 
-def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None) -> xr.Dataset:
+def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None,
+          judged_only: bool = False) -> xr.Dataset:
     """Join runs with a collection into the judged cube ``level(run, topic, rank, intent)``.
 
     Parameters
@@ -177,6 +178,12 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
         A collection dataset.
     depth : int, optional
         Keep only the top ``depth`` ranks (the measures' largest cutoff); all by default.
+    judged_only : bool
+        Condensed lists (Sakai, SIGIR 2007; trec_eval's ``-J``): the documents without a
+        qrels line for the topic are removed from each ranked list before anything else,
+        the judged ones moving up in their order; ``length`` then counts the judged
+        documents, and ``depth`` the judged ranks. ``retrieved`` still tells whether the
+        run retrieved anything for the topic.
 
     Returns
     -------
@@ -191,18 +198,19 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None)
     """
     check_runs(runs, "judge: runs")
     check_collection(collection, "judge: collection")
-    return judged_cube(runs, collection, depth=depth)
+    return judged_cube(runs, collection, depth=depth, judged_only=judged_only)
 
 
 def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
-                depth: int | None = None, memo: dict | None = None) -> xr.Dataset:
+                depth: int | None = None, memo: dict | None = None,
+                judged_only: bool = False) -> xr.Dataset:
     """:func:`judge` of runs and a collection its caller has checked already
     (:func:`xdiv.evaluate` checks them once, at its entry). ``memo``, a dict the caller
     keeps for one collection, holds the work that depends only on the collection and the
     topics (the aligned collection, its judged docnos and ideal lists), for the next call
     with the same collection (blocks of runs evaluated one after the other)."""
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
-    if depth is not None:
+    if depth is not None and not judged_only:  # condensed lists are cut once condensed
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))
     runs = _on_topics(runs, topics, {"doc": -1, "score": np.nan, "length": 0})
     key = tuple(topics)
@@ -223,6 +231,16 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
         kwargs=_judged_keys(runs["docno"].values, coll["docno"].values, judged),
         dask="parallelized", output_dtypes=[np.int32],
     )
+    length = runs["length"]
+    if judged_only:
+        slot = xr.apply_ufunc(_condense, slot, input_core_dims=[["rank"]],
+                              output_core_dims=[["rank"]], dask="parallelized",
+                              output_dtypes=[np.int32],
+                              dask_gufunc_kwargs={"allow_rechunk": True}
+                              ).transpose(*slot.dims)
+        length = (slot >= 0).sum("rank").astype(runs["length"].dtype)
+        if depth is not None:
+            slot = slot.isel(rank=slice(0, max(int(depth), 1)))
     level = _judged_levels(slot, coll["qrels_level"], "intent")
     extra = {}
     if "node_level" in coll:  # hierarchy: node relevance of every ranked document
@@ -239,13 +257,44 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
             "level": level,
             "judged": slot >= 0,
             "slot": slot,
-            "length": runs["length"],
+            "length": length,
             "retrieved": runs["length"] > 0,
         }
     ).merge(coll)
     cube["ideal_level"] = ideal
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
+
+
+def _condense(slot):
+    """Kernel: each ranked list (last axis) with its judged documents (``slot >= 0``)
+    moved up in their order, the unjudged ones and the padding after them (stable)."""
+    order = np.argsort(slot < 0, axis=-1, kind="stable")
+    return np.take_along_axis(slot, order, axis=-1)
+
+
+def unjudged_as_relevant(cube: xr.Dataset) -> xr.Dataset:
+    """The judged cube with every unjudged ranked document (no qrels line for the topic,
+    within the list's ``length``) counted relevant, at the collection's highest level, to
+    every valid intent of its topic: the cube whose scores are the upper bounds of the
+    residuals (Moffat & Zobel, TOIS 2008). Those documents become ``judged``; their
+    ``slot`` stays -1, and the ideal lists (from the qrels) are unchanged. With a
+    hierarchy, such a document is relevant at that level to every node above a valid
+    intent."""
+    top = max(int(cube["qrels_level"].max()), 1)
+    ranked = xr.DataArray(np.arange(cube.sizes["rank"]), dims="rank") < cube["length"]
+    unjudged = ranked & ~cube["judged"]
+    valid = cube["intent_valid"]
+    level = xr.where(unjudged & valid, np.int8(top), cube["level"]).astype(cube["level"].dtype)
+    out = cube.assign(level=level.transpose(*cube["level"].dims),
+                      judged=(cube["judged"] | unjudged).transpose(*cube["judged"].dims))
+    if "node_run_level" in cube:
+        above = (cube["node_covers"] & valid).any("intent")
+        node = xr.where(unjudged & above, np.int8(top), cube["node_run_level"])
+        out["node_run_level"] = node.astype(cube["node_run_level"].dtype).transpose(
+            *cube["node_run_level"].dims)
+    out.attrs = dict(cube.attrs)
+    return out
 
 
 def _gather_values(slot, values_td):
