@@ -433,3 +433,213 @@ def test_trec2009(trec2009):
     # the randomisation and t tests agree closely on IR data (Smucker et al., CIKM 2007)
     assert np.corrcoef(t[defined], perm[defined])[0, 1] > 0.95
     assert int(result["n_topics"].sel(metric="alpha-nDCG@10")) <= 50
+
+
+# -- the fast MaxT path against a direct reference ---------------------------------------
+
+def reference_randomisation(diff, *, replicates, seed, family=None, step_down=False):
+    """Plain numpy, by the definition: every flip's statistic ``|sum(s d)| / sqrt(n Q)``
+    of every comparison from its own differences (one matrix product over all flips),
+    the raw counts, and the single-step or step-down MaxT counts per family (``|t|`` on
+    the common scale when a family mixes numbers of topics)."""
+    diff = np.asarray(diff, dtype=float)
+    used = ~np.isnan(diff)
+    d = np.where(used, diff, 0.0)
+    n = used.sum(axis=-1)
+    scale = np.sqrt(n * (d ** 2).sum(axis=-1))
+    unit = d / np.where(scale > 0, scale, 1.0)[:, None]
+    x_obs = np.abs(unit.sum(axis=-1))
+    exact, total, blocks = K.sign_flips(diff.shape[1], replicates,
+                                        np.random.default_rng(seed))
+    x_star = np.abs(np.concatenate(list(blocks)) @ unit.T)  # (flip, comparison)
+
+    def pvalue(count):
+        return np.minimum(count / total if exact else (1 + count) / (1 + total), 1.0)
+
+    raw = pvalue((x_star >= x_obs - K.TOLERANCE).sum(axis=0))
+    if family is None:
+        return raw, None
+    maxt = np.empty(len(diff))
+    for label in np.unique(family):
+        members = np.flatnonzero(family == label)
+        mixed = len(np.unique(n[members])) > 1
+        obs, star = x_obs[members], x_star[:, members]
+        thr = obs - K.TOLERANCE
+        if mixed:
+            obs, star = K._common(obs, n[members]), K._common(star, n[members])
+            thr = K._common(np.maximum(thr, 0.0), n[members])
+        order = np.argsort(-obs, kind="stable")
+        star, thr = star[:, order], thr[order]
+        if step_down:
+            reach = np.maximum.accumulate(star[:, ::-1], axis=1)[:, ::-1]
+            p = np.maximum.accumulate(pvalue((reach >= thr).sum(axis=0)))
+        else:
+            p = pvalue((star.max(axis=1)[:, None] >= thr).sum(axis=0))
+        maxt[members[order]] = p
+    return raw, maxt
+
+
+def awkward_scores(rng, sets, runs, topics, decimals):
+    """Scores with identical runs, nearly identical runs and (optionally) ties."""
+    values = rng.random((sets, runs, topics))
+    if decimals is not None:
+        values = np.round(values, decimals)
+    values[:, 1] = values[:, 0]  # identical: Q = 0
+    values[:, 3] = values[:, 2] + 1e-10 * rng.random(topics)  # cancellation in S_a - S_b
+    values[:, 5] = np.clip(values[:, 4] + 0.01, 0, 1)  # nearly a constant difference
+    return values
+
+
+@pytest.mark.parametrize("topics, decimals", [(9, 1), (25, None), (40, 2)])
+@pytest.mark.parametrize("step_down", [False, True])
+def test_run_sums_path_equals_the_direct_reference(topics, decimals, step_down):
+    """:func:`K.run_randomisation_test` (flipped sums of runs, tiles, guarded pairs, the
+    step-down shortcut) gives the reference's p-values exactly, and those of the direct
+    kernel :func:`K.randomisation_test`; exact enumeration included (9 topics)."""
+    rng = np.random.default_rng(topics)
+    values = awkward_scores(rng, 3, 11, topics, decimals)
+    if topics == 40:
+        values[1, :, :3] = np.nan  # a set leaves topics out: a family="all" of mixed n
+    i, j = np.triu_indices(11, k=1)
+    diff = (values[:, i] - values[:, j]).reshape(-1, topics)
+    for family in (np.arange(3), np.zeros(3, dtype=int)):
+        rows = np.repeat(family, len(i))
+        expected = reference_randomisation(diff, replicates=600, seed=4, family=rows,
+                                           step_down=step_down)
+        direct = K.randomisation_test(diff, replicates=600, rng=np.random.default_rng(4),
+                                      family=rows, step_down=step_down)
+        fast = K.run_randomisation_test(values, i, j, replicates=600,
+                                        rng=np.random.default_rng(4), family=family,
+                                        step_down=step_down, tile_bytes=8 * 250 * 16)
+        assert fast[2] == direct[2] == (topics == 9)
+        for got in (direct, fast):
+            np.testing.assert_array_equal(got[0], expected[0])
+            np.testing.assert_array_equal(got[1], expected[1])
+
+
+def test_run_sums_path_guards_cancellation():
+    """Runs a hair apart (S_a - S_b loses every digit but a few) are computed directly:
+    their flipped statistics keep full precision, where flipped sums of runs would not."""
+    rng = np.random.default_rng(0)
+    base = rng.random(30) * 1e6  # large sums: cancellation costs the most
+    values = np.stack([base, base + 1e-7 * rng.normal(size=30), base + 1.0])[None]
+    i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
+    diff = (values[:, i] - values[:, j]).reshape(-1, 30)
+    expected = reference_randomisation(diff, replicates=2000, seed=1,
+                                       family=np.zeros(3, dtype=int))
+    got = K.run_randomisation_test(values, i, j, replicates=2000,
+                                   rng=np.random.default_rng(1), family=np.zeros(1, int))
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+
+
+def test_run_sums_path_refuses_run_dependent_nan():
+    values = np.random.default_rng(0).random((1, 3, 5))
+    values[0, 1, 2] = np.nan
+    with pytest.raises(ValueError, match="missing for every run"):
+        K.run_randomisation_test(values, np.array([0]), np.array([1]), replicates=100,
+                                 rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("correction", ["maxt", "maxt-stepdown"])
+@pytest.mark.parametrize("family", ["metric", "all"])
+def test_compare_maxt_equals_the_reference(correction, family):
+    scores = random_cube(n_metrics=2, n_runs=9, n_topics=20, seed=7, decimals=2)
+    result = xdiv.compare(scores, tests=["t", "permutation"], correction=correction,
+                          family=family, B=500, seed=3)
+    values = scores["score"].values
+    i, j = np.triu_indices(9, k=1)
+    diff = (values[:, i] - values[:, j]).reshape(-1, 20)
+    labels = np.repeat(np.arange(2) if family == "metric" else np.zeros(2, int), len(i))
+    raw, maxt = reference_randomisation(diff, replicates=500, seed=3, family=labels,
+                                        step_down=correction == "maxt-stepdown")
+    for m in range(2):
+        part = slice(m * len(i), (m + 1) * len(i))
+        np.testing.assert_array_equal(upper(result, "pvalue", "permutation", m), raw[part])
+        np.testing.assert_array_equal(upper(result, "pvalue_adjusted", "permutation", m),
+                                      np.maximum(maxt[part], raw[part]))
+
+
+def test_compare_maxt_family_all_mixed_topics_equals_the_reference():
+    scores = random_cube(n_metrics=2, n_runs=6, n_topics=15, seed=2)
+    scores["score"][1, :, :2] = np.nan
+    with pytest.warns(XdivWarning):
+        result = xdiv.compare(scores, correction="maxt-stepdown", family="all", B=400)
+    values = scores["score"].values
+    i, j = np.triu_indices(6, k=1)
+    diff = (values[:, i] - values[:, j]).reshape(-1, 15)
+    _, maxt = reference_randomisation(diff, replicates=400, seed=0,
+                                      family=np.zeros(len(diff), int), step_down=True)
+    t = result["pvalue"].sel(test="t").values
+    for m in range(2):
+        np.testing.assert_array_equal(
+            upper(result, "pvalue_adjusted", "t", m),
+            np.maximum(maxt[m * len(i):(m + 1) * len(i)], t[m][np.triu_indices(6, k=1)]))
+
+
+def reference_tukey(scores, replicates, seed, chunk=250):
+    """The randomised Tukey HSD by its former code: every trial's scores gathered with
+    take_along_axis, every pair compared with every trial's range."""
+    rng = np.random.default_rng(seed)
+    n_runs, n_topics = scores.shape[-2:]
+    i, j = np.triu_indices(n_runs, k=1)
+    means = scores.mean(axis=-1)
+    observed = np.abs(means[..., i] - means[..., j])
+    reached = np.zeros(observed.shape)
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        perm = rng.permuted(np.broadcast_to(np.arange(n_runs), (b, n_topics, n_runs)),
+                            axis=-1)
+        permuted = np.take_along_axis(scores[..., None, :, :],
+                                      np.swapaxes(perm, -1, -2)[(None,) * (scores.ndim - 2)],
+                                      axis=-2)
+        trial_means = permuted.mean(axis=-1)
+        spread = trial_means.max(axis=-1) - trial_means.min(axis=-1)
+        reached += (spread[..., :, None] >= observed[..., None, :] - 1e-12).sum(axis=-2)
+    return means[..., i] - means[..., j], reached / replicates
+
+
+@pytest.mark.parametrize("shape, decimals, replicates",
+                         [((7, 12), 1, 600), ((3, 8, 20), None, 510), ((2, 2, 5, 9), 2, 250)])
+def test_randomised_tukey_is_its_former_code_bit_for_bit(shape, decimals, replicates):
+    from xdiv.kernels import meta as KM
+
+    values = np.random.default_rng(1).random(shape)
+    if decimals is not None:
+        values = np.round(values, decimals)
+    expected = reference_tukey(values, replicates, 5)
+    got = KM.randomised_tukey(values, replicates=replicates, rng=np.random.default_rng(5))
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_trec2009_maxt_equals_the_reference(trec2009):
+    collection, runs = trec2009
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = xdiv.evaluate(runs, collection, ["alpha-nDCG@10", "ERR-IA@20"])
+        single = xdiv.compare(scores, tests="permutation", correction="maxt", B=1000)
+        down = xdiv.compare(scores, tests="permutation", correction="maxt-stepdown",
+                            B=1000)
+    values = scores["score"].values
+    for m in range(values.shape[0]):
+        kept = values[m][:, ~np.isnan(values[m]).any(axis=0)]  # topics every run scored
+        i, j = np.triu_indices(kept.shape[0], k=1)
+        diff = kept[i] - kept[j]
+        for result, step_down in ((single, False), (down, True)):
+            raw, maxt = reference_randomisation(diff, replicates=1000, seed=0,
+                                                family=np.zeros(len(diff), int),
+                                                step_down=step_down)
+            np.testing.assert_array_equal(upper(result, "pvalue", "permutation", m), raw)
+            np.testing.assert_array_equal(
+                upper(result, "pvalue_adjusted", "permutation", m), np.maximum(maxt, raw))
+
+
+def test_holm_is_multipletests_bit_for_bit():
+    from xdiv.analysis.compare import _holm
+
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 7, 300):
+        for p in (rng.random(size), np.round(rng.random(size), 2), rng.random(size) ** 8,
+                  np.ones(size)):
+            np.testing.assert_array_equal(_holm(p), multipletests(p, method="holm")[1])

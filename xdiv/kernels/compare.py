@@ -10,6 +10,12 @@ own differences, the seed and B only (and, for MaxT, on the other comparisons of
 family, as it must): the randomisation test compares its resampled statistics with a
 tolerance (:data:`TOLERANCE`) far above float rounding, and the BCa interval resamples
 through :func:`xdiv.kernels.meta.resample_sums` (the same tiles whatever the other rows).
+
+:func:`run_randomisation_test` is the randomisation test and MaxT of comparisons of runs
+computed from each run's flipped sums (one product per block for all runs; a subtraction
+per comparison), with the p-values of :func:`randomisation_test` (rounding bounded and
+guarded, see there); both count step-down MaxT exceedances slice by slice, running the
+maximum only for the flips whose maximum falls within a slice's thresholds.
 """
 
 from __future__ import annotations
@@ -24,6 +30,13 @@ TOLERANCE = 1e-10
 """Resampled statistics within this much of the observed one count as reaching it (on the
 scale ``|sum(s d)| / sqrt(n sum(d^2))`` in [0, 1], where float rounding is about 1e-14):
 rounding never decides a tie."""
+
+GUARD = TOLERANCE / 100
+"""The largest rounding difference :func:`run_randomisation_test` accepts between its
+statistics and :func:`randomisation_test`'s; comparisons above it are computed directly."""
+
+TILE_BYTES = 2 ** 19
+"""Working memory of one tile of resampled statistics in :func:`run_randomisation_test`."""
 
 
 def paired_t(diff: np.ndarray, axis: int = -1):
@@ -156,76 +169,256 @@ def randomisation_test(diff: np.ndarray, *, replicates: int, rng: np.random.Gene
     used = ~np.isnan(diff)
     d = np.where(used, diff, 0.0)
     n = used.sum(axis=-1)
+    unit, x_obs = _unit(d, n)
+    plan = _Families(x_obs, n, family)
+    unit = unit[plan.order]
+    slice_rows = max(64, budget // (8 * 4 * chunk))
+    exact, total, blocks = sign_flips(topics, replicates, rng, chunk)
+
+    def statistics(flips):
+        weights = np.ascontiguousarray(flips.T)
+
+        def tile(lo, hi):
+            sums = unit[lo:hi] @ weights
+            return np.abs(sums, out=sums)
+        return tile
+
+    return plan.scan(blocks, statistics, slice_rows, total, exact, raw, step_down,
+                     on_block)
+
+
+def run_randomisation_test(values: np.ndarray, x: np.ndarray, y: np.ndarray, *,
+                           replicates: int, rng: np.random.Generator,
+                           family: np.ndarray | None = None, step_down: bool = False,
+                           raw: bool = True, chunk: int = KM.CHUNK, budget: int = KM.BUDGET,
+                           tile_bytes: int = TILE_BYTES,
+                           on_block: Callable[[], None] | None = None):
+    """:func:`randomisation_test` of the comparisons ``x[c]`` against ``y[c]`` of runs'
+    scores, from each run's flipped sums: the same p-values, at a fraction of the work.
+
+    The comparisons are ``diff[s, c] = values[s, x[c]] - values[s, y[c]]``, rows in the
+    order of ``diff.reshape(-1, topics)``. A flipped sum of differences is a difference of
+    the runs' flipped sums, ``sum_t s_t (x_at - x_bt) = S_a - S_b``, so each block of flips
+    costs one ``(sets * runs, topics) @ (topics, b)`` product and, per comparison, a
+    subtraction and a scaling (``sum(d^2)`` is unchanged by flips; see
+    :func:`randomisation_test`), instead of a ``topics``-long dot product.
+
+    Rounding. ``S_a - S_b`` loses the digits that ``S_a`` and ``S_b`` share: with
+    ``|fl(S) - S| <= (n + 1) eps sum_t |x_t|``, the statistic ``|S_a - S_b| / sqrt(n Q)``
+    is off by at most ``e = (n + 1) eps (|x_a|_1 + |x_b|_1) / sqrt(n Q) + (n + 4) eps``
+    from the direct computation's (itself within ``(n + 1) eps`` of the exact value, as
+    ``sum(|unit|) <= 1``). A comparison whose ``e`` exceeds :data:`GUARD` (runs nearly
+    or exactly identical, ``Q`` small) has its flipped statistics computed directly, as
+    :func:`randomisation_test` does. For every other comparison the two computations
+    differ by less than ``GUARD = TOLERANCE / 100``, so a count of exceedances (against
+    ``|x_obs| - TOLERANCE``, the observed statistic computed as in
+    :func:`randomisation_test`, bit for bit) can differ only when a resampled statistic
+    lies within ``2 GUARD`` of a threshold, i.e. within ``1.02e-10`` but not
+    ``0.98e-10`` of an observed statistic: ties with the observed value, the only
+    near-coincidences that discrete scores produce, are decided alike by both, and the
+    families, orders and thresholds are the same arrays.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        ``(sets, runs, topics)`` scores; NaN where a set does not use a topic (for every
+        run of the set).
+    x, y : numpy.ndarray of int
+        ``(comparisons,)`` treatment and reference runs.
+    family : numpy.ndarray of int, optional
+        ``(sets,)`` family label of each set (all its comparisons); None: no MaxT.
+    tile_bytes : int
+        Working memory of one tile of resampled statistics (sized for the CPU caches).
+    replicates, rng, step_down, raw, chunk, budget, on_block
+        As :func:`randomisation_test` (``budget`` bounds the observed statistics'
+        working memory).
+
+    Returns
+    -------
+    pvalue, pvalue_maxt : numpy.ndarray or None
+        ``(sets * comparisons,)``.
+    exact : bool
+    """
+    values = np.asarray(values, dtype=float)
+    sets, n_runs, topics = values.shape
+    x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    missing = np.isnan(values)
+    topic_missing = missing.any(axis=1)  # (sets, topics)
+    if (missing != topic_missing[:, None, :]).any():
+        raise ValueError("run_randomisation_test: a set's NaN must be topics missing for "
+                         "every run")
+    filled = np.where(missing, 0.0, values)
+    n_set = (~topic_missing).sum(axis=-1)
+    comps = len(x)
+    rows = sets * comps
+    n = np.repeat(n_set, comps)
+    # observed statistics as randomisation_test computes them, in slices of comparisons
+    x_obs = np.empty(rows)
+    scale = np.empty(rows)
+    step = max(1, budget // (8 * 4 * max(topics, 1)))
+    for lo in range(0, rows, step):
+        r = np.arange(lo, min(rows, lo + step))
+        s, c = r // comps, r % comps
+        d = filled[s, x[c]] - filled[s, y[c]]
+        sq = np.sqrt(n[r] * (d ** 2).sum(axis=-1))
+        scale[lo:lo + step] = sq
+        x_obs[lo:lo + step] = _unit(d, n[r])[1]
+    l1 = np.abs(filled).sum(axis=-1)  # (sets, runs)
+    s_of, c_of = np.divmod(np.arange(rows), comps)
+    eps = np.finfo(float).eps
+    with np.errstate(divide="ignore", invalid="ignore"):
+        error = ((n + 1) * eps * (l1[s_of, x[c_of]] + l1[s_of, y[c_of]]) / scale
+                 + (n + 4) * eps)
+    direct = ~(error <= GUARD)  # also Q = 0 (scale 0: error inf or NaN)
+    plan = _Families(x_obs, n, None if family is None else np.repeat(np.asarray(family),
+                                                                     comps))
+    order = plan.order
+    s_o, c_o = s_of[order], c_of[order]
+    ia, ib = s_o * n_runs + x[c_o], s_o * n_runs + y[c_o]
+    with np.errstate(divide="ignore"):
+        inv = np.where(direct[order], 0.0, 1.0 / scale[order])
+    guarded = np.flatnonzero(direct[order])  # ordered positions computed directly
+    if len(guarded):
+        gr = order[guarded]
+        gd = filled[s_of[gr], x[c_of[gr]]] - filled[s_of[gr], y[c_of[gr]]]
+        g_unit = _unit(gd, n[gr])[0]
+    flat = filled.reshape(sets * n_runs, topics)
+    exact, total, blocks = sign_flips(topics, replicates, rng, chunk)
+    tile_rows = max(8, tile_bytes // (8 * chunk))
+    buf_a = np.empty((tile_rows, chunk))
+    buf_b = np.empty((tile_rows, chunk))
+
+    def statistics(flips):
+        weights = np.ascontiguousarray(flips.T)
+        sums = flat @ weights  # (sets * runs, b)
+        b = len(flips)
+        g_stat = np.abs(g_unit @ weights) if len(guarded) else None
+
+        def tile(lo, hi):
+            a = np.take(sums, ia[lo:hi], axis=0, out=buf_a[:hi - lo, :b], mode="clip")
+            o = np.take(sums, ib[lo:hi], axis=0, out=buf_b[:hi - lo, :b], mode="clip")
+            np.subtract(a, o, out=a)
+            np.abs(a, out=a)
+            np.multiply(a, inv[lo:hi, None], out=a)
+            if g_stat is not None:
+                first, last = np.searchsorted(guarded, [lo, hi])
+                if last > first:
+                    a[guarded[first:last] - lo] = g_stat[first:last]
+            return a
+        return tile
+
+    return plan.scan(blocks, statistics, tile_rows, total, exact, raw, step_down,
+                     on_block)
+
+
+def _unit(d: np.ndarray, n: np.ndarray):
+    """``unit = d / sqrt(n sum(d^2))`` (``d`` where ``sum(d^2) = 0``) and the observed
+    statistics ``|sum(unit)|``, row by row (the same bits whatever the other rows)."""
     scale = np.sqrt(n * (d ** 2).sum(axis=-1))
     scale = np.where(scale > 0, scale, 1.0)
     unit = d / scale[:, None]  # |sum(s unit)| = |sum(s d)| / sqrt(n Q), in [0, 1]
-    x_obs = np.abs(unit.sum(axis=-1))
-    x_thr = x_obs - TOLERANCE
-    labels = np.zeros(rows, dtype=np.int64) if family is None else np.asarray(family)
-    segments = []  # per family: rows (by decreasing |t|), common-scale thresholds, n
-    for label in np.unique(labels):
-        members = np.flatnonzero(labels == label)
-        mixed = len(np.unique(n[members])) > 1
-        key = _common(x_obs[members], n[members]) if mixed else x_obs[members]
-        members = members[np.argsort(-key, kind="stable")]
-        threshold = (_common(np.maximum(x_thr[members], 0.0), n[members]) if mixed
-                     else x_thr[members])
-        segments.append((members, threshold, n[members] if mixed else None))
-    order = np.concatenate([m for m, _, _ in segments])
-    unit = unit[order]
-    thr_raw = x_thr[order]
-    bounds = np.cumsum([0] + [len(m) for m, _, _ in segments])
-    raw_count = np.zeros(rows)
-    maxt_count = np.zeros(rows)
-    slice_rows = max(64, budget // (8 * 4 * chunk))
-    exact, total, blocks = sign_flips(topics, replicates, rng, chunk)
-    for flips in blocks:
-        weights = np.ascontiguousarray(flips.T)
-        carry = np.full((len(segments), len(flips)), -np.inf)
-        # from the bottom up, so that ``carry`` is each family's maximum below the slice
-        for hi in range(rows, 0, -slice_rows):
-            lo = max(0, hi - slice_rows)
-            sums = unit[lo:hi] @ weights
-            np.abs(sums, out=sums)
-            if raw:
-                raw_count[lo:hi] += (sums >= thr_raw[lo:hi, None]).sum(axis=-1)
-            if family is None:
-                continue
-            for f, (_, threshold, mixed_n) in enumerate(segments):
-                top, bottom = max(lo, bounds[f]), min(hi, bounds[f + 1])
-                if top >= bottom:
+    return unit, np.abs(unit.sum(axis=-1))
+
+
+class _Families:
+    """The comparisons ordered family by family, each by decreasing ``|t|``, with their
+    thresholds; :meth:`scan` counts the resampled statistics that reach them."""
+
+    def __init__(self, x_obs: np.ndarray, n: np.ndarray, family: np.ndarray | None):
+        rows = len(x_obs)
+        x_thr = x_obs - TOLERANCE
+        self.family = family is not None
+        labels = np.zeros(rows, dtype=np.int64) if family is None else np.asarray(family)
+        segments = []  # per family: rows (by decreasing |t|), common-scale thresholds, n
+        for label in np.unique(labels):
+            members = np.flatnonzero(labels == label)
+            mixed = len(np.unique(n[members])) > 1
+            key = _common(x_obs[members], n[members]) if mixed else x_obs[members]
+            members = members[np.argsort(-key, kind="stable")]
+            threshold = (_common(np.maximum(x_thr[members], 0.0), n[members]) if mixed
+                         else x_thr[members])
+            segments.append((members, threshold, n[members] if mixed else None))
+        self.segments = segments
+        self.order = np.concatenate([m for m, _, _ in segments])
+        self.thr_raw = x_thr[self.order]
+        self.bounds = np.cumsum([0] + [len(m) for m, _, _ in segments])
+        self.rows = rows
+
+    def scan(self, blocks, statistics, slice_rows, total, exact, raw, step_down,
+             on_block):
+        """Run the blocks of flips: ``statistics(flips)`` gives ``tile(lo, hi)``, the
+        ``(hi - lo, b)`` resampled statistics ``|sum(s unit)|`` of the ordered rows
+        ``lo:hi``; returns the p-values (see :func:`randomisation_test`)."""
+        rows, segments, bounds, thr_raw = self.rows, self.segments, self.bounds, self.thr_raw
+        family = self.family
+        raw_count = np.zeros(rows)
+        maxt_count = np.zeros(rows)
+        for flips in blocks:
+            tile = statistics(flips)
+            carry = np.full((len(segments), len(flips)), -np.inf)
+            # from the bottom up, so that ``carry`` is each family's maximum below the slice
+            for hi in range(rows, 0, -slice_rows):
+                lo = max(0, hi - slice_rows)
+                sums = tile(lo, hi)
+                if raw:
+                    raw_count[lo:hi] += (sums >= thr_raw[lo:hi, None]).sum(axis=-1)
+                if not family:
                     continue
-                part = sums[top - lo:bottom - lo]
-                a, b = top - bounds[f], bottom - bounds[f]  # within the family
-                if mixed_n is not None:
-                    part = _common(part, mixed_n[a:b, None])
-                if step_down:
-                    running = np.maximum.accumulate(part[::-1], axis=0)[::-1]
-                    np.maximum(running, carry[f], out=running)
-                    maxt_count[top:bottom] += (running >= threshold[a:b, None]).sum(axis=-1)
-                    carry[f] = running[0]
-                else:
-                    np.maximum(carry[f], part.max(axis=0), out=carry[f])
-        if family is not None and not step_down:
-            for f, (_, threshold, _) in enumerate(segments):
-                reached = np.sort(carry[f])
-                maxt_count[bounds[f]:bounds[f + 1]] += len(reached) - np.searchsorted(
-                    reached, threshold, side="left")
-        if on_block is not None:
-            on_block()
-    pvalue = maxt = None
-    if raw:
-        pvalue = np.empty(rows)
-        pvalue[order] = _pvalue(raw_count, total, exact)
-    if family is not None:
-        adjusted = _pvalue(maxt_count, total, exact)
-        if step_down:
-            for f in range(len(segments)):
-                part = adjusted[bounds[f]:bounds[f + 1]]
-                adjusted[bounds[f]:bounds[f + 1]] = np.maximum.accumulate(part)
-        maxt = np.empty(rows)
-        maxt[order] = adjusted
-    return pvalue, maxt, exact
+                for f, (_, threshold, mixed_n) in enumerate(segments):
+                    top, bottom = max(lo, bounds[f]), min(hi, bounds[f + 1])
+                    if top >= bottom:
+                        continue
+                    part = sums[top - lo:bottom - lo]
+                    a, b = top - bounds[f], bottom - bounds[f]  # within the family
+                    if mixed_n is not None:
+                        part = _common(part, mixed_n[a:b, None])
+                    if step_down:
+                        _step_down(part, threshold[a:b], carry[f], maxt_count[top:bottom])
+                    else:
+                        np.maximum(carry[f], part.max(axis=0), out=carry[f])
+            if family and not step_down:
+                for f, (_, threshold, _) in enumerate(segments):
+                    reached = np.sort(carry[f])
+                    maxt_count[bounds[f]:bounds[f + 1]] += len(reached) - np.searchsorted(
+                        reached, threshold, side="left")
+            if on_block is not None:
+                on_block()
+        pvalue = maxt = None
+        if raw:
+            pvalue = np.empty(rows)
+            pvalue[self.order] = _pvalue(raw_count, total, exact)
+        if family:
+            adjusted = _pvalue(maxt_count, total, exact)
+            if step_down:
+                for f in range(len(segments)):
+                    part = adjusted[bounds[f]:bounds[f + 1]]
+                    adjusted[bounds[f]:bounds[f + 1]] = np.maximum.accumulate(part)
+            maxt = np.empty(rows)
+            maxt[self.order] = adjusted
+        return pvalue, maxt, exact
+
+
+def _step_down(part: np.ndarray, threshold: np.ndarray, carry: np.ndarray,
+               count: np.ndarray) -> None:
+    """One slice of a step-down family: ``count[k] += #{flips: R_k >= threshold[k]}``
+    with ``R_k = max(carry, part[k:].max(axis=0))`` (the maximum over the comparisons
+    ranked at or below k), and ``carry`` updated in place to ``R_0``.
+
+    A flip whose ``carry`` already reaches the slice's largest threshold reaches every
+    one, and one whose ``R_0`` misses the smallest reaches none: only the other flips
+    (few: those whose maximum lies within the slice's range of thresholds) need the
+    running maximum; the counts are those of the running maximum of every flip."""
+    top = part.max(axis=0)
+    reached = np.maximum(carry, top)
+    every = carry >= threshold.max()
+    some = ~every & (reached >= threshold.min())
+    count += np.count_nonzero(every)
+    if some.any():
+        sub = part[:, some]
+        running = np.maximum.accumulate(sub[::-1], axis=0)[::-1]
+        np.maximum(running, carry[some], out=running)
+        count += (running >= threshold[:, None]).sum(axis=-1)
+    carry[...] = reached
 
 
 def _pvalue(count: np.ndarray, total: int, exact: bool) -> np.ndarray:

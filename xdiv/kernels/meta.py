@@ -28,6 +28,9 @@ BUDGET = 256 * 2 ** 20
 TILE = 2048
 """Series per matrix product in :func:`resample_sums`."""
 
+TUKEY_GATHER = 2 ** 17
+"""Scores gathered at once by :func:`randomised_tukey` (sized for the CPU caches)."""
+
 
 def resample_sums(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """``values @ counts.T`` for ``values (rows, n)`` and resample counts ``(b, n)``,
@@ -266,24 +269,43 @@ def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Gene
         ``(..., pair)``: the observed mean differences of every pair ``i < j`` and their
         ASLs.
     """
+    scores = np.asarray(scores)
     n_runs, n_topics = scores.shape[-2:]
     i, j = pair_index(n_runs)
     means = scores.mean(axis=-1)
     observed = np.abs(means[..., i] - means[..., j])
-    reached = np.zeros(observed.shape)
+    # a trial reaches a pair when its range of run means is at least the pair's threshold;
+    # the trials of a block are sorted once, and each pair's count is a binary search
+    # (O(runs + pairs log b) a trial instead of O(pairs)); NaN ranges reach nothing
+    threshold = (observed - 1e-12).reshape(-1, len(i))
+    reached = np.zeros(threshold.shape)
+    # scores as (series, topic * run): a trial's scores are gathered from it as (run,
+    # topic) rows, the layout whose means the trials have always taken (the same sums),
+    # a few trials at a time, so that the gathered scores stay in the CPU caches
+    table = np.swapaxes(scores, -1, -2).reshape(-1, n_topics * n_runs)
+    if not np.issubdtype(table.dtype, np.floating):
+        table = table.astype(float)  # as the mean of integers sums them
+    offset = np.arange(n_topics) * n_runs
+    step = max(1, TUKEY_GATHER // max(n_topics * n_runs, 1))
+    gathered = np.empty((min(step, chunk), n_runs, n_topics), dtype=table.dtype)
+    trial_means = np.empty((len(table), chunk, n_runs), dtype=means.dtype)
     for start in range(0, replicates, chunk):
         b = min(chunk, replicates - start)
         perm = rng.permuted(np.broadcast_to(np.arange(n_runs), (b, n_topics, n_runs)), axis=-1)
-        # permuted[..., b, r, t] = scores[..., perm[b, t, r], t]
-        permuted = np.take_along_axis(scores[..., None, :, :],
-                                      np.swapaxes(perm, -1, -2)[(None,) * (scores.ndim - 2)],
-                                      axis=-2)
-        trial_means = permuted.mean(axis=-1)
-        spread = trial_means.max(axis=-1) - trial_means.min(axis=-1)
-        reached += (spread[..., :, None] >= observed[..., None, :] - 1e-12).sum(axis=-2)
+        # gathered[b, r, t] = scores[s, perm[b, t, r], t]
+        index = np.swapaxes(perm, -1, -2) + offset
+        for s_ in range(len(table)):
+            for lo in range(0, b, step):
+                part = index[lo:lo + step]
+                trial_means[s_, lo:lo + len(part)] = np.take(
+                    table[s_], part, mode="clip", out=gathered[:len(part)]).mean(axis=-1)
+        spread = trial_means[:, :b].max(axis=-1) - trial_means[:, :b].min(axis=-1)
+        spread = np.sort(np.where(np.isnan(spread), -np.inf, spread), axis=-1)
+        for k in range(len(spread)):
+            reached[k] += b - np.searchsorted(spread[k], threshold[k], side="left")
         if on_block is not None:
             on_block()
-    return means[..., i] - means[..., j], reached / replicates
+    return means[..., i] - means[..., j], reached.reshape(observed.shape) / replicates
 
 
 def concordance_counts(d1: np.ndarray, d2: np.ndarray, gold: np.ndarray):
