@@ -443,8 +443,8 @@ def test_objects_errors_and_unknown_names():
         N.resolve(ir_measures.ERR)  # gdeval's ERR needs one
     with pytest.raises(xdiv.MeasureError, match="rel=2"):
         N.resolve(ir_measures.AP(rel=2))
-    with pytest.raises(xdiv.MeasureError, match="inferred AP"):
-        N.resolve(ir_measures.infAP)
+    with pytest.raises(xdiv.MeasureError, match="interpolated precision"):
+        N.resolve("iprec_at_recall")
     with pytest.raises(xdiv.MeasureError, match="unknown measure"):
         N.resolve("nDGC@10")
     with pytest.raises(xdiv.MeasureError, match="requested twice"):

@@ -23,7 +23,7 @@ LAYERS = [
     ("analysis", ["analysis"]),
     ("outputs and entry points", ["formats", "plot", "report", "accessors", "datasets",
                                   "meta", "risk", "design", "stats", "udm", "plots",
-                                  "official", "reports", "imine", "hierarchy"]),
+                                  "official", "reports", "imine", "hierarchy", "pools"]),
     ("command line", ["cli"]),
     ("package", ["__init__", "_lazy"]),
 ]

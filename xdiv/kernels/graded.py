@@ -205,6 +205,86 @@ def bpref(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
     return defined_where(divide(rank_sum(terms), total), total)
 
 
+INFAP_EPSILON = 1e-5
+"""trec_eval's ``INFAP_EPSILON``: keeps infAP's ratio of relevant to judged documents
+defined (0.5) when no document above is judged."""
+
+
+def inferred_ap(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
+                qrels_assessed: np.ndarray) -> np.ndarray:
+    r"""Inferred average precision (Yilmaz & Aslam, CIKM 2006), as trec_eval's ``infAP``.
+
+    .. math::
+
+        \mathrm{infAP} = \frac{1}{R} \sum_{k:\, \mathrm{rel}(k)} E[\mathrm{prec}@k],
+        \qquad E[\mathrm{prec}@1] = 1,
+
+        E[\mathrm{prec}@k] = \frac{1}{k} + \frac{k - 1}{k} \cdot
+        \frac{|d_{k-1}|}{k - 1} \cdot
+        \frac{|\mathrm{rel}_{k-1}| + \varepsilon}
+             {|\mathrm{rel}_{k-1}| + |\mathrm{nonrel}_{k-1}| + 2\varepsilon}
+        \quad (k > 1),
+
+    with, over the ranks above k, :math:`|d_{k-1}|` the documents in the pool (those with
+    a qrels line), :math:`|\mathrm{rel}_{k-1}|` and :math:`|\mathrm{nonrel}_{k-1}|` the
+    judged relevant and judged non-relevant ones, and :math:`\varepsilon = 10^{-5}`.
+
+    Parameters
+    ----------
+    levels : ndarray ``(..., K)``
+        The run's levels in rank order.
+    slot : ndarray ``(..., K)``
+        The topic's document slot of each ranked document, -1 where it has no qrels line
+        (and on the padding past the end of the list).
+    qrels_levels, qrels_assessed : ndarray ``(..., D)``
+        The levels of the topic's document slots and whether each has a qrels line with a
+        level >= 0 (padding slots have none).
+
+    Returns
+    -------
+    ndarray ``(...)``
+        infAP, NaN where the topic has no relevant document (R = 0; trec_eval prints 0).
+
+    Notes
+    -----
+    trec_eval reads the qrels in three classes, and so does this kernel: a document
+    without a qrels line is outside the pool and only takes up its rank (it counts in k,
+    not in :math:`|d_{k-1}|`); a document whose qrels levels are all negative (-1, the
+    convention for "pooled but not sampled for judging", and also TREC's spam -2) is in
+    the pool but unjudged: it counts in :math:`|d_{k-1}|` only, the sampled documents
+    standing for it; a level of 0 is judged non-relevant and >= 1 relevant. Only relevant
+    documents inside the run contribute, and R counts every relevant qrels line, so the
+    relevant documents the run misses (or ranks past its end) add 0. The terms are
+    trec_eval's ``1/(j+1) + (j/(j+1)) ((rel + nonrel + unjudged)/j) ((rel + eps)/(rel +
+    nonrel + 2 eps))`` at 0-based rank j, in its order of operations. With complete
+    judgments (no unjudged pooled document) the expectation is the precision at k up to
+    the epsilon, so infAP is AP to about 1e-5.
+
+    References
+    ----------
+    E. Yilmaz and J. A. Aslam, "Estimating average precision with incomplete and
+    imperfect judgments", CIKM 2006, pp. 102-111; trec_eval 10.0, ``m_infap.c``.
+    """
+    judged = _at_slots(qrels_assessed, slot)
+    pooled = slot >= 0
+    rel = judged & (levels > 0)
+    nonrel = judged & ~rel
+    unjudged = pooled & ~judged
+    rel_above = np.cumsum(rel, axis=-1) - rel
+    nonrel_above = np.cumsum(nonrel, axis=-1) - nonrel
+    unjudged_above = np.cumsum(unjudged, axis=-1) - unjudged
+    j = np.arange(levels.shape[-1], dtype=np.float64)
+    fj = np.where(j > 0, j, 1.0)  # rank 1 is the special case trec_eval adds as 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = (1.0 / (fj + 1.0) + (fj / (fj + 1.0))
+                    * ((rel_above + nonrel_above + unjudged_above) / fj)
+                    * ((rel_above + INFAP_EPSILON)
+                       / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
+    terms = np.where(rel, np.where(j > 0, expected, 1.0), 0.0)
+    total = (qrels_levels > 0).sum(axis=-1)
+    return defined_where(divide(rank_sum(terms), total), total)
+
+
 def judged_share(judged: np.ndarray, length: np.ndarray, ideal: np.ndarray, *,
                  cutoff: int | None) -> np.ndarray:
     """Judged@l = (judged documents in the top l) / min(l, n), n the run's length.

@@ -237,6 +237,22 @@ _declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
                  r"R)}\right)$, $n(r)$ the judged non-relevant documents ranked above $r$, $N$ "
                  "all judged non-relevant documents; unjudged documents, and as in trec_eval "
                  "those whose levels are all negative, are skipped")
+_declare("infAP", K.inferred_ap, params=(), cutoff="none", options=_none,
+         inputs=("level", "slot", "qrels_level", "qrels_assessed"),
+         reference="Yilmaz & Aslam, CIKM 2006; trec_eval infAP",
+         doc="infAP = (1/R) sum_{relevant k} E[prec@k], E[prec@1] = 1, E[prec@k] = 1/k + "
+             "((k-1)/k) (d(k-1)/(k-1)) (rel(k-1) + eps) / (rel(k-1) + nonrel(k-1) + "
+             "2 eps), eps = 1e-5: d(k-1) the number of pooled documents (with a qrels "
+             "line) above k, rel and nonrel the judged relevant and non-relevant ones; a "
+             "document whose levels are all negative (-1: pooled but not sampled) is pooled "
+             "but unjudged, one without a qrels line is outside the pool.",
+         formula=r"$\frac{1}{R} \sum_{k:\, J(k) = 1} \left(\frac{1}{k} + \frac{k - 1}{k} "
+                 r"\cdot \frac{d_{k-1}}{k - 1} \cdot \frac{r_{k-1} + \varepsilon}"
+                 r"{r_{k-1} + n_{k-1} + 2\varepsilon}\right)$ (1 at $k = 1$), "
+                 r"$d_{k-1}$ the number of pooled documents (with a qrels line) above $k$, "
+                 r"$r_{k-1}$, $n_{k-1}$ the judged relevant and non-relevant ones, "
+                 r"$\varepsilon = 10^{-5}$; documents whose levels are all negative (-1: "
+                 "pooled, not sampled) are pooled but unjudged")
 _declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
          inputs=("judged", "length", "ideal_level"),
          reference="MacAvaney, Macdonald & Ounis, ECIR 2022 (ir_measures Judged)",

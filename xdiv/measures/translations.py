@@ -81,6 +81,10 @@ _NDEVAL = ("ndeval's definition (through pyndeval), binary per-intent relevance,
 _BPREF = ("Buckley & Voorhees's bpref over the judged documents; as in trec_eval, a document "
           "whose levels are all negative (TREC's spam -2) is 'in the pool but unjudged': "
           "skipped, and left out of N")
+_INFAP = ("Yilmaz & Aslam's inferred AP as trec_eval computes it: a document without a "
+          "qrels line is outside the pool, one whose levels are all negative (-1: pooled "
+          "but not sampled) is pooled but unjudged; 0 on topics without relevant documents "
+          "where xdiv gives NaN")
 _COUNTS = "(a whole number, stored as a float like every score)"
 
 
@@ -117,8 +121,7 @@ TRANSLATIONS: tuple[Translation, ...] = (
                  "aggregate rather than a per-topic measure: ask for AP and average its logs"),
     _unsupported("trec_eval", "recall", "recall at k (share of the relevant documents "
                  "retrieved) is not implemented in xdiv; I-rec@k is intent recall"),
-    _unsupported("trec_eval", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) is not "
-                 "implemented in xdiv; AP treats unjudged documents as non-relevant"),
+    Translation("trec_eval", "infAP", "infAP", _INFAP, cutoff="none"),
     _unsupported("trec_eval", "iprec_at_recall", "interpolated precision at recall levels is "
                  "not implemented in xdiv"),
     _unsupported("trec_eval", "11pt_avg", "11-point interpolated average precision is not "
@@ -200,8 +203,8 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 cutoff="none", require=_BINARY),
     Translation("ir_measures", "Bpref", "bpref", "trec_eval's bpref (through pytrec_eval): "
                 + _BPREF, cutoff="none", require=(("rel", 1),)),
-    _unsupported("ir_measures", "infAP", "inferred AP (Yilmaz & Aslam, CIKM 2006) is not "
-                 "implemented in xdiv; AP treats unjudged documents as non-relevant"),
+    Translation("ir_measures", "infAP", "infAP", "trec_eval's infAP (through pytrec_eval): "
+                + _INFAP, cutoff="none", require=(("rel", 1),)),
     _unsupported("ir_measures", "IPrec", "interpolated precision at recall levels is not "
                  "implemented in xdiv"),
     _unsupported("ir_measures", "RBP", "ir_measures' RBP is cwl_eval's (binary with rel=r); "
