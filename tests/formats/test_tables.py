@@ -18,7 +18,7 @@ import xarray as xr
 import xdiv
 from xdiv.errors import InputError
 from xdiv.formats import tables
-from xdiv.formats.tables import BIBLIOGRAPHY, MEASURE_REFERENCES
+from xdiv.formats.bibliography import BIBLIOGRAPHY, MEASURE_REFERENCES
 
 METRICS = ["alpha-nDCG@20", "ERR-IA@20"]
 
