@@ -19,23 +19,27 @@ from xdiv.formats.plain import ndeval_plain
 HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow")
 
 
-def _general(qrels, runs, *, order="rank", depth=None, **options) -> tuple[str, list[str]]:
-    """The general path's output and warnings (read_qrels, read_runs, ndeval_report)."""
+def _warned(function, *args, **options) -> tuple:
+    """``function``'s result and the messages of the warnings it gave."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        collection = xdiv.read_qrels(qrels)
-        runs = xdiv.read_runs(runs, order=order)
-        if depth:
-            runs = cut_runs(runs, depth)
-        text = ndeval_report(collection, runs, **options)
-    return text, [str(w.message) for w in caught]
+        result = function(*args, **options)
+    return result, [str(w.message) for w in caught]
+
+
+def _ndeval_report(qrels, runs, *, order="rank", depth=None, **options) -> str:
+    """The general path: read_qrels, read_runs, ndeval_report."""
+    collection = xdiv.read_qrels(qrels)
+    runs = xdiv.read_runs(runs, order=order)
+    return ndeval_report(collection, cut_runs(runs, depth) if depth else runs, **options)
+
+
+def _general(qrels, runs, **options) -> tuple[str, list[str]]:
+    return _warned(_ndeval_report, qrels, runs, **options)
 
 
 def _plain(qrels, runs, **options) -> tuple[str | None, list[str]]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        text = ndeval_plain(qrels, runs, **options)
-    return text, [str(w.message) for w in caught]
+    return _warned(ndeval_plain, qrels, runs, **options)
 
 
 OPTIONS = [{}, {"order": "score-docno-desc"}, {"complete": True}, {"depth": 10},
@@ -192,19 +196,14 @@ def _adhoc(qrels: Path, out: Path) -> Path:
 def _gdeval_general(qrels, runs, **options) -> tuple[str, list[str]]:
     from xdiv.formats.gdeval import gdeval_report
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        text = gdeval_report(xdiv.read_qrels(qrels), xdiv.read_runs(runs), **options)
-    return text, [str(w.message) for w in caught]
+    return _warned(lambda: gdeval_report(xdiv.read_qrels(qrels), xdiv.read_runs(runs),
+                                         **options))
 
 
 def _gdeval_plain(qrels, runs, **options) -> tuple[str | None, list[str]]:
     from xdiv.formats.plain import gdeval_plain
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        text = gdeval_plain(qrels, runs, **options)
-    return text, [str(w.message) for w in caught]
+    return _warned(gdeval_plain, qrels, runs, **options)
 
 
 @pytest.mark.parametrize("options", [{}, {"k": 10}, {"complete": True, "k": 3}], ids=str)
