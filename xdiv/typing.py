@@ -11,7 +11,7 @@ __all__ = [
     "COMPARE_FAMILIES", "COMPARE_TESTS", "CompareCI", "CompareCorrection", "CompareFamily",
     "CompareTest", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
     "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
-    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "MAX_CUTOFF", "MAXT_CORRECTIONS",
+    "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "LEVEL_RANGE", "MAX_CUTOFF", "MAXT_CORRECTIONS",
     "META_TESTS", "MISSING",
     "MetaTest",
     "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
@@ -51,6 +51,9 @@ PROBABILITY_SCHEMES: tuple[ProbabilityScheme, ...] = get_args(ProbabilityScheme)
 CutoffRule = Literal["required", "optional", "none"]
 """Whether a measure's name takes a cutoff ``@l``."""
 CUTOFF_RULES: tuple[CutoffRule, ...] = get_args(CutoffRule)
+LEVEL_RANGE = (-127, 127)
+"""The qrels levels a collection holds (int8, :func:`xdiv.build_collection`); the plain
+readers of the official-format commands take no other."""
 MAX_CUTOFF = 100_000
 """The largest cutoff a name may give (far past the depth of TREC and NTCIR runs); ndeval's
 measures build arrays as long as the cutoff."""

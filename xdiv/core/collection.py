@@ -42,7 +42,7 @@ from ..errors import InputError, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
 from .ranking import group_positions  # noqa: F401  (xdiv.core.collection.group_positions)
 from .._warnings import warn
-from ..typing import ProbabilityScheme
+from ..typing import LEVEL_RANGE, ProbabilityScheme
 
 ABSENT = np.int8(-128)
 """Code of ``judgment`` where the qrels hold no line for a (topic, intent, doc)."""
@@ -284,13 +284,13 @@ def collection_from_codes(codes: QrelsCodes, *, topics: pd.DataFrame | None = No
     topic_idx = np.asarray(codes.topic, dtype=np.intp)
     intent_idx = np.asarray(codes.intent, dtype=np.intp)
     docno_idx = np.asarray(codes.docno, dtype=np.int64)
-    bad = (level < -127) | (level > 127)
+    bad = (level < LEVEL_RANGE[0]) | (level > LEVEL_RANGE[1])
     if bad.any():
         k = int(np.argmax(bad))
         raise InputError(f"{source}: topic {codes.topic_words[topic_idx[k]]} intent "
                          f"{codes.intent_words[intent_idx[k]]} docno "
                          f"{codes.docno_words[docno_idx[k]]}: "
-                         f"level {level[k]} is outside -127..127")
+                         f"level {level[k]} is outside {LEVEL_RANGE[0]}..{LEVEL_RANGE[1]}")
     # codes into the labels of the qrels alone (natural order)
     qrels_topics, t_local = _label_codes(codes.topic_words, topic_idx)
     qrels_intents, i_local = _label_codes(codes.intent_words, intent_idx)

@@ -25,6 +25,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..core.labels import natural_sorted
 from ..core.ranking import group_positions
 from ..options import LIMITS
+from ..typing import LEVEL_RANGE
 from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip
 
 __all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "sorted_codes"]
@@ -41,8 +42,6 @@ _LONGEST_FIELD = 256
 longer one sends the file to the checked readers, to keep the plain columns small."""
 _LONGEST_INTEGER = 18
 """Digits of the longest integer field taken (int64 holds every 18-digit number)."""
-LEVEL_RANGE = (-127, 127)
-"""The qrels levels a collection holds (int8, :func:`xdiv.build_collection`)."""
 
 
 def _plain_bytes(path: PathLike) -> bytes | None:
