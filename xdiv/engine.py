@@ -18,11 +18,19 @@ from .measures.common import MEMO
 from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
 from .core.judge import check_runs, judged_cube, unjudged_as_relevant
+from .core.ties import shuffled_samples, sorted_within_ties
 from ._warnings import warn
-from .typing import (ADHOC_METHODS, MISSING, AdhocMethod, Duplicates, Missing,
-                     Order)
+from .typing import (ADHOC_METHODS, MISSING, TIES, AdhocMethod, Duplicates, Missing,
+                     Order, Ties)
 
-__all__ = ["evaluate", "evaluate_files", "requested_measures"]
+__all__ = ["evaluate", "evaluate_files", "requested_measures", "TIE_SPREAD_WARNING"]
+
+TIE_SPREAD_WARNING = 0.01
+"""The mean tie spread (``score_max - score_min`` over a run's topics) above which
+``evaluate(..., ties="range")`` warns that the tie rule moves a run's mean score."""
+
+_SCORE_VARIABLES = ("score", "score_se", "score_min", "score_max", "tie_spread", "score_high")
+"""The per-(metric, run, topic) variables a score cube may hold, in this order."""
 
 
 def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
@@ -41,7 +49,8 @@ def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
 
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
              *, missing: Missing = "zero",
-             adhoc: AdhocMethod | None = None, judged_only: bool = False,
+             adhoc: AdhocMethod | None = None, ties: Ties | None = None,
+             tie_samples: int = 200, seed: int = 0, judged_only: bool = False,
              residuals: bool = False, progress: bool = False) -> xr.Dataset:
     """Score every run on every topic with every measure.
 
@@ -70,6 +79,32 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         number of intents it is relevant to (:func:`xdiv.to_adhoc`). Diversity and
         intent-aware measures always read the per-intent levels, so one call can mix both
         kinds.
+    ties : {None, "expected", "range"}
+        Documents a run gives the same score (a tie group) have no order of their own: by
+        default (None) they are ranked as the runs were read (``order`` of
+        :func:`xdiv.read_runs`). ``"expected"`` scores each list by the expectation over
+        all orders of its tie groups, each order equally likely (McSherry & Najork,
+        ECIR 2008), in ``score``: exactly for P, nDCG, RBP, AP, Q, alpha-DCG,
+        alpha-nDCG, the intent-aware forms of the adhoc ones and the measures no order
+        changes (NumRet, NumRel, NumRelRet); for every other measure by the mean over
+        ``tie_samples`` random orders, its standard error in ``score_se`` (0 where
+        exact). ``"range"`` keeps ``score`` and adds ``score_min`` and ``score_max``, the
+        lowest and highest score over the orders, and ``tie_spread`` = ``score_max -
+        score_min``: exact for the single-intent measures that grow when a more relevant
+        document moves up (nDCG, AP, Q, ERR, P, RR, RBP, bpref, ...), bounds (each
+        intent's best and worst order at once) for the diversity measures that sum such
+        terms over intents (alpha-nDCG, ERR-IA, nERR-IA, NRBP, MAP-IA, P-IA, I-rec,
+        D-nDCG, D#-nDCG, the intent-aware forms), and the extremes of the default order
+        and ``tie_samples`` random ones otherwise. The ``ties_method(metric)``
+        coordinate says which (``"exact"``, ``"bounds"`` or ``"sampled"``). Ties are
+        groups of consecutive ranks with equal scores; the depth read is deepened to the
+        end of any group that crosses the largest cutoff.
+    tie_samples : int
+        The number of random tie orders of the sampled measures (default 200).
+    seed : int
+        Seeds the random tie orders; a list's orders depend only on the seed, the sample
+        and its run and topic labels, so they are the same whichever runs are evaluated
+        with it. Recorded, with ``tie_samples``, in the attributes.
     judged_only : bool
         Condensed lists (Sakai, SIGIR 2007; trec_eval's ``-J``): remove from each ranked
         list the documents without a qrels line for the topic before scoring, the judged
@@ -88,6 +123,10 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     Warns
     -----
     XdivWarning
+        With ``ties="range"``, when the tie order moves a run's mean score by more than
+        :data:`TIE_SPREAD_WARNING` on some measure (the mean of ``tie_spread`` over its
+        topics).
+    XdivWarning
         When a run retrieved no judged document (not checked for dask-backed runs: the
         result is then lazy, and the runs are read when it is computed).
     XdivWarning
@@ -102,8 +141,10 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         relevant document, which are listed in ``topics_without_relevant``), and
         ``params(metric)``, each measure's full parameter set as JSON (a single-intent
         measure's with the ``adhoc`` conversion it read the collection with); with
-        ``residuals``, ``score_high(metric, run, topic)`` too. The attributes
-        ``judged_only`` and ``residuals`` (0 or 1) record the two options. Topics are the union
+        ``residuals``, ``score_high(metric, run, topic)`` too, and with ``ties`` the
+        variables and ``ties_method`` coordinate described there. The attributes
+        ``judged_only`` and ``residuals`` (0 or 1), ``ties`` (``""`` for None),
+        ``tie_samples`` and ``tie_seed`` record the options. Topics are the union
         of the runs' and the collection's; retrieved topics absent from the qrels are
         listed in ``topics_not_in_qrels``.
 
@@ -118,16 +159,18 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     {'nDCG@5': 0.7186, 'alpha-nDCG@5': 0.8449, 'Ef-P@5': 0.6}
     """
     plan = _plan(collection, metrics, missing, adhoc, runs=runs, judged_only=judged_only,
-                 residuals=residuals)
+                 residuals=residuals, ties=ties, tie_samples=tie_samples, seed=seed)
     result, unjudged = _scores(runs, plan, progress=progress)
     _warn_unjudged_runs(unjudged)
     _warn_alignment(result)
+    _warn_tie_spread(result)
     return result
 
 
 def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | Measure], *,
                    order: Order = "score-docno-desc", duplicates: Duplicates = "error",
                    missing: Missing = "zero", adhoc: AdhocMethod | None = None,
+                   ties: Ties | None = None, tie_samples: int = 200, seed: int = 0,
                    judged_only: bool = False, residuals: bool = False,
                    block: int | None = None, progress: bool = False) -> xr.Dataset:
     """Score run files block by block, holding only a few files' run lines at a time.
@@ -152,7 +195,7 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
         As in :func:`evaluate`.
     order, duplicates
         As in :func:`xdiv.read_runs`.
-    missing, adhoc, judged_only, residuals
+    missing, adhoc, ties, tie_samples, seed, judged_only, residuals
         As in :func:`evaluate`.
     block : int, optional
         Files per block; by default blocks hold about
@@ -192,13 +235,15 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     from .io.runfiles import read_run_blocks  # the engine reads files only here
 
     plan = _plan(collection, metrics, missing, adhoc, warn_types=False,
-                 judged_only=judged_only, residuals=residuals)
+                 judged_only=judged_only, residuals=residuals, ties=ties,
+                 tie_samples=tie_samples, seed=seed)
     parts = [_scores(runs, plan) for runs in read_run_blocks(
         paths, order=order, duplicates=duplicates, block=block, progress=progress)]
     _warn_intent_types(plan)
     result = _joined([result for result, _ in parts], plan)
     _warn_unjudged_runs([run for _, unjudged in parts for run in unjudged])
     _warn_alignment(result)
+    _warn_tie_spread(result)
     return result
 
 
@@ -219,6 +264,10 @@ class _Plan:
     """Condensed lists: the unjudged documents removed before scoring."""
     residuals: bool = False
     """Add the upper bounds ``score_high``, unjudged documents counted relevant."""
+    ties: str | None = None
+    """How tie groups are scored (None: in the order read)."""
+    tie_samples: int = 200
+    seed: int = 0
     memo: dict = field(default_factory=dict)
     """The collection's share of the judging, kept from block to block (see
     :func:`xdiv.core.judge.judged_cube`)."""
@@ -226,7 +275,8 @@ class _Plan:
 
 def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None,
           warn_types: bool = True, judged_only: bool = False,
-          residuals: bool = False) -> _Plan:
+          residuals: bool = False, ties: str | None = None, tie_samples: int = 200,
+          seed: int = 0) -> _Plan:
     """The checked plan (``runs`` checked too when given); ``warn_types`` gives the
     warning of :func:`_warn_intent_types` at once."""
     if missing not in MISSING:
@@ -239,9 +289,14 @@ def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None
     for name, value in (("judged_only", judged_only), ("residuals", residuals)):
         if isinstance(value, str) or value not in (True, False):
             raise InputError(f"{name} must be True or False, not {value!r}")
+    if ties is not None and ties not in TIES:
+        raise InputError(f"ties must be None, 'expected' or 'range', not {ties!r}")
+    for name, value, low in (("tie_samples", tie_samples, 2), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise InputError(f"{name} must be a whole number >= {low}, not {value!r}")
     plan = _Plan(collection, labels, measures, [], missing, adhoc,
                  typed if not collection.attrs.get("topics") else [],
-                 bool(judged_only), bool(residuals))
+                 bool(judged_only), bool(residuals), ties, int(tie_samples), int(seed))
     if warn_types:
         _warn_intent_types(plan)
     if adhoc is not None and adhoc not in ADHOC_METHODS:
@@ -266,30 +321,44 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
             ) -> tuple[xr.Dataset, list[str]]:
     """The score cube of checked ``runs``, without its warnings, and the runs that
     retrieved no judged document (none listed for dask-backed runs)."""
-    collection, measures, computed = plan.collection, plan.measures, plan.computed
+    collection, measures = plan.collection, plan.measures
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
     cube = judged_cube(runs, collection, depth=depth, memo=plan.memo,
-                       judged_only=plan.judged_only)
+                       judged_only=plan.judged_only, ties=plan.ties is not None)
     cube.attrs[MEMO] = {}  # work the measures share within this evaluation
     unjudged = _unjudged_runs(cube)
-    score = _reduced(cube, plan, progress=progress)
-    variables = {"score": score.astype(np.float64)}
+    variables = _tie_scores(cube, plan, progress=progress)
     if plan.residuals:  # the same reduction, unjudged documents counted relevant
         high = unjudged_as_relevant(cube)
         high.attrs[MEMO] = {}
-        variables["score_high"] = _reduced(high, plan, progress=progress).astype(np.float64)
+        variables["score_high"] = _values(high, plan, "compute")
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
                                            cube["intent_valid"].values.any(axis=1)) if not ok]
+    method = variables.pop("ties_method", None)
+    coords = {"metric": object_strings(plan.labels),
+              "canonical": ("metric", object_strings([m.name for m in plan.measures]))}
+    if method is not None:
+        coords["ties_method"] = ("metric", object_strings(method))
+    labelled = {}
+    for name, values in variables.items():
+        da = xr.concat(values, dim="metric", coords="minimal", compat="override",
+                       join="override").assign_coords(coords)
+        if plan.missing == "nan":
+            da = da.where(cube["retrieved"])
+        labelled[name] = da.astype(np.float64)
     result = xr.Dataset(
-        {**variables,
+        {**labelled,
          "params": ("metric", object_strings([
-             to_json(m.params) for m in computed]))},
+             to_json(m.params) for m in plan.computed]))},
         attrs={
             "xdiv_kind": "scores",
             "missing": plan.missing,
             "adhoc": plan.adhoc or "",
             "judged_only": int(plan.judged_only),
             "residuals": int(plan.residuals),
+            "ties": plan.ties or "",
+            "tie_samples": plan.tie_samples,
+            "tie_seed": plan.seed,
             "probabilities": collection.attrs.get("probabilities", ""),
             "collection": collection.attrs.get("source", ""),
             "runs": runs.attrs.get("source", ""),
@@ -304,21 +373,96 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     return result, unjudged
 
 
-def _reduced(cube: xr.Dataset, plan: _Plan, *, progress: bool = False) -> xr.DataArray:
-    """``score(metric, run, topic)``: the judged ``cube`` reduced by every measure of
-    ``plan``, labelled, NaN where a run retrieved nothing under ``missing="nan"``."""
-    computed = plan.computed
-    steps = tqdm(zip(computed, measure_judgments(cube, computed)), total=len(computed),
-                 desc="evaluating", unit="measure", disable=not progress, leave=False)
-    scores = [m.definition.compute(judged, m).transpose("run", "topic") for m, judged in steps]
-    score = xr.concat(scores, dim="metric", coords="minimal", compat="override",
-                      join="override")
-    score = score.assign_coords(
-        metric=object_strings(plan.labels),
-        canonical=("metric", object_strings([m.name for m in plan.measures])))
-    if plan.missing == "nan":
-        score = score.where(cube["retrieved"])
-    return score
+def _values(cube: xr.Dataset, plan: _Plan, how: str, which: list[int] | None = None, *,
+            progress: bool = False) -> list[xr.DataArray]:
+    """``(run, topic)`` values of the measures ``which`` of ``plan`` (all by default) on
+    the judged ``cube``: ``how="compute"`` scores the lists as they stand, ``"expected"``
+    gives each measure's exact expectation over tie orders, ``"best"`` and ``"worst"``
+    score the lists with their tie groups sorted best or worst first
+    (:func:`xdiv.core.ties.sorted_within_ties`)."""
+    which = list(range(len(plan.computed))) if which is None else which
+    chosen = [plan.computed[k] for k in which]
+    views = measure_judgments(cube, chosen)
+    if how in ("best", "worst"):
+        sorted_views: dict[int, xr.Dataset] = {}
+        for view in views:
+            if id(view) not in sorted_views:
+                sorted_views[id(view)] = sorted_within_ties(view, best_first=how == "best")
+        views = [sorted_views[id(view)] for view in views]
+    steps = tqdm(zip(chosen, views), total=len(chosen), desc="evaluating", unit="measure",
+                 disable=not progress, leave=False)
+    compute = (lambda m: m.definition.expected) if how == "expected" else (
+        lambda m: m.definition.compute)
+    return [compute(m)(view, m).transpose("run", "topic") for m, view in steps]
+
+
+def _tie_scores(cube: xr.Dataset, plan: _Plan, *, progress: bool = False) -> dict:
+    """The score variables (lists of ``(run, topic)`` values, one per measure) under
+    ``plan.ties``, and ``ties_method``, the way each measure was scored over tie orders."""
+    n = len(plan.computed)
+    if plan.ties is None:
+        return {"score": _values(cube, plan, "compute", progress=progress)}
+    if plan.ties == "expected":
+        exact = [k for k in range(n) if plan.computed[k].definition.expected is not None]
+    else:
+        exact = [k for k in range(n) if plan.computed[k].definition.tie_bounds]
+    sampled = [k for k in range(n) if k not in exact]
+    draws = _sampled_orders(cube, plan, sampled)
+    if plan.ties == "expected":
+        score = _placed(n, exact, _values(cube, plan, "expected", exact, progress=progress),
+                        sampled, [d.mean("sample") for d in draws])
+        spread = [d.std("sample", ddof=1) / np.sqrt(d.sizes["sample"]) for d in draws]
+        zero = [xr.zeros_like(score[k]) for k in exact]
+        return {"score": score, "score_se": _placed(n, exact, zero, sampled, spread),
+                "ties_method": ["exact" if k in exact else "sampled" for k in range(n)]}
+    score = _values(cube, plan, "compute", progress=progress)
+    low = _values(cube, plan, "worst", exact)
+    high = _values(cube, plan, "best", exact)
+    drawn_low = [np.minimum(d.min("sample"), score[k]) for k, d in zip(sampled, draws)]
+    drawn_high = [np.maximum(d.max("sample"), score[k]) for k, d in zip(sampled, draws)]
+    score_min = _placed(n, exact, low, sampled, drawn_low)
+    score_max = _placed(n, exact, high, sampled, drawn_high)
+    views = measure_judgments(cube, plan.computed)
+    method = ["sampled" if k in sampled else "exact" if views[k].sizes["intent"] == 1
+              else "bounds" for k in range(n)]
+    return {"score": score, "score_min": score_min, "score_max": score_max,
+            "tie_spread": [hi - lo for lo, hi in zip(score_min, score_max)],
+            "ties_method": method}
+
+
+def _placed(n: int, first: list[int], first_values: list, second: list[int],
+            second_values: list) -> list:
+    """The values of two sets of measures put back in the measures' order."""
+    out = [None] * n
+    for k, value in zip(first + second, first_values + second_values):
+        out[k] = value
+    return out
+
+
+SAMPLE_BATCH_BYTES = 256 << 20
+"""About how many bytes of shuffled judged cube the random tie orders are scored in at
+once (:func:`_sampled_orders`)."""
+
+
+def _sampled_orders(cube: xr.Dataset, plan: _Plan, which: list[int]) -> list[xr.DataArray]:
+    """``(sample, run, topic)`` values of the measures ``which`` on ``plan.tie_samples``
+    random orders of the tie groups, scored in batches of samples stacked as runs
+    (:func:`xdiv.core.ties.shuffled_samples`)."""
+    if not which:
+        return []
+    per_run = sum(da.nbytes for da in cube.data_vars.values() if "run" in da.dims)
+    batch = max(1, min(plan.tie_samples, SAMPLE_BATCH_BYTES // max(per_run, 1)))
+    runs, n_runs = cube["run"], cube.sizes["run"]
+    batches = []
+    for first in range(0, plan.tie_samples, batch):
+        samples = range(first, min(first + batch, plan.tie_samples))
+        stacked = shuffled_samples(cube, seed=plan.seed, samples=samples)
+        values = _values(stacked, plan, "compute", which)
+        batches.append([
+            xr.DataArray(v.values.reshape(len(samples), n_runs, -1),
+                         dims=("sample", "run", "topic"),
+                         coords={"run": runs, "topic": v["topic"]}) for v in values])
+    return [xr.concat([b[j] for b in batches], dim="sample") for j in range(len(which))]
 
 
 def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
@@ -338,7 +482,7 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
     variables = {name: xr.concat([part[name].reindex(topic=labels) for part in parts],
                                  dim="run", coords="minimal", compat="override",
                                  join="override").isel(run=order)
-                 for name in ("score", "score_high") if name in parts[0]}
+                 for name in _SCORE_VARIABLES if name in parts[0]}
 
     def union(key: str) -> list[str]:
         found = {t for part in parts for t in from_json(part.attrs[key])}
@@ -358,6 +502,25 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
                                        if name in lacking}),
     })
     return xr.Dataset({**variables, "params": parts[0]["params"]}, attrs=attrs)
+
+
+def _warn_tie_spread(result: xr.Dataset) -> None:
+    """Name the (run, measure) pairs whose mean score the tie order moves by more than
+    :data:`TIE_SPREAD_WARNING`."""
+    if "tie_spread" not in result:
+        return
+    mean = result["tie_spread"].mean("topic", skipna=True)
+    over = mean > TIE_SPREAD_WARNING
+    if not bool(over.any()):
+        return
+    found = [(float(mean.sel(metric=m, run=r)), str(r), str(m))
+             for m, r in zip(*(result[d].values[i] for d, i in
+                               zip(("metric", "run"), np.nonzero(over.transpose("metric", "run").values))))]
+    found.sort(reverse=True)
+    shown = "; ".join(f"{run} {metric} {value:.4f}" for value, run, metric in found[:5])
+    warn(f"the order of tied documents moves the mean score of {len(found)} (run, measure) "
+         f"pair(s) by more than {TIE_SPREAD_WARNING} (mean tie_spread; an upper bound where "
+         f"ties_method is 'bounds'): {shown}{'; ...' if len(found) > 5 else ''}", XdivWarning)
 
 
 def _unjudged_runs(cube: xr.Dataset) -> list[str]:

@@ -14,7 +14,7 @@ __all__ = [
     "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "LEVEL_RANGE", "MAX_CUTOFF", "MAXT_CORRECTIONS",
     "META_TESTS", "MISSING",
     "MetaTest",
-    "Missing", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
+    "Missing", "TIES", "Ties", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
     "PROBABILITY_SCHEMES", "RANK_CORRELATIONS", "RankCorrelation",
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "RESAMPLING_TESTS",
     "SCORE_FORMATS", "ScoreFormat",
@@ -43,6 +43,11 @@ ADHOC_METHODS: tuple[AdhocMethod, ...] = get_args(AdhocMethod)
 Missing = Literal["zero", "nan"]
 """The score of a run on a judged topic it retrieved nothing for."""
 MISSING: tuple[Missing, ...] = get_args(Missing)
+
+Ties = Literal["expected", "range"]
+"""How :func:`xdiv.evaluate` scores runs with tied scores over the orders of their tie
+groups: the expectation, or the lowest and highest score."""
+TIES: tuple[Ties, ...] = get_args(Ties)
 
 ProbabilityScheme = Literal["uniform", "nonuniform"]
 """Intent probabilities by name: uniform, or Sakai & Song's non-uniform scheme."""

@@ -13,7 +13,7 @@ from ..errors import XdivError
 from .common import command, expand_inputs, names_input, nonnegative, output, \
     per_topic_frame, print_frame, progress_wanted, summary_frame, whole
 from ..typing import ADHOC_METHODS, DUPLICATES, HIERARCHY_KINDS, MISSING, NODE_WEIGHTS, \
-    ORDER_HELP, ORDERS, SCORE_FORMATS
+    ORDER_HELP, ORDERS, SCORE_FORMATS, TIES
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -35,11 +35,18 @@ EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/* -m N-rec@10 LD#-nDCG@10 --hierarchy tree.txt
   xdiv evaluate qrels.txt runs/* -m map ndcg_cut_10 alpha-nDCG@20 --judged-only
   xdiv evaluate qrels.txt runs/* -m RBP P@10 alpha-nDCG@20 --residuals --per-topic
+  xdiv evaluate qrels.txt runs/* -m nDCG@10 AP alpha-nDCG@20 --ties range
+  xdiv evaluate qrels.txt runs/* -m nDCG@10 AP ERR-IA@20 --ties expected --seed 7
 """
 
 HIGH_SUFFIX = ":high"
 """Suffix of the columns (or measure names) that print the upper bounds ``score_high`` of
 ``--residuals`` beside each measure's scores."""
+
+COMPANIONS = {"score_se": ":se", "score_min": ":min", "score_max": ":max",
+              "tie_spread": ":spread", "score_high": HIGH_SUFFIX}
+"""The score cube's variables printed beside each measure's scores, with the suffix of
+their columns (or measure names): ``--ties`` and ``--residuals`` add them."""
 
 ABOUT = ("Evaluate TREC runs (topic Q0 docno rank score tag) against diversity or adhoc "
          "qrels; prints the mean scores (or per-topic scores) and can write the "
@@ -95,6 +102,20 @@ def add_parser(sub) -> None:
                          "counted relevant (at the highest level, to every intent): "
                          "printed as MEASURE" + HIGH_SUFFIX + " beside MEASURE, and "
                          "written as score_high to the -o cube")
+    ev.add_argument("--ties", choices=TIES,
+                    help="score the documents a run ties (equal scores) over all their "
+                         "orders instead of in the order read: 'expected', the expectation "
+                         "(McSherry & Najork, ECIR 2008; exact for P, nDCG, RBP, AP, Q, "
+                         "alpha-nDCG and the intent-aware forms, else the mean of random "
+                         "orders, printed with its standard error as MEASURE:se); 'range', "
+                         "the lowest and highest score and their difference, printed as "
+                         "MEASURE:min, MEASURE:max and MEASURE:spread, with a warning when "
+                         "the tie order moves a run's mean by more than 0.01")
+    ev.add_argument("--tie-samples", type=whole(2), default=200, metavar="N",
+                    help="random tie orders for the measures --ties samples "
+                         "(default: %(default)s)")
+    ev.add_argument("--seed", type=whole(0), default=0,
+                    help="seed of the random tie orders (default: %(default)s)")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
     ev.add_argument("--format", choices=SCORE_FORMATS,
                     default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
@@ -203,11 +224,14 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     if stream and not args.chunks:
         return evaluate_streamed(run_paths, collection, args.measures, order=args.order,
                                  duplicates=args.duplicates, missing=args.missing,
-                                 adhoc=args.adhoc, judged_only=args.judged_only,
+                                 adhoc=args.adhoc, ties=args.ties,
+                                 tie_samples=args.tie_samples, seed=args.seed,
+                                 judged_only=args.judged_only,
                                  residuals=args.residuals, progress=progress)
     runs = read_runs(run_paths, order=args.order, duplicates=args.duplicates,
                      progress=progress, chunks=args.chunks and {"run": args.chunks})
     scores = evaluate(runs, collection, args.measures, missing=args.missing, adhoc=args.adhoc,
+                      ties=args.ties, tie_samples=args.tie_samples, seed=args.seed,
                       judged_only=args.judged_only, residuals=args.residuals,
                       progress=progress and not args.chunks)
     if args.chunks:
@@ -246,7 +270,7 @@ def print_scores(args, scores: xr.Dataset) -> None:
     from ..formats.ndeval import ndeval_csv
     from ..formats.trec_eval import trec_eval_lines
 
-    scores = with_bounds(scores)
+    scores = with_companions(scores)
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
     elif args.format == "trec_eval":
@@ -260,21 +284,22 @@ def print_scores(args, scores: xr.Dataset) -> None:
         print(fit_table(summary_frame(scores), terminal_width(), transpose=True), end="")
 
 
-def with_bounds(scores: xr.Dataset) -> xr.Dataset:
-    """``scores`` as printed: when it holds upper bounds (``score_high``, from
-    ``--residuals``), a score cube whose metrics are each measure followed by its bound,
-    labelled with :data:`HIGH_SUFFIX`; otherwise ``scores`` itself."""
+def with_companions(scores: xr.Dataset) -> xr.Dataset:
+    """``scores`` as printed: when it holds companion variables (:data:`COMPANIONS`, from
+    ``--ties`` and ``--residuals``), a score cube whose metrics are each measure followed
+    by its companions, labelled with their suffixes; otherwise ``scores`` itself."""
     import xarray as xr
 
-    if "score_high" not in scores:
+    present = [name for name in COMPANIONS if name in scores]
+    if not present:
         return scores
     labels = [str(m) for m in scores["metric"].values]
-    score = scores["score"].drop_vars("canonical", errors="ignore")
-    high = scores["score_high"].drop_vars("canonical", errors="ignore").assign_coords(
-        metric=[label + HIGH_SUFFIX for label in labels])
-    both = xr.concat([score, high], dim="metric")
-    n = len(labels)
-    both = both.isel(metric=[k + half * n for k in range(n) for half in (0, 1)])
+    parts = [scores["score"]] + [scores[name].assign_coords(
+        metric=[label + COMPANIONS[name] for label in labels]) for name in present]
+    parts = [part.drop_vars(["canonical", "ties_method"], errors="ignore") for part in parts]
+    both = xr.concat(parts, dim="metric")
+    n, width = len(labels), len(parts)
+    both = both.isel(metric=[k + part * n for k in range(n) for part in range(width)])
     return xr.Dataset({"score": both}, attrs=scores.attrs)
 
 

@@ -13,6 +13,7 @@ from .collection import describe_dataset, check_collection
 from ..kernels.common import ideal_levels
 from ..errors import InputError
 from .labels import natural_sorted, object_strings, to_json
+from .ties import TIE_START, tie_start, untied_depth
 
 __all__ = ["check_runs", "judge", "judged_cube", "unjudged_as_relevant"]
 
@@ -203,13 +204,17 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None,
 
 def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
                 depth: int | None = None, memo: dict | None = None,
-                judged_only: bool = False) -> xr.Dataset:
+                judged_only: bool = False, ties: bool = False) -> xr.Dataset:
     """:func:`judge` of runs and a collection its caller has checked already
     (:func:`xdiv.evaluate` checks them once, at its entry). ``memo``, a dict the caller
     keeps for one collection, holds the work that depends only on the collection and the
     topics (the aligned collection, its judged docnos and ideal lists), for the next call
-    with the same collection (blocks of runs evaluated one after the other)."""
+    with the same collection (blocks of runs evaluated one after the other). ``ties``
+    adds the runs' tie groups, ``tie_start(run, topic, rank)``, and deepens ``depth`` to
+    the end of any tie group it would cut (:mod:`xdiv.core.ties`)."""
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
+    if depth is not None and ties and not judged_only:
+        depth = untied_depth(tie_start(runs["score"]), int(depth))
     if depth is not None and not judged_only:  # condensed lists are cut once condensed
         runs = runs.isel(rank=slice(0, max(int(depth), 1)))
     runs = _on_topics(runs, topics, {"doc": -1, "score": np.nan, "length": 0})
@@ -232,7 +237,14 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
         dask="parallelized", output_dtypes=[np.int32],
     )
     length = runs["length"]
+    score = runs["score"]
     if judged_only:
+        if ties:  # the scores follow their documents up
+            score = xr.apply_ufunc(_condensed_values, score, slot, input_core_dims=[["rank"]] * 2,
+                                   output_core_dims=[["rank"]], dask="parallelized",
+                                   output_dtypes=[score.dtype],
+                                   dask_gufunc_kwargs={"allow_rechunk": True}
+                                   ).transpose(*slot.dims)
         slot = xr.apply_ufunc(_condense, slot, input_core_dims=[["rank"]],
                               output_core_dims=[["rank"]], dask="parallelized",
                               output_dtypes=[np.int32],
@@ -240,7 +252,14 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
                               ).transpose(*slot.dims)
         length = (slot >= 0).sum("rank").astype(runs["length"].dtype)
         if depth is not None:
+            if ties:
+                depth = untied_depth(tie_start(score), int(depth))
             slot = slot.isel(rank=slice(0, max(int(depth), 1)))
+            score = score.isel(rank=slice(0, max(int(depth), 1)))
+    if ties:
+        extra_ties = {TIE_START: tie_start(score)}
+    else:
+        extra_ties = {}
     level = _judged_levels(slot, coll["qrels_level"], "intent")
     extra = {}
     if "node_level" in coll:  # hierarchy: node relevance of every ranked document
@@ -254,6 +273,7 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     cube = xr.Dataset(
         {
             **extra,
+            **extra_ties,
             "level": level,
             "judged": slot >= 0,
             "slot": slot,
@@ -271,6 +291,14 @@ def _condense(slot):
     moved up in their order, the unjudged ones and the padding after them (stable)."""
     order = np.argsort(slot < 0, axis=-1, kind="stable")
     return np.take_along_axis(slot, order, axis=-1)
+
+
+def _condensed_values(values, slot):
+    """Kernel: ``values`` reordered as :func:`_condense` reorders ``slot`` (NaN after the
+    judged documents: the unjudged ones leave the list)."""
+    order = np.argsort(slot < 0, axis=-1, kind="stable")
+    moved = np.take_along_axis(values, order, axis=-1)
+    return np.where(np.take_along_axis(slot, order, axis=-1) >= 0, moved, np.nan)
 
 
 def unjudged_as_relevant(cube: xr.Dataset) -> xr.Dataset:
@@ -344,9 +372,10 @@ def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset
 
 OPTIONAL_FILL = {"doc_length": 0.0, "node_exists": False, "node_layer": 0, "node_leaf": False,
                  "node_intent": "", "node_weight": 0.0, "node_covers": False, "node_level": 0,
-                 "layer_weight": 0.0}
-"""Optional collection variables (document lengths, hierarchies) a judged cube carries when
-the collection has them, with their fill values for topics the collection lacks."""
+                 "layer_weight": 0.0, "inclusion": np.nan}
+"""Optional collection variables (document lengths, hierarchies, the inclusion
+probabilities of sampled judgments) a judged cube carries when the collection has them,
+with their fill values for topics the collection lacks."""
 
 
 def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:

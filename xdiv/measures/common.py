@@ -74,6 +74,19 @@ def per_intent(cube: xr.Dataset, kernel: Callable, cutoff: int | None,
     )
 
 
+def per_intent_over_ties(cube: xr.Dataset, kernel: Callable, cutoff: int | None,
+                         **kwargs) -> xr.DataArray:
+    """Apply a tie-expectation kernel (:mod:`xdiv.kernels.ties`) to every intent: the
+    whole depth of the levels (tie groups crossing the cutoff included), the ideal list
+    and the runs' ``tie_start``; result ``(run, topic, intent)``."""
+    return xr.apply_ufunc(
+        kernel, cube["level"], cube["ideal_level"], cube["tie_start"],
+        input_core_dims=[["rank"], ["ideal_rank"], ["rank"]],
+        kwargs={"cutoff": cutoff, **kwargs}, dask="parallelized", output_dtypes=[np.float64],
+        dask_gufunc_kwargs={"allow_rechunk": True},
+    )
+
+
 def intent_aware(cube: xr.Dataset, values: xr.DataArray) -> xr.DataArray:
     """``sum_i Pr(i|q) values_i`` over the valid intents (NaN for topics with none)."""
     return xr.apply_ufunc(

@@ -41,6 +41,7 @@ def intent_recall(cube: xr.Dataset, cutoff: int) -> xr.DataArray:
 
 
 @register("I-rec", cutoff="required", family="diversity", aliases=("strec",),
+          tie_bounds=True,
           reference="Zhai, Cohen & Lafferty, SIGIR 2003 (subtopic recall); "
                     "Sakai & Song, SIGIR 2011",
           formula=r"$\frac{\lvert \bigcup_{r \le l} I(d_r) \rvert}{\lvert I_q \rvert}$, the share "
@@ -127,11 +128,12 @@ def sharp_formula(base: str, recall: str = "I-rec") -> str:
 
 
 def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str, formula: str,
-             uses_intent_types: bool = False) -> None:
+             uses_intent_types: bool = False, tie_bounds: bool = False) -> None:
     """Register ``name`` and its #-form ``gamma I-rec + (1-gamma) name``.
 
     ``doc`` is the plain-text definition and ``formula`` the same in TeX; the #-form gets
-    both from the family rule (:func:`sharp_formula`).
+    both from the family rule (:func:`sharp_formula`). ``tie_bounds`` as for
+    :func:`~xdiv.measures.registry.register` (I-rec has it, so the #-form shares it).
     """
     def plain(cube, measure):
         return compute(cube, measure, din)
@@ -141,15 +143,17 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
 
     plain.__doc__ = doc
     register(name, params=params, cutoff="optional", family="diversity",
-             reference=reference, formula=formula, uses_intent_types=uses_intent_types)(plain)
+             reference=reference, formula=formula, uses_intent_types=uses_intent_types,
+             tie_bounds=tie_bounds)(plain)
     sharp_name = name.replace("-", "#-", 1) if "-" in name[1:] else f"{name}#"
     combined.__doc__ = f"{sharp_name}@l = gamma I-rec@l + (1 - gamma) {name}@l."
     register(sharp_name, params=(GAMMA, *params), cutoff="required", family="diversity",
              reference=reference, formula=sharp_formula(name),
-             uses_intent_types=uses_intent_types)(combined)
+             uses_intent_types=uses_intent_types, tie_bounds=tie_bounds)(combined)
 
 
 _declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
+         tie_bounds=True,
          doc="D-nDCG@l = sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r), "
              "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.",
          formula=r"$\frac{\sum_{r \le l} GG(r)\, \mathrm{disc}(r)}{\sum_{r \le l} GG^*(r)\, "

@@ -14,8 +14,10 @@ import xarray as xr
 
 from ..errors import MeasureError
 from ..kernels import graded as K
+from ..kernels import ties as T
 from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, PERSISTENCE, gain_table,
-                     highest_level, intent_aware, per_intent, single_intent)
+                     highest_level, intent_aware, per_intent, per_intent_over_ties,
+                     single_intent)
 from .registry import Measure, Param, numbers, register
 
 Options = Callable[[xr.Dataset, Measure], dict]
@@ -62,7 +64,8 @@ def intent_aware_formula(name: str, cutoff: str) -> str:
 def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str,
              reference: str, doc: str, formula: str, options: Options,
              intent_aware_form: bool = False, aliases: Sequence[str] = (),
-             inputs: Sequence[str] | None = None) -> None:
+             inputs: Sequence[str] | None = None, expected: Callable | None = None,
+             tie_bounds: bool = True, tie_invariant: bool = False) -> None:
     """Register ``name`` (adhoc) and optionally ``name-IA`` computed by one kernel.
 
     ``doc`` is the plain-text definition and ``formula`` the same in TeX; ``name-IA`` gets
@@ -72,29 +75,49 @@ def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: st
     list and ``cutoff`` (:func:`~xdiv.measures.common.per_intent`); else the kernel takes
     the judged cube's variables ``inputs`` (:func:`apply_inputs`) and what ``options``
     gives.
+
+    Over tie orders (:mod:`xdiv.core.ties`): ``expected``, a kernel of
+    :mod:`xdiv.kernels.ties` taking the levels, the ideal list, ``tie_start``, ``cutoff``
+    and what ``options`` gives, computes the exact expectation; ``tie_invariant``
+    measures do not depend on the order at all; ``tie_bounds`` says the measure grows
+    when a more relevant document moves up (see
+    :attr:`~xdiv.measures.registry.MeasureDef.tie_bounds`).
     """
     def per_intent_values(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         if inputs is None:
             return per_intent(cube, kernel, measure.cutoff, **options(cube, measure))
         return apply_inputs(cube, kernel, inputs, **options(cube, measure))
 
+    def per_intent_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        return per_intent_over_ties(cube, expected, measure.cutoff, **options(cube, measure))
+
     def compute(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         return single_intent(cube, per_intent_values(cube, measure), measure)
 
+    def compute_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        return single_intent(cube, per_intent_expected(cube, measure), measure)
+
     compute.__doc__ = doc
+    over_ties = compute if tie_invariant else compute_expected if expected else None
     register(name, params=params, cutoff=cutoff, family="graded", reference=reference,
-             formula=formula, aliases=aliases)(compute)
+             formula=formula, aliases=aliases, expected=over_ties,
+             tie_bounds=tie_bounds)(compute)
     if not intent_aware_form:
         return
 
     def compute_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         return intent_aware(cube, per_intent_values(cube, measure))
 
+    def compute_ia_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        return intent_aware(cube, per_intent_expected(cube, measure))
+
     compute_ia.__doc__ = (f"Intent-aware {name}: sum_i Pr(i|q) {name}_i, each intent i scored "
                           f"with its own levels and its own ideal list.")
     register(f"{name}-IA", params=params, cutoff=cutoff, family="intent-aware",
              reference=f"{_IA_REFERENCE}; {reference}",
-             formula=intent_aware_formula(name, cutoff))(compute_ia)
+             formula=intent_aware_formula(name, cutoff),
+             expected=compute_ia_expected if expected else None,
+             tie_bounds=tie_bounds)(compute_ia)
 
 
 def _table(cube, measure):
@@ -143,6 +166,7 @@ def _gap(cube, measure):
 
 
 _declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+         expected=T.expected_ndcg,
          intent_aware_form=True, aliases=("MSnDCG",),
          reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) "
                    "(Burges et al., ICML 2005)",
@@ -151,14 +175,14 @@ _declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_tab
          formula=r"$\frac{\sum_{r \le l} g(r)\, \mathrm{disc}(r)}{\sum_{r \le l} g^*(r)\, "
                  r"\mathrm{disc}(r)}$")
 _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
-         options=_table_beta, intent_aware_form=True,
+         options=_table_beta, intent_aware_form=True, expected=T.expected_q,
          reference="Sakai, EVIA 2007 / NTCIR",
          doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
              "(r + beta cg*(r)); uncut Q divides by R.",
          formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r)\, BR(r)$; without a cutoff "
                  r"$\frac{1}{R}$ over the whole list")
 _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
-         options=_ap, intent_aware_form=True,
+         options=_ap, intent_aware_form=True, expected=T.expected_q,
          reference="non-interpolated average precision as trec_eval's map / map_cut and "
                    "NTCIREVAL's AP; Q with beta = 0",
          doc="AP@l = (1/min(l,R)) sum_{r<=l} J(r) C(r)/r; uncut AP divides by R. "
@@ -166,6 +190,7 @@ _declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optiona
          formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r) \frac{C(r)}{r}$ (Q with $\beta = "
                  "0$); `denominator=R` divides by $R$ (`trec_eval`'s `map_cut`)")
 _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
+         tie_bounds=False,
          reference="Sakai, IPSJ TOD 2007; Sakai, JIP 2013",
          doc="P+@l = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp = first rank holding the highest "
              "level present in the top l; 0 without relevant documents in the top l.",
@@ -198,6 +223,7 @@ _declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="require
          formula="GAP's numerator over the top $l$ divided by the same over the ideal list's top "
                  "$l$")
 _declare("P", K.precision, params=(), cutoff="required", options=_none,
+         expected=T.expected_precision,
          reference="Cleverdon, Cranfield tests; trec_eval P",
          doc="P@l = C(l) / l (lists shorter than l count as l).",
          formula="$C(l) / l$ (a list shorter than $l$ counts as $l$)")
@@ -212,7 +238,7 @@ _declare("Hit", K.hit, params=(), cutoff="required", options=_none,
          doc="Hit@l = 1 if a relevant document is in the top l, else 0.",
          formula="1 if $C(l) > 0$, else 0")
 _declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
-         options=_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
+         options=_rbp, expected=T.expected_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
          doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).",
          formula=r"$(1 - p) \sum_r p^{r - 1}\, \frac{g(r)}{\mathrm{gv}(H)}$")
 
@@ -238,6 +264,7 @@ _declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
                  "all judged non-relevant documents; unjudged documents, and as in trec_eval "
                  "those whose levels are all negative, are skipped")
 _declare("infAP", K.inferred_ap, params=(), cutoff="none", options=_none,
+         tie_bounds=False,
          inputs=("level", "slot", "qrels_level", "qrels_assessed"),
          reference="Yilmaz & Aslam, CIKM 2006; trec_eval infAP",
          doc="infAP = (1/R) sum_{relevant k} E[prec@k], E[prec@1] = 1, E[prec@k] = 1/k + "
@@ -254,6 +281,7 @@ _declare("infAP", K.inferred_ap, params=(), cutoff="none", options=_none,
                  r"$\varepsilon = 10^{-5}$; documents whose levels are all negative (-1: "
                  "pooled, not sampled) are pooled but unjudged")
 _declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
+         tie_bounds=False,
          inputs=("judged", "length", "ideal_level"),
          reference="MacAvaney, Macdonald & Ounis, ECIR 2022 (ir_measures Judged)",
          doc="Judged@l = (documents of the top l with a qrels line, whatever its level) / "
@@ -261,14 +289,17 @@ _declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff
          formula=r"the share of the top $\min(l, n)$ documents that are judged, $n$ the number "
                  "retrieved (without a cutoff: of the whole run)")
 _declare("NumRet", K.retrieved_count, params=(), cutoff="none", options=_none,
+         tie_invariant=True,
          inputs=("length", "ideal_level"), reference="trec_eval num_ret",
          doc=f"NumRet = the number of documents retrieved: {_COUNT}.",
          formula="$n$, the number of documents retrieved")
 _declare("NumRel", K.relevant_count, params=(), cutoff="none", options=_none, inputs=LEVELS,
+         tie_invariant=True,
          reference="trec_eval num_rel",
          doc=f"NumRel = R, the number of judged relevant documents: {_COUNT}.",
          formula="$R$, the number of judged relevant documents")
 _declare("NumRelRet", K.relevant_retrieved_count, params=(), cutoff="none", options=_none,
+         tie_invariant=True,
          inputs=LEVELS, reference="trec_eval num_rel_ret",
          doc=f"NumRelRet = the number of relevant documents retrieved: {_COUNT}.",
          formula="$C(n)$, the number of relevant documents retrieved")

@@ -16,6 +16,7 @@ import xarray as xr
 from ..kernels import graded as G
 from ..kernels.common import count_relevant
 from ..kernels import ndeval as K
+from ..kernels import ties as T
 from .common import MEMO, gain_table, intent_aware, levels_to, per_intent
 from .registry import Measure, Param, flag, real, register
 
@@ -72,7 +73,31 @@ def _graded_ia(cube, measure, kernel, **kwargs):
     return intent_aware(cube, per_intent(cube, kernel, measure.cutoff, **kwargs))
 
 
+def _alpha_dcg_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """E[alpha-DCG@k] over the tie orders (:func:`xdiv.kernels.ties.expected_alpha_dcg`)."""
+    return xr.apply_ufunc(T.expected_alpha_dcg, cube["level"], cube["intent_valid"],
+                          cube["tie_start"],
+                          input_core_dims=[["rank", "intent"], ["intent"], ["rank"]],
+                          kwargs={"cutoff": measure.cutoff, "alpha": measure["alpha"]},
+                          **_PARALLEL)
+
+
+def _alpha_ndcg_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """E[alpha-nDCG@k] over the tie orders (:func:`xdiv.kernels.ties.expected_alpha_ndcg`)."""
+    weights = None if measure["ndeval"] else cube["intent_prob"]
+    ideal = greedy_ideal(cube, measure["alpha"], measure.cutoff, weights)
+    args = [cube["level"], cube["intent_valid"], ideal, cube["tie_start"]]
+    cores = [["rank", "intent"], ["intent"], ["greedy_rank"], ["rank"]]
+    if weights is not None:
+        args.append(weights)
+        cores.append(["intent"])
+    return xr.apply_ufunc(T.expected_alpha_ndcg, *args, input_core_dims=cores,
+                          kwargs={"cutoff": measure.cutoff, "alpha": measure["alpha"]},
+                          **_PARALLEL)
+
+
 @register("alpha-DCG", params=(ALPHA,), cutoff="required", family="ndeval", reference=_NDEVAL,
+          expected=_alpha_dcg_expected, tie_bounds=True,
           formula=r"$\frac{\sum_{r \le l} G(r)\, \mathrm{disc}(r)}{\sum_{r \le l} N (1 - "
                   r"\alpha)^{r - 1} \mathrm{disc}(r)}$")
 def _alpha_dcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
@@ -82,6 +107,7 @@ def _alpha_dcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("alpha-nDCG", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          expected=_alpha_ndcg_expected, tie_bounds=True,
           reference=f"{_NDEVAL}; probability-weighted form: Sakai & Song, SIGIR 2011",
           formula=r"$\frac{\sum_{r \le l} G(r)\, \mathrm{disc}(r)}{\sum_{r \le l} G^*(r)\, "
                   r"\mathrm{disc}(r)}$, $G^*$ of the greedy ideal list; `ndeval=False` weights "
@@ -94,6 +120,7 @@ def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("ERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          tie_bounds=True,
           unused=(("alpha", "ndeval", False),),
           reference=f"{_NDEVAL}; Chapelle et al., CIKM 2009 (graded form)",
           formula=r"$\frac{\sum_{r \le l} G(r) / r}{\sum_{r \le l} N (1 - \alpha)^{r - 1} / r}$; "
@@ -107,6 +134,7 @@ def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("nERR-IA", params=(ALPHA, NDEVAL), cutoff="required", family="ndeval",
+          tie_bounds=True,
           unused=(("alpha", "ndeval", False),),
           reference=f"{_NDEVAL}; Sakai & Song, SIGIR 2011 (graded form)",
           formula=r"$\frac{\sum_{r \le l} G(r) / r}{\sum_{r \le l} G^*(r) / r}$; "
@@ -120,6 +148,7 @@ def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("NRBP", params=(ALPHA, NRBP_BETA), cutoff="none", family="ndeval",
+          tie_bounds=True,
           reference=f"{_NDEVAL}; Clarke, Kolla & Vechtomova, ICTIR 2009",
           formula=r"$\frac{1 - (1 - \alpha) \beta}{N} \sum_r \beta^{r - 1} G(r)$ over the whole "
                   "list")
@@ -129,6 +158,7 @@ def _nrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("nNRBP", params=(ALPHA, NRBP_BETA), cutoff="none", family="ndeval",
+          tie_bounds=True,
           reference=_NDEVAL,
           formula="NRBP divided by NRBP of the greedy ideal list")
 def _nnrbp(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
@@ -142,6 +172,7 @@ def _relevant_per_intent(cube: xr.Dataset) -> xr.DataArray:
 
 
 @register("MAP-IA", params=(NDEVAL,), cutoff="none", family="ndeval",
+          tie_bounds=True,
           reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009",
           formula=r"$\frac{1}{N} \sum_s \mathrm{AP}_s$ over the whole list; "
                   + _IA_NDEVAL_FALSE.format(m=r"\mathrm{AP}") + " (= AP-IA)")
@@ -157,6 +188,7 @@ def _map_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
 
 
 @register("P-IA", params=(NDEVAL,), cutoff="required", family="ndeval",
+          tie_bounds=True,
           reference=f"{_NDEVAL}; Agrawal et al., WSDM 2009",
           formula=r"relevant (document, intent) pairs in the top $l$ divided by $l N$; "
                   + _IA_NDEVAL_FALSE.format(m=r"\mathrm{P}"))

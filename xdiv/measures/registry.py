@@ -59,6 +59,15 @@ class MeasureDef:
     """``(param, switch, value)``: ``param`` is not used when ``switch`` equals ``value``."""
     uses_intent_types: bool = False
     """The measure treats navigational and informational intents differently."""
+    expected: Callable | None = None
+    """``expected(cube, measure)``: the exact expectation of the measure over the orders
+    of the runs' tie groups, from a judged cube holding ``tie_start`` (see
+    :mod:`xdiv.core.ties`); None: the expectation is estimated from random orders."""
+    tie_bounds: bool = False
+    """The measure is a sum over intents of terms that each grow when a document more
+    relevant to the intent moves up: scored on the lists whose tie groups are sorted best
+    first (worst first) for each intent apart, it gives an upper (lower) bound over the
+    tie orders, and the exact maximum (minimum) on single-intent lists."""
 
     @property
     def summary(self) -> str:
@@ -134,7 +143,8 @@ _ALIASES: dict[str, str] = {}
 def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "optional",
              family: str, reference: str, formula: str | None = None,
              aliases: Sequence[str] = (), unused: Sequence[tuple[str, str, Any]] = (),
-             uses_intent_types: bool = False):
+             uses_intent_types: bool = False, expected: Callable | None = None,
+             tie_bounds: bool = False):
     """Decorator declaring ``compute(cube, measure) -> DataArray(run, topic)`` as ``name``.
 
     ``compute``'s docstring is the plain-text definition; ``formula`` is the same in TeX
@@ -143,8 +153,9 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
     ``unused`` lists ``(param, switch, value)`` triples: giving ``param`` explicitly while
     ``switch`` equals ``value`` is an error, since that form of the measure ignores it.
     ``uses_intent_types`` marks measures whose value depends on the intents' ``nav``/``inf``
-    types (:func:`xdiv.evaluate` warns when the collection has none). Measures of the
-    single-intent family (:data:`SINGLE_INTENT_FAMILY`) also take :data:`ADHOC`, last.
+    types (:func:`xdiv.evaluate` warns when the collection has none). ``expected`` and
+    ``tie_bounds`` say how the measure is scored over tie orders (:class:`MeasureDef`).
+    Measures of the single-intent family (:data:`SINGLE_INTENT_FAMILY`) also take :data:`ADHOC`, last.
     """
     if family == SINGLE_INTENT_FAMILY:
         params = (*params, ADHOC)
@@ -155,7 +166,8 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
         _REGISTRY[name] = MeasureDef(name, compute, tuple(params), cutoff, family, reference,
                                      compute.__doc__ or "", formula=formula,
                                      aliases=tuple(aliases), unused=tuple(unused),
-                                     uses_intent_types=uses_intent_types)
+                                     uses_intent_types=uses_intent_types,
+                                     expected=expected, tie_bounds=tie_bounds)
         for alias in aliases:
             _ALIASES[alias] = name
         return compute

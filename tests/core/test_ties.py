@@ -1,0 +1,206 @@
+"""Scores over the orders of tied documents (``evaluate(ties=...)``) against full
+enumeration of the orders on small random lists, and the options' plumbing."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import xdiv
+from xdiv.engine import evaluate_files
+from xdiv.errors import InputError
+
+MEASURES = [
+    "nDCG@5", "AP", "AP@4", "Q@5", "P@3", "RBP", "RR", "ERR@5", "nERR@5", "GAP", "nGAP@5",
+    "Hit@3", "Rprec", "bpref", "infAP", "Judged@3", "NumRet", "NumRelRet", "P+",
+    "nDCG-IA@5", "AP-IA", "Q-IA@4", "alpha-nDCG@5", "alpha-DCG@5", "ERR-IA@5", "nERR-IA@5",
+    "NRBP", "nNRBP", "MAP-IA", "P-IA@3", "I-rec@3", "D-nDCG@5", "D#-nDCG@5", "D-Q@5",
+    "P+Q@5", "alpha-nDCG(ndeval=False)@5", "ERR-IA(ndeval=False)@5", "nDCG(adhoc=count)@5",
+]
+
+
+def _case(seed: int):
+    """A one-topic diversity collection and a run with tied scores, and every order of
+    its tie groups as a run of its own (strictly decreasing scores)."""
+    rng = np.random.default_rng(seed)
+    n_intents = int(rng.integers(1, 4))
+    docs = [f"d{k}" for k in range(9)]
+    rows = []
+    for d in docs[:7]:
+        for i in range(1, n_intents + 1):
+            if rng.random() < 0.45:
+                rows.append(("1", str(i), d, int(rng.integers(0, 3))))
+        if not any(r[2] == d for r in rows):
+            if rng.random() < 0.7:
+                rows.append(("1", "1", d, 0))
+    rows.append(("1", "1", "d8", 2))  # relevant, never retrieved
+    qrels = pd.DataFrame(rows, columns=["topic", "intent", "docno", "level"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        collection = xdiv.build_collection(qrels)
+    n = int(rng.integers(4, 8))
+    chosen = [docs[k] for k in rng.choice(8, size=n, replace=False)]
+    scores = np.sort(rng.integers(0, 3, size=n).astype(float))[::-1]
+    tied = pd.DataFrame({"run": "tied", "topic": "1", "docno": chosen, "score": scores})
+    ranked = tied.sort_values(["score", "docno"], ascending=[False, False])
+    groups = [list(g["docno"]) for _, g in ranked.groupby("score", sort=False)]
+    frames = []
+    for k, parts in enumerate(itertools.product(*(itertools.permutations(g) for g in groups))):
+        order = [d for part in parts for d in part]
+        frames.append(pd.DataFrame({"run": f"o{k:03d}", "topic": "1", "docno": order,
+                                    "score": np.arange(len(order), 0, -1, dtype=float)}))
+    return collection, xdiv.build_runs(tied), xdiv.build_runs(pd.concat(frames))
+
+
+def _evaluate(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        return xdiv.evaluate(*args, **kwargs)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_expected_and_range_against_enumeration(seed):
+    collection, tied, orders = _case(seed)
+    every = _evaluate(orders, collection, MEASURES)["score"].sel(topic="1")
+    expected = _evaluate(tied, collection, MEASURES, ties="expected", tie_samples=300,
+                         seed=seed).sel(run="tied", topic="1")
+    ranged = _evaluate(tied, collection, MEASURES, ties="range", tie_samples=300,
+                       seed=seed).sel(run="tied", topic="1")
+    for metric in MEASURES:
+        values = every.sel(metric=metric).values
+        if np.isnan(values).all():
+            continue
+        mean, low, high = values.mean(), values.min(), values.max()
+        e = expected.sel(metric=metric)
+        r = ranged.sel(metric=metric)
+        if str(e["ties_method"].values) == "exact":
+            assert float(e["score"]) == pytest.approx(mean, abs=1e-12), metric
+            assert float(e["score_se"]) == 0.0
+        else:
+            assert abs(float(e["score"]) - mean) <= 3 * float(e["score_se"]) + 1e-12, metric
+        method = str(r["ties_method"].values)
+        assert float(r["score_min"]) <= low + 1e-12, (metric, method)
+        assert float(r["score_max"]) >= high - 1e-12, (metric, method)
+        if method == "exact":
+            assert float(r["score_min"]) == pytest.approx(low, abs=1e-12), metric
+            assert float(r["score_max"]) == pytest.approx(high, abs=1e-12), metric
+        elif method == "sampled":  # the extremes of orders actually scored
+            assert float(r["score_min"]) >= low - 1e-12 and float(r["score_max"]) <= high + 1e-12
+        assert float(r["tie_spread"]) == pytest.approx(
+            float(r["score_max"]) - float(r["score_min"]), abs=0)
+
+
+def test_the_methods_claimed():
+    collection, tied, _ = _case(1)
+    expected = _evaluate(tied, collection, MEASURES, ties="expected", tie_samples=2)
+    exact = {str(m) for m, how in zip(expected["metric"].values,
+                                       expected["ties_method"].values) if how == "exact"}
+    assert exact == {"nDCG@5", "AP", "AP@4", "Q@5", "P@3", "RBP", "NumRet", "NumRelRet",
+                     "nDCG-IA@5", "AP-IA", "Q-IA@4", "alpha-nDCG@5", "alpha-DCG@5",
+                     "alpha-nDCG(ndeval=False)@5", "nDCG(adhoc=count)@5"}
+
+
+def test_untied_runs_are_unchanged():
+    collection, _, orders = _case(3)
+    plain = _evaluate(orders, collection, MEASURES)
+    expected = _evaluate(orders, collection, MEASURES, ties="expected", tie_samples=3)
+    ranged = _evaluate(orders, collection, MEASURES, ties="range", tie_samples=3)
+    np.testing.assert_allclose(expected["score"], plain["score"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(ranged["score"], plain["score"])
+    np.testing.assert_allclose(ranged["tie_spread"].fillna(0), 0, atol=1e-12)
+
+
+def test_a_group_crossing_the_cutoff_is_read_whole():
+    """Ten documents tie at ranks 3-12: P@5 expects 2 of the 3 relevant ones below rank 5
+    to move up with probability 3/10 each."""
+    qrels = pd.DataFrame({"topic": "1", "intent": "0",
+                          "docno": ["a", "b", "x1", "x2", "x3"], "level": [1, 1, 1, 1, 1]})
+    collection = xdiv.build_collection(qrels)
+    docs = ["a", "b"] + [f"n{k}" for k in range(7)] + ["x1", "x2", "x3"]
+    run = pd.DataFrame({"run": "r", "topic": "1", "docno": docs,
+                        "score": [3.0, 2.0] + [1.0] * 10})
+    result = _evaluate(xdiv.build_runs(run), collection, ["P@5"], ties="expected")
+    assert float(result["score"].squeeze()) == pytest.approx((2 + 3 * 3 / 10) / 5, abs=1e-15)
+    ranged = _evaluate(xdiv.build_runs(run), collection, ["P@5"], ties="range")
+    assert float(ranged["score_min"].squeeze()) == pytest.approx(2 / 5)
+    assert float(ranged["score_max"].squeeze()) == pytest.approx(5 / 5)
+
+
+def test_sampling_is_seeded_and_recorded(tmp_path):
+    collection, tied, _ = _case(5)
+    first = _evaluate(tied, collection, ["ERR@5", "P+"], ties="expected", tie_samples=20, seed=7)
+    again = _evaluate(tied, collection, ["ERR@5", "P+"], ties="expected", tie_samples=20, seed=7)
+    assert first.identical(again)
+    assert (first.attrs["ties"], first.attrs["tie_samples"], first.attrs["tie_seed"]) == (
+        "expected", 20, 7)
+    path = tmp_path / "scores.nc"
+    xdiv.to_netcdf(first, path)
+    back = xdiv.open_dataset(path)
+    np.testing.assert_array_equal(back["score_se"], first["score_se"])
+    assert list(back["ties_method"].values) == ["sampled", "sampled"]
+
+
+@pytest.mark.parametrize("block", [1, None])
+def test_streaming_and_dask_agree_with_eager(tmp_path, block):
+    rng = np.random.default_rng(11)
+    from tests.helpers import random_diversity_frames
+    qrels, runs = random_diversity_frames(rng, 4, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        collection = xdiv.build_collection(qrels)
+    paths = []
+    for name, frame in runs.groupby("run"):
+        path = tmp_path / f"{name}.run"
+        frame = frame.assign(q0="Q0", rank=1)[["topic", "q0", "docno", "rank", "score", "run"]]
+        frame.to_csv(path, sep=" ", header=False, index=False)
+        paths.append(str(path))
+    measures = ["nDCG@10", "alpha-nDCG@10", "ERR-IA@10"]
+    for ties in ("expected", "range"):
+        eager = _evaluate(xdiv.read_runs(paths), collection, measures, ties=ties,
+                          tie_samples=10)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", xdiv.XdivWarning)
+            streamed = evaluate_files(paths, collection, measures, ties=ties, tie_samples=10,
+                                      block=block)
+        assert streamed.identical(eager), ties
+        lazy = _evaluate(xdiv.read_runs(paths).chunk({"run": 1}), collection, measures,
+                         ties=ties, tie_samples=10).compute()
+        np.testing.assert_allclose(lazy["score"], eager["score"], rtol=1e-12)
+
+
+def test_condensed_lists_with_ties():
+    """judged_only removes the unjudged documents first; the tie groups are those of the
+    judged documents left."""
+    qrels = pd.DataFrame({"topic": "1", "intent": "0", "docno": ["a", "b", "c"],
+                          "level": [1, 0, 1]})
+    collection = xdiv.build_collection(qrels)
+    run = pd.DataFrame({"run": "r", "topic": "1", "docno": ["u1", "a", "u2", "b", "c"],
+                        "score": [2.0, 1.0, 1.0, 1.0, 0.5]})
+    result = _evaluate(xdiv.build_runs(run), collection, ["P@1", "AP"], ties="expected",
+                       judged_only=True)
+    # condensed: a, b tied at ranks 1-2, then c: P@1 = 1/2
+    assert float(result["score"].sel(metric="P@1").squeeze()) == pytest.approx(0.5)
+    ap = np.mean([(1 + 2 / 3) / 2, (1 / 2 + 2 / 3) / 2])
+    assert float(result["score"].sel(metric="AP").squeeze()) == pytest.approx(ap)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"ties": "mean"}, "ties must be None, 'expected' or 'range'"),
+    ({"ties": "expected", "tie_samples": 1}, "tie_samples must be a whole number >= 2"),
+    ({"ties": "range", "seed": -1}, "seed must be a whole number >= 0"),
+    ({"ties": "range", "seed": 1.5}, "seed must be a whole number >= 0"),
+])
+def test_bad_options(options, message):
+    collection, tied, _ = _case(0)
+    with pytest.raises(InputError, match=message):
+        xdiv.evaluate(tied, collection, ["P@3"], **options)
+
+
+def test_tie_spread_warning_names_the_runs():
+    collection, tied, _ = _case(2)
+    with pytest.warns(xdiv.XdivWarning, match="order of tied documents moves the mean score"):
+        xdiv.evaluate(tied, collection, ["nDCG@5"], ties="range")

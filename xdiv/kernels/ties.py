@@ -1,0 +1,286 @@
+"""Tied scores as numpy kernels: tie groups, orders within them, and exact expectations
+over all orders of every tie group.
+
+A run that gives several documents the same score leaves their order to the evaluation
+tool, and each tool breaks ties by its own rule (trec_eval: docno descending; ndeval:
+the rank column; others: the file order). McSherry & Najork ("Computing information
+retrieval performance measures efficiently in the presence of tied scores", ECIR 2008)
+score a list by the *expectation* over all orders of its tie groups, each order equally
+likely. The kernels here compute that expectation in closed form for the measures whose
+terms depend on the documents above a rank only through counts and sums (P, DCG, nDCG,
+RBP, AP, Q, alpha-DCG, alpha-nDCG and the intent-aware sums of them), and give the
+orders (random, best-first, worst-first) from which every other measure is scored.
+
+Conventions as in :mod:`xdiv.kernels.common`: the ranked-list axis is last. A tie group
+is a maximal run of consecutive ranks holding the same score; ``start`` ``(..., K)``
+holds, at each rank, the 0-based rank of its group's first document (the padding past
+the end of a list, whose score is NaN, makes groups of one). In a group of ``m``
+documents starting at rank ``s``, the document at 0-based rank ``s + i`` has ``i``
+documents of its group above it; over the ``m!`` orders, each document of the group
+takes each of its ranks equally often, and, given which document is at ``s + i``, the
+``i`` above it are a uniform random subset of the other ``m - 1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import (count_relevant, cut, defined_where, discount, divide, fit, lookup,
+                     rank_sum, ranks)
+from .graded import dcg
+from .ndeval import _cumulative, _ideal_ideal, _undefined
+
+__all__ = ["tie_starts", "group_ends", "group_total", "random_order", "sorted_order",
+           "shuffled_orders", "take_ranks", "take_sampled_ranks",
+           "expected_ndcg", "expected_precision", "expected_rbp", "expected_q",
+           "expected_alpha_gains", "expected_alpha_dcg", "expected_alpha_ndcg"]
+
+
+def defined_when_relevant(value: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """``value`` where the ideal list holds a relevant document, NaN elsewhere."""
+    return defined_where(value, count_relevant(ideal))
+
+
+def tie_starts(score: np.ndarray) -> np.ndarray:
+    """``start`` ``(..., K)`` int32: the 0-based rank at which each rank's tie group begins.
+
+    >>> tie_starts(np.array([3.0, 2.0, 2.0, 2.0, 1.0, np.nan, np.nan]))
+    array([0, 1, 1, 1, 4, 5, 6], dtype=int32)
+    """
+    k = score.shape[-1]
+    new = np.ones(score.shape, dtype=bool)
+    new[..., 1:] = ~(score[..., 1:] == score[..., :-1])  # NaN padding never ties
+    return np.maximum.accumulate(np.where(new, np.arange(k), 0), axis=-1).astype(np.int32)
+
+
+def group_ends(start: np.ndarray) -> np.ndarray:
+    """The 0-based rank just past each rank's tie group ``(..., K)``.
+
+    >>> group_ends(np.array([0, 1, 1, 1, 4]))
+    array([1, 4, 4, 4, 5])
+    """
+    k = start.shape[-1]
+    index = np.arange(k)
+    begins = np.where(start == index, index, k)
+    after = np.concatenate([begins[..., 1:], np.full(start.shape[:-1] + (1,), k)], axis=-1)
+    return np.minimum.accumulate(after[..., ::-1], axis=-1)[..., ::-1]
+
+
+def group_total(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """At each rank, the sum of ``values`` over its tie group (rank axis last)."""
+    total = np.concatenate([np.zeros(values.shape[:-1] + (1,)),
+                            np.cumsum(values, axis=-1, dtype=np.float64)], axis=-1)
+    total = np.broadcast_to(total, np.broadcast_shapes(total.shape[:-1], start.shape[:-1])
+                            + total.shape[-1:])
+    start, end = (np.broadcast_to(x, total.shape[:-1] + x.shape[-1:]) for x in (start, end))
+    return np.take_along_axis(total, end, axis=-1) - np.take_along_axis(total, start, axis=-1)
+
+
+def before_group(values: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """At each rank, the sum of ``values`` over the ranks above its tie group."""
+    zero = np.zeros(values.shape[:-1] + (1,))
+    total = np.concatenate([zero, np.cumsum(values, axis=-1, dtype=np.float64)], axis=-1)
+    start = np.broadcast_to(start, total.shape[:-1] + start.shape[-1:])
+    return np.take_along_axis(total, start, axis=-1)
+
+
+def _layout(start: np.ndarray):
+    """``end``, group size ``m`` and the number ``i`` of group members above each rank."""
+    end = group_ends(start)
+    return end, (end - start).astype(np.float64), np.arange(start.shape[-1]) - start
+
+
+def random_order(start: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The ranks of a random order within every tie group: ``order[..., r]`` is the old
+    rank of the document put at rank r, the groups shuffled by the uniform ``keys``
+    ``(..., K)`` (one per rank) and kept in place."""
+    return np.lexsort((keys, start), axis=-1)
+
+
+def sorted_order(start: np.ndarray, levels: np.ndarray, *, best_first: bool) -> np.ndarray:
+    """The ranks of the order putting every tie group's highest ``levels`` first
+    (``best_first``) or last, stable within equal levels."""
+    key = -levels.astype(np.int32) if best_first else levels.astype(np.int32)
+    start = np.broadcast_to(start, levels.shape)
+    return np.lexsort((np.broadcast_to(np.arange(levels.shape[-1]), levels.shape), key, start),
+                      axis=-1)
+
+
+def _mean_over_group(values: np.ndarray, start: np.ndarray) -> np.ndarray:
+    end, size, _ = _layout(start)
+    return group_total(values, start, end) / size
+
+
+def expected_ndcg(levels, ideal, start, *, cutoff, table):
+    """E[nDCG@l] over the tie orders: each rank gains the mean gain of its tie group
+    (documents of the group below the cutoff included), and the ideal list is fixed."""
+    gains = _mean_over_group(lookup(table, levels), start)
+    gains = cut(gains, cutoff)
+    value = divide(rank_sum(gains * discount(gains.shape[-1])), dcg(cut(ideal, cutoff), table))
+    return defined_when_relevant(value, ideal)
+
+
+def expected_precision(levels, ideal, start, *, cutoff):
+    """E[P@l] over the tie orders: the mean relevance of each rank's tie group, summed
+    over the top l and divided by l."""
+    rel = cut(_mean_over_group((levels > 0).astype(np.float64), start), cutoff)
+    return defined_when_relevant(rank_sum(rel) / cutoff, ideal)
+
+
+def expected_rbp(levels, ideal, start, *, cutoff, table, p):
+    """E[RBP] over the tie orders (each rank gains its tie group's mean gain)."""
+    gains = cut(_mean_over_group(lookup(table, levels), start), cutoff)
+    weights = p ** np.arange(gains.shape[-1], dtype=np.float64)
+    return defined_when_relevant((1.0 - p) * rank_sum(gains * weights) / table[-1], ideal)
+
+
+def expected_q(levels, ideal, start, *, cutoff, table, beta, denominator="min"):
+    r"""E[Q@l] over the tie orders (``beta = 0``: E[AP@l], McSherry & Najork, ECIR 2008).
+
+    Q sums ``J(r) (C(r) + beta cg(r)) / (r + beta cg*(r))`` over the relevant ranks, with
+    ``C`` the relevant documents and ``cg`` the gains down to rank r; only the numerator
+    depends on the order. At the rank with ``i`` members of its group of ``m`` above it,
+    the group holding ``n`` relevant documents, gains summing to ``G`` and relevant gains
+    summing to ``G_J``, with ``C_b`` and ``cg_b`` counted above the group:
+
+    .. math::
+
+        E[J(r) C(r)] = \frac{n}{m} (C_b + 1) + i \frac{n (n - 1)}{m (m - 1)}, \qquad
+        E[J(r)\, cg(r)] = \frac{n}{m} cg_b + \frac{G_J}{m} + i \frac{n G - G_J}{m (m - 1)},
+
+    by linearity: the document at r is relevant with probability n/m, and two given
+    ranks of the group hold relevant documents with probability n(n-1)/(m(m-1)).
+    """
+    k = levels.shape[-1]
+    rel = (levels > 0).astype(np.float64)
+    gains = lookup(table, levels)
+    end, size, above = _layout(start)
+    n = group_total(rel, start, end)
+    total_gain = group_total(gains, start, end)
+    relevant_gain = group_total(rel * gains, start, end)
+    pairs = np.where(size > 1, 1.0 / np.maximum(size * (size - 1.0), 1.0), 0.0)
+    count = n / size * (before_group(rel, start) + 1.0) + above * n * (n - 1.0) * pairs
+    cumulative = (n / size * before_group(gains, start) + relevant_gain / size
+                  + above * (n * total_gain - relevant_gain) * pairs)
+    ideal_gain = np.cumsum(lookup(table, fit(ideal, k)), axis=-1)
+    terms = cut((count + beta * cumulative) / (ranks(k) + beta * ideal_gain), cutoff)
+    relevant_total = count_relevant(ideal)
+    norm = (relevant_total if cutoff is None or denominator == "R"
+            else np.minimum(relevant_total, cutoff))
+    return defined_when_relevant(divide(rank_sum(terms), norm), ideal)
+
+
+def _hypergeometric_power(base: float, size, successes, draws, most: int) -> np.ndarray:
+    """``E[base^H]``, H the successes among ``draws`` taken without replacement from
+    ``size`` items of which ``successes`` succeed (arrays broadcast; ``draws <= most``)."""
+    from scipy.special import gammaln  # only the tie expectations of alpha-nDCG need it
+
+    def log_choose(a, b):
+        ok = (b >= 0) & (b <= a)
+        a, b = np.where(ok, a, 0), np.where(ok, b, 0)
+        return np.where(ok, gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0),
+                        -np.inf)
+
+    h = np.arange(most + 1, dtype=np.float64)
+    size, successes, draws = (np.asarray(x, dtype=np.float64)[..., None]
+                              for x in (size, successes, draws))
+    log_pmf = (log_choose(successes, h) + log_choose(size - successes, draws - h)
+               - log_choose(size, draws))
+    return (np.exp(log_pmf) * base ** h).sum(axis=-1)
+
+
+def expected_alpha_gains(levels, valid, start, intent_weights=None, *, cutoff, alpha):
+    r"""E[G(r)] ``(..., l)``: the expected novelty gain of each of the top l ranks over
+    the tie orders, ``G(r) = sum_s w_s rel_s(d_r) (1 - alpha)^{c_s(r)}`` (``levels``
+    ``(..., K, I)``, ``valid`` and ``intent_weights`` ``(..., I)``, ``start`` ``(..., K)``).
+
+    For intent s, with ``n`` relevant documents in the group of ``m`` at rank r, ``i``
+    of them above r and ``c_b`` relevant documents above the group:
+    ``E[rel_s (1-alpha)^{c_s}] = (n/m) (1-alpha)^{c_b} E[(1-alpha)^H]``, where H, the
+    relevant documents among the ``i`` above r given that r holds one, is
+    hypergeometric (``i`` draws from ``m - 1`` documents, ``n - 1`` relevant).
+    """
+    k = levels.shape[-2]
+    depth = k if cutoff is None else min(cutoff, k)
+    rel = ((levels > 0) & valid[..., None, :]).astype(np.float64)
+    rel_t = np.swapaxes(rel, -1, -2)  # (..., I, K)
+    start_i = start[..., None, :]
+    end, size, above = _layout(start_i)
+    n = group_total(rel_t, start_i, end)
+    before = before_group(rel_t, start_i)
+    keep = slice(0, depth)
+    n, before, size_c, above_c = n[..., keep], before[..., keep], size[..., keep], above[..., keep]
+    base = 1.0 - alpha
+    novelty = _hypergeometric_power(base, size_c - 1.0, n - 1.0, above_c, max(depth - 1, 0))
+    expected = n / size_c * base ** before * novelty  # (..., I, l)
+    if intent_weights is not None:
+        expected = expected * intent_weights[..., :, None]
+    total = np.zeros(expected.shape[:-2] + expected.shape[-1:])
+    for s in range(expected.shape[-2]):  # intents in order, as ndeval sums them
+        total = total + expected[..., s, :]
+    return total
+
+
+def expected_alpha_dcg(levels, valid, start, *, cutoff, alpha):
+    """E[alpha-DCG@k] over the tie orders (ndeval's ideal-ideal normaliser is fixed)."""
+    gains = expected_alpha_gains(levels, valid, start, cutoff=cutoff, alpha=alpha)
+    n = valid.sum(axis=-1)
+    raw = _cumulative(gains, discount(cutoff), cutoff)
+    return _undefined(divide(raw, _ideal_ideal(n, alpha, discount(cutoff))[..., -1]), n)
+
+
+def expected_alpha_ndcg(levels, valid, ideal, start, intent_weights=None, *, cutoff, alpha):
+    """E[alpha-nDCG@k] over the tie orders: the expected novelty DCG@k over the DCG@k of
+    the greedy ideal list (fixed). A run with no relevant document in the top k scores 0
+    in every order, as :func:`xdiv.kernels.ndeval.alpha_ndcg` has it."""
+    gains = expected_alpha_gains(levels, valid, start, intent_weights, cutoff=cutoff,
+                                 alpha=alpha)
+    raw = _cumulative(gains, discount(cutoff), cutoff)
+    best = _cumulative(ideal, discount(cutoff), cutoff)
+    n = valid.sum(axis=-1)
+    return _undefined(np.where(raw != 0, divide(raw, best), 0.0), n)
+
+
+def take_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``values`` reordered along the rank axis: rank r gets the value at ``order[..., r]``
+    (``order`` broadcasts over the leading axes of ``values``)."""
+    order = np.broadcast_to(order, values.shape[:-1] + order.shape[-1:])
+    return np.take_along_axis(values, order, axis=-1)
+
+
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijection of the 64-bit integers that scatters nearby
+    inputs (Steele, Lea & Flood, OOPSLA 2014)."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _MIX[0]
+        x = (x ^ (x >> np.uint64(27))) * _MIX[1]
+    return x ^ (x >> np.uint64(31))
+
+
+def shuffled_orders(start: np.ndarray, run_key: np.ndarray, topic_key: np.ndarray, *,
+                    seed: int, samples: range) -> np.ndarray:
+    """``(..., S, K)``: for each sample of ``samples``, the ranks of a random order within
+    every tie group (:func:`random_order`), its keys a hash of (``seed``, the sample, the
+    list's run and topic keys, the rank): a list gets the same orders whichever lists are
+    evaluated beside it, and however the arrays are chunked."""
+    lead, k = start.shape[:-1], start.shape[-1]
+    run_key, topic_key = (np.broadcast_to(np.asarray(key, dtype=np.uint64), lead)
+                          for key in (run_key, topic_key))
+    base = _mixed(np.array([(seed * 0x9E3779B97F4A7C15 + s) % (1 << 64) for s in samples],
+                           dtype=np.uint64))
+    x = _mixed(base[:, None] ^ run_key[..., None, None])
+    x = _mixed(x ^ topic_key[..., None, None])
+    x = _mixed(x ^ np.arange(k, dtype=np.uint64))
+    keys = (x >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    return random_order(np.broadcast_to(start[..., None, :], keys.shape), keys)
+
+
+def take_sampled_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``(..., S, K)``: ``values`` ``(..., K)`` reordered by each of the ``S`` orders."""
+    values = values[..., None, :]
+    lead = np.broadcast_shapes(values.shape[:-1], order.shape[:-1])
+    return np.take_along_axis(np.broadcast_to(values, lead + values.shape[-1:]),
+                              np.broadcast_to(order, lead + order.shape[-1:]), axis=-1)
