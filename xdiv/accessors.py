@@ -78,20 +78,23 @@ class XdivFrameAccessor:
         return frame_to_collection(self._frame, topics=topics, probabilities=probabilities)
 
     def evaluate(self, qrels: pd.DataFrame | xr.Dataset, metrics, *, missing: str = "zero",
-                 adhoc: str | None = None, judged_only: bool = False,
+                 adhoc: str | None = None, ties: str | None = None, tie_samples: int = 200,
+                 seed: int = 0, judged_only: bool = False,
                  residuals: bool = False) -> pd.DataFrame:
         """Evaluate this run frame against ``qrels``; a tidy ``metric run topic score``
-        frame (with ``residuals``, a ``score_high`` column too). See
-        :func:`xdiv.evaluate`."""
+        frame, with a column for each further variable of the score cube (``score_se``,
+        ``score_min``, ``score_max``, ``tie_spread`` with ``ties``, ``score_high`` with
+        ``residuals``). See :func:`xdiv.evaluate`."""
         from .engine import evaluate
 
         collection = frame_to_collection(qrels) if isinstance(qrels, pd.DataFrame) else qrels
         scores = evaluate(frame_to_runs(self._frame), collection, metrics, missing=missing,
-                          adhoc=adhoc, judged_only=judged_only, residuals=residuals)
+                          adhoc=adhoc, ties=ties, tie_samples=tie_samples, seed=seed,
+                          judged_only=judged_only, residuals=residuals)
         frame = to_frame(scores)
-        if residuals:
-            frame["score_high"] = scores["score_high"].transpose(
-                *scores["score"].dims).values.ravel()
+        for name in scores.data_vars:
+            if name != "score" and scores[name].dims == scores["score"].dims:
+                frame[name] = scores[name].values.ravel()
         return frame
 
 
@@ -130,12 +133,14 @@ class XdivDatasetAccessor:
         return summarize(self._dataset)
 
     def evaluate(self, collection: xr.Dataset, metrics, *, missing: str = "zero",
-                 adhoc: str | None = None, judged_only: bool = False,
+                 adhoc: str | None = None, ties: str | None = None, tie_samples: int = 200,
+                 seed: int = 0, judged_only: bool = False,
                  residuals: bool = False) -> xr.Dataset:
         """Evaluate these runs; see :func:`xdiv.evaluate`."""
         from .engine import evaluate
 
         return evaluate(self._dataset, collection, metrics, missing=missing, adhoc=adhoc,
+                        ties=ties, tie_samples=tie_samples, seed=seed,
                         judged_only=judged_only, residuals=residuals)
 
     def compare(self, baseline=None, **options) -> xr.Dataset:

@@ -204,3 +204,45 @@ def test_tie_spread_warning_names_the_runs():
     collection, tied, _ = _case(2)
     with pytest.warns(xdiv.XdivWarning, match="order of tied documents moves the mean score"):
         xdiv.evaluate(tied, collection, ["nDCG@5"], ties="range")
+
+
+def test_accessors_pass_the_options_through():
+    collection, tied, _ = _case(4)
+    options = {"ties": "range", "tie_samples": 10, "seed": 3}
+    eager = _evaluate(tied, collection, ["nDCG@5", "ERR@5"], **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        via = tied.xdiv.evaluate(collection, ["nDCG@5", "ERR@5"], **options)
+        lines = xdiv.runs_frame(tied).rename(columns={"topic": "query_id", "docno": "doc_id"})
+        frame = lines.xdiv.evaluate(collection, ["nDCG@5", "ERR@5"], **options)
+    assert via.identical(eager)
+    row = frame.set_index(["metric", "run", "topic"]).loc[("ERR@5", "tied", "1")]
+    cell = eager.sel(metric="ERR@5", run="tied", topic="1")
+    assert (row["score_min"], row["score_max"], row["tie_spread"]) == (
+        float(cell["score_min"]), float(cell["score_max"]), float(cell["tie_spread"]))
+
+
+def test_command_line(tmp_path, capsys):
+    from xdiv.cli import main
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n1 Q0 c 3 1.0 r\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        assert main(["evaluate", str(qrels), str(run), "-m", "P@2", "--ties", "range",
+                     "--format", "tsv"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].split("\t") == ["run", "P@2", "P@2:min", "P@2:max", "P@2:spread"]
+        # ties by docno descending: c before b
+        assert [float(x) for x in lines[1].split("\t")[1:]] == [1.0, 0.5, 1.0, 0.5]
+        out = tmp_path / "cube.nc"
+        assert main(["evaluate", str(qrels), str(run), "-m", "P@2", "--ties", "expected",
+                     "--format", "tsv", "-o", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split("\t") == ["run", "P@2", "P@2:se"]
+    assert [float(x) for x in lines[1].split("\t")[1:]] == [0.75, 0.0]
+    back = xdiv.open_dataset(out)
+    assert (back.attrs["ties"], back.attrs["tie_samples"], back.attrs["tie_seed"]) == (
+        "expected", 200, 0)

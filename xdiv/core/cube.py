@@ -238,7 +238,8 @@ class ResultSchema:
 
 
 _PAIR = ("metric", "run_a", "run_b")
-_SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "judged_only", "residuals", "probabilities",
+_SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "judged_only", "residuals", "ties",
+                "tie_samples", "tie_seed", "probabilities",
                 "collection", "runs", "order", "hierarchy", "hierarchy_weights",
                 "topics_without_relevant", "topics_not_in_qrels", "topics_not_in_runs")
 _COMPARE = ("statistic", "pvalue", "pvalue_adjusted", "significant", "effect", "ci_low",
