@@ -27,6 +27,8 @@ EXAMPLES = [
     ("xdiv.analysis.risk", "trisk"),
     ("xdiv.analysis.design", "topic_set_size"),
     ("xdiv.options", "set_options"),
+    ("xdiv.kernels.ties", "tie_starts"), ("xdiv.kernels.ties", "group_ends"),
+    ("xdiv.io.prels", "read_prels"),
 ]
 """``(module, function)`` of every docstring whose examples are checked."""
 

@@ -136,7 +136,7 @@ def greedy_search(qrels_levels: np.ndarray, valid: np.ndarray,
     return out.reshape(lead + (depth,))
 
 
-def _ideal_ideal(n_intents: np.ndarray, alpha: float, weights: np.ndarray) -> np.ndarray:
+def ideal_ideal(n_intents: np.ndarray, alpha: float, weights: np.ndarray) -> np.ndarray:
     """``sum_{r<=k} N (1-alpha)^{r-1} w(r)`` for every k (last axis)."""
     curve = running_powers(1.0 - alpha, len(weights)) * weights
     return n_intents[..., None] * np.cumsum(curve)
@@ -148,11 +148,12 @@ def _prepare(levels, valid, cutoff, alpha, weights=None):
     return rel, gains, valid.sum(axis=-1)
 
 
-def _undefined(value, n_intents):
+def defined_with_intents(value, n_intents):
+    """``value`` where the topic has valid intents (``n_intents > 0``), NaN elsewhere."""
     return np.where(n_intents > 0, value, np.nan)
 
 
-def _cumulative(gains, weights, cutoff):
+def cumulative_gain(gains, weights, cutoff):
     """``sum_{r<=cutoff} G(r) w(r)`` where lists shorter than the cutoff add nothing."""
     k = min(gains.shape[-1], cutoff)
     return rank_sum(gains[..., :k] * weights[:k])
@@ -161,24 +162,24 @@ def _cumulative(gains, weights, cutoff):
 def alpha_dcg(levels, valid, *, cutoff, alpha):
     """alpha-DCG@k: novelty-gain DCG over ndeval's ideal-ideal DCG@k."""
     _, gains, n = _prepare(levels, valid, cutoff, alpha)
-    raw = _cumulative(gains, discount(cutoff), cutoff)
-    return _undefined(divide(raw, _ideal_ideal(n, alpha, discount(cutoff))[..., -1]), n)
+    raw = cumulative_gain(gains, discount(cutoff), cutoff)
+    return defined_with_intents(divide(raw, ideal_ideal(n, alpha, discount(cutoff))[..., -1]), n)
 
 
 def err_ia(levels, valid, *, cutoff, alpha):
     """ERR-IA@k (ndeval): ``sum_{r<=k} G(r)/r`` over the ideal-ideal ``sum N(1-a)^{r-1}/r``."""
     _, gains, n = _prepare(levels, valid, cutoff, alpha)
     weights = 1.0 / ranks(cutoff)
-    raw = _cumulative(gains, weights, cutoff)
-    return _undefined(divide(raw, _ideal_ideal(n, alpha, weights)[..., -1]), n)
+    raw = cumulative_gain(gains, weights, cutoff)
+    return defined_with_intents(divide(raw, ideal_ideal(n, alpha, weights)[..., -1]), n)
 
 
 def _normalised(levels, valid, ideal, weights, cutoff, alpha, intent_weights=None):
     _, gains, n = _prepare(levels, valid, cutoff, alpha, intent_weights)
-    raw = _cumulative(gains, weights, cutoff)
-    best = _cumulative(ideal, weights, cutoff)
-    dcg = _cumulative(gains, discount(cutoff), cutoff)
-    return _undefined(np.where(dcg != 0, divide(raw, best), 0.0), n)
+    raw = cumulative_gain(gains, weights, cutoff)
+    best = cumulative_gain(ideal, weights, cutoff)
+    dcg = cumulative_gain(gains, discount(cutoff), cutoff)
+    return defined_with_intents(np.where(dcg != 0, divide(raw, best), 0.0), n)
 
 
 def alpha_ndcg(levels, valid, ideal, intent_weights=None, *, cutoff, alpha):
@@ -227,13 +228,13 @@ def nrbp(levels, valid, *, cutoff, alpha, beta):
     """NRBP = (1 - (1-alpha) beta) / N sum_r beta^{r-1} G(r), over the whole list."""
     total, n = _compact_nrbp_sum(levels, valid, cutoff, alpha, beta)
     scale = (1.0 - (1.0 - alpha) * beta) / np.where(n > 0, n, 1)
-    return _undefined(scale * total, n)
+    return defined_with_intents(scale * total, n)
 
 
 def nnrbp(levels, valid, ideal, *, cutoff, alpha, beta):
     """nNRBP = NRBP of the run / NRBP of the full greedy ideal list."""
     total, n = _compact_nrbp_sum(levels, valid, cutoff, alpha, beta)
-    return _undefined(divide(total, _rbp_sum(ideal, beta)), n)
+    return defined_with_intents(divide(total, _rbp_sum(ideal, beta)), n)
 
 
 def map_ia(levels, valid, n_relevant, *, cutoff):
@@ -247,11 +248,11 @@ def map_ia(levels, valid, n_relevant, *, cutoff):
     ap = divide(rank_sum(np.swapaxes(rel * precision, -1, -2)), n_relevant)
     ap = np.where(valid, ap, 0.0)
     n = valid.sum(axis=-1)
-    return _undefined(divide(sum_intents(ap), n), n)
+    return defined_with_intents(divide(sum_intents(ap), n), n)
 
 
 def p_ia(levels, valid, *, cutoff):
     """P-IA@k = (relevant (document, intent) pairs in the top k) / (k N)."""
     rel = relevant(cut_ranks(levels, cutoff), valid)
     n = valid.sum(axis=-1)
-    return _undefined(divide(rel.sum(axis=(-2, -1)), cutoff * n), n)
+    return defined_with_intents(divide(rel.sum(axis=(-2, -1)), cutoff * n), n)

@@ -28,12 +28,7 @@ import numpy as np
 from .common import (count_relevant, cut, defined_where, discount, divide, fit, lookup,
                      rank_sum, ranks)
 from .graded import dcg
-from .ndeval import _cumulative, _ideal_ideal, _undefined
-
-__all__ = ["tie_starts", "group_ends", "group_total", "random_order", "sorted_order",
-           "shuffled_orders", "take_ranks", "take_sampled_ranks",
-           "expected_ndcg", "expected_precision", "expected_rbp", "expected_q",
-           "expected_alpha_gains", "expected_alpha_dcg", "expected_alpha_ndcg"]
+from .ndeval import cumulative_gain, defined_with_intents, ideal_ideal
 
 
 def defined_when_relevant(value: np.ndarray, ideal: np.ndarray) -> np.ndarray:
@@ -44,6 +39,8 @@ def defined_when_relevant(value: np.ndarray, ideal: np.ndarray) -> np.ndarray:
 def tie_starts(score: np.ndarray) -> np.ndarray:
     """``start`` ``(..., K)`` int32: the 0-based rank at which each rank's tie group begins.
 
+    >>> import numpy as np
+    >>> from xdiv.kernels.ties import tie_starts
     >>> tie_starts(np.array([3.0, 2.0, 2.0, 2.0, 1.0, np.nan, np.nan]))
     array([0, 1, 1, 1, 4, 5, 6], dtype=int32)
     """
@@ -56,6 +53,8 @@ def tie_starts(score: np.ndarray) -> np.ndarray:
 def group_ends(start: np.ndarray) -> np.ndarray:
     """The 0-based rank just past each rank's tie group ``(..., K)``.
 
+    >>> import numpy as np
+    >>> from xdiv.kernels.ties import group_ends
     >>> group_ends(np.array([0, 1, 1, 1, 4]))
     array([1, 4, 4, 4, 5])
     """
@@ -225,8 +224,8 @@ def expected_alpha_dcg(levels, valid, start, *, cutoff, alpha):
     """E[alpha-DCG@k] over the tie orders (ndeval's ideal-ideal normaliser is fixed)."""
     gains = expected_alpha_gains(levels, valid, start, cutoff=cutoff, alpha=alpha)
     n = valid.sum(axis=-1)
-    raw = _cumulative(gains, discount(cutoff), cutoff)
-    return _undefined(divide(raw, _ideal_ideal(n, alpha, discount(cutoff))[..., -1]), n)
+    raw = cumulative_gain(gains, discount(cutoff), cutoff)
+    return defined_with_intents(divide(raw, ideal_ideal(n, alpha, discount(cutoff))[..., -1]), n)
 
 
 def expected_alpha_ndcg(levels, valid, ideal, start, intent_weights=None, *, cutoff, alpha):
@@ -235,10 +234,10 @@ def expected_alpha_ndcg(levels, valid, ideal, start, intent_weights=None, *, cut
     in every order, as :func:`xdiv.kernels.ndeval.alpha_ndcg` has it."""
     gains = expected_alpha_gains(levels, valid, start, intent_weights, cutoff=cutoff,
                                  alpha=alpha)
-    raw = _cumulative(gains, discount(cutoff), cutoff)
-    best = _cumulative(ideal, discount(cutoff), cutoff)
+    raw = cumulative_gain(gains, discount(cutoff), cutoff)
+    best = cumulative_gain(ideal, discount(cutoff), cutoff)
     n = valid.sum(axis=-1)
-    return _undefined(np.where(raw != 0, divide(raw, best), 0.0), n)
+    return defined_with_intents(np.where(raw != 0, divide(raw, best), 0.0), n)
 
 
 def take_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
