@@ -18,7 +18,7 @@ from .measures.common import MEMO
 from .measures.names import expand_resolved
 from .measures.registry import Measure, with_adhoc
 from .core.judge import check_runs, judged_cube, unjudged_as_relevant
-from .core.ties import shuffled_samples, sorted_within_ties
+from .core.ties import TIE_START, shuffled_samples, sorted_within_ties, untied_depth
 from ._warnings import warn
 from .typing import (ADHOC_METHODS, MISSING, TIES, AdhocMethod, Duplicates, Missing,
                      Order, Ties)
@@ -447,22 +447,57 @@ once (:func:`_sampled_orders`)."""
 def _sampled_orders(cube: xr.Dataset, plan: _Plan, which: list[int]) -> list[xr.DataArray]:
     """``(sample, run, topic)`` values of the measures ``which`` on ``plan.tie_samples``
     random orders of the tie groups, scored in batches of samples stacked as runs
-    (:func:`xdiv.core.ties.shuffled_samples`)."""
+    (:func:`xdiv.core.ties.shuffled_samples`). Only the runs with ties are shuffled, to
+    the depth the measures read; every order of a run without ties is the one read."""
     if not which:
         return []
-    per_run = sum(da.nbytes for da in cube.data_vars.values() if "run" in da.dims)
-    batch = max(1, min(plan.tie_samples, SAMPLE_BATCH_BYTES // max(per_run, 1)))
+    cutoffs = [plan.computed[k].cutoff for k in which]
+    if None not in cutoffs:  # the shuffled copies need only the depth these measures read
+        cube = cube.isel(rank=slice(0, untied_depth(cube[TIE_START], max(cutoffs))))
+    start = cube[TIE_START]
+    tied = (start != xr.DataArray(np.arange(start.sizes["rank"]), dims="rank")).any(
+        ("topic", "rank")).values
+    samples = plan.tie_samples
+    parts = []
+    if (~tied).any():
+        plain = _values(cube.isel(run=np.flatnonzero(~tied)), plan, "compute", which)
+        parts.append([v.expand_dims(sample=samples) for v in plain])
+    if tied.any():
+        parts.append(_shuffled_values(cube.isel(run=np.flatnonzero(tied)), plan, which))
+    runs = cube["run"]
+    return [xr.concat([part[j] for part in parts], dim="run").sel(run=runs)
+            .transpose("sample", "run", "topic") for j in range(len(which))]
+
+
+def _shuffled_values(cube: xr.Dataset, plan: _Plan, which: list[int]) -> list[xr.DataArray]:
+    """The values of :func:`_sampled_orders` for runs with ties: each judged view the
+    measures read (:func:`xdiv.core.adhoc.measure_judgments`) is shuffled, so that the
+    adhoc conversions are made once, not once per sample."""
+    chosen = [plan.computed[k] for k in which]
+    views = measure_judgments(cube, chosen)
+    readers: dict[int, list[int]] = {}
+    for j, view in enumerate(views):
+        readers.setdefault(id(view), []).append(j)
+    out: list = [None] * len(which)
     runs, n_runs = cube["run"], cube.sizes["run"]
-    batches = []
-    for first in range(0, plan.tie_samples, batch):
-        samples = range(first, min(first + batch, plan.tie_samples))
-        stacked = shuffled_samples(cube, seed=plan.seed, samples=samples)
-        values = _values(stacked, plan, "compute", which)
-        batches.append([
-            xr.DataArray(v.values.reshape(len(samples), n_runs, -1),
-                         dims=("sample", "run", "topic"),
-                         coords={"run": runs, "topic": v["topic"]}) for v in values])
-    return [xr.concat([b[j] for b in batches], dim="sample") for j in range(len(which))]
+    for members in readers.values():
+        view = views[members[0]]
+        per_run = sum(da.nbytes for da in view.data_vars.values() if "run" in da.dims)
+        batch = max(1, min(plan.tie_samples, SAMPLE_BATCH_BYTES // max(per_run, 1)))
+        batches = []
+        for first in range(0, plan.tie_samples, batch):
+            samples = range(first, min(first + batch, plan.tie_samples))
+            stacked = shuffled_samples(view, seed=plan.seed, samples=samples)
+            batches.append([
+                xr.DataArray(chosen[j].definition.compute(stacked, chosen[j])
+                             .transpose("run", "topic").values
+                             .reshape(len(samples), n_runs, -1),
+                             dims=("sample", "run", "topic"),
+                             coords={"run": runs, "topic": view["topic"]})
+                for j in members])
+        for position, j in enumerate(members):
+            out[j] = xr.concat([b[position] for b in batches], dim="sample")
+    return out
 
 
 def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:

@@ -65,22 +65,29 @@ def group_ends(start: np.ndarray) -> np.ndarray:
     return np.minimum.accumulate(after[..., ::-1], axis=-1)[..., ::-1]
 
 
+def _prefix(values: np.ndarray) -> np.ndarray:
+    """The sums of ``values`` over the ranks above each rank, and the whole (``K + 1``)."""
+    out = np.zeros(values.shape[:-1] + (values.shape[-1] + 1,))
+    np.cumsum(values, axis=-1, dtype=np.float64, out=out[..., 1:])
+    return out
+
+
+def _at(prefix: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``prefix`` read at the ranks ``index`` (whose leading axes broadcast)."""
+    lead = np.broadcast_shapes(prefix.shape[:-1], index.shape[:-1])
+    return np.take_along_axis(np.broadcast_to(prefix, lead + prefix.shape[-1:]),
+                              np.broadcast_to(index, lead + index.shape[-1:]), axis=-1)
+
+
 def group_total(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """At each rank, the sum of ``values`` over its tie group (rank axis last)."""
-    total = np.concatenate([np.zeros(values.shape[:-1] + (1,)),
-                            np.cumsum(values, axis=-1, dtype=np.float64)], axis=-1)
-    total = np.broadcast_to(total, np.broadcast_shapes(total.shape[:-1], start.shape[:-1])
-                            + total.shape[-1:])
-    start, end = (np.broadcast_to(x, total.shape[:-1] + x.shape[-1:]) for x in (start, end))
-    return np.take_along_axis(total, end, axis=-1) - np.take_along_axis(total, start, axis=-1)
+    prefix = _prefix(values)
+    return _at(prefix, end) - _at(prefix, start)
 
 
 def before_group(values: np.ndarray, start: np.ndarray) -> np.ndarray:
     """At each rank, the sum of ``values`` over the ranks above its tie group."""
-    zero = np.zeros(values.shape[:-1] + (1,))
-    total = np.concatenate([zero, np.cumsum(values, axis=-1, dtype=np.float64)], axis=-1)
-    start = np.broadcast_to(start, total.shape[:-1] + start.shape[-1:])
-    return np.take_along_axis(total, start, axis=-1)
+    return _at(_prefix(values), start)
 
 
 def _layout(start: np.ndarray):
@@ -89,32 +96,46 @@ def _layout(start: np.ndarray):
     return end, (end - start).astype(np.float64), np.arange(start.shape[-1]) - start
 
 
+def _read_depth(start: np.ndarray, cutoff: int | None) -> int:
+    """The ranks an expectation at ``cutoff`` reads: down to the end of the last tie
+    group the cutoff reaches into (all of them without a cutoff)."""
+    k = start.shape[-1]
+    if cutoff is None or cutoff >= k:
+        return k
+    begins = start[..., cutoff:] == np.arange(cutoff, k)  # the groups below the cutoff
+    first = np.where(begins.any(axis=-1), np.argmax(begins, axis=-1) + cutoff, k)
+    return int(first.max(initial=cutoff))
+
+
 def random_order(start: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """The ranks of a random order within every tie group: ``order[..., r]`` is the old
     rank of the document put at rank r, the groups shuffled by the uniform ``keys``
-    ``(..., K)`` (one per rank) and kept in place."""
-    return np.lexsort((keys, start), axis=-1)
+    ``(..., K)`` in [0, 1) (one per rank) and kept in place."""
+    return np.argsort(start + keys, axis=-1)  # the integer part keeps the groups in place
 
 
 def sorted_order(start: np.ndarray, levels: np.ndarray, *, best_first: bool) -> np.ndarray:
     """The ranks of the order putting every tie group's highest ``levels`` first
     (``best_first``) or last, stable within equal levels."""
-    key = -levels.astype(np.int32) if best_first else levels.astype(np.int32)
-    start = np.broadcast_to(start, levels.shape)
-    return np.lexsort((np.broadcast_to(np.arange(levels.shape[-1]), levels.shape), key, start),
-                      axis=-1)
+    level = levels.astype(np.int64) + 128  # 1..255 for the levels -127..127
+    key = np.broadcast_to(start, levels.shape).astype(np.int64) * 256 + (
+        256 - level if best_first else level)
+    return np.argsort(key, axis=-1, kind="stable")
 
 
-def _mean_over_group(values: np.ndarray, start: np.ndarray) -> np.ndarray:
+def _mean_over_group(values: np.ndarray, start: np.ndarray, cutoff: int | None
+                     ) -> np.ndarray:
+    """The mean of ``values`` over each rank's tie group, for the top ``cutoff`` ranks."""
+    depth = _read_depth(start, cutoff)
+    values, start = values[..., :depth], start[..., :depth]
     end, size, _ = _layout(start)
-    return group_total(values, start, end) / size
+    return cut(group_total(values, start, end) / size, cutoff)
 
 
 def expected_ndcg(levels, ideal, start, *, cutoff, table):
     """E[nDCG@l] over the tie orders: each rank gains the mean gain of its tie group
     (documents of the group below the cutoff included), and the ideal list is fixed."""
-    gains = _mean_over_group(lookup(table, levels), start)
-    gains = cut(gains, cutoff)
+    gains = _mean_over_group(lookup(table, levels), start, cutoff)
     value = divide(rank_sum(gains * discount(gains.shape[-1])), dcg(cut(ideal, cutoff), table))
     return defined_when_relevant(value, ideal)
 
@@ -122,13 +143,13 @@ def expected_ndcg(levels, ideal, start, *, cutoff, table):
 def expected_precision(levels, ideal, start, *, cutoff):
     """E[P@l] over the tie orders: the mean relevance of each rank's tie group, summed
     over the top l and divided by l."""
-    rel = cut(_mean_over_group((levels > 0).astype(np.float64), start), cutoff)
+    rel = _mean_over_group((levels > 0).astype(np.float64), start, cutoff)
     return defined_when_relevant(rank_sum(rel) / cutoff, ideal)
 
 
 def expected_rbp(levels, ideal, start, *, cutoff, table, p):
     """E[RBP] over the tie orders (each rank gains its tie group's mean gain)."""
-    gains = cut(_mean_over_group(lookup(table, levels), start), cutoff)
+    gains = _mean_over_group(lookup(table, levels), start, cutoff)
     weights = p ** np.arange(gains.shape[-1], dtype=np.float64)
     return defined_when_relevant((1.0 - p) * rank_sum(gains * weights) / table[-1], ideal)
 
@@ -150,19 +171,29 @@ def expected_q(levels, ideal, start, *, cutoff, table, beta, denominator="min"):
     by linearity: the document at r is relevant with probability n/m, and two given
     ranks of the group hold relevant documents with probability n(n-1)/(m(m-1)).
     """
+    depth = _read_depth(start, cutoff)
+    levels, start = levels[..., :depth], start[..., :depth]
     k = levels.shape[-1]
-    rel = (levels > 0).astype(np.float64)
-    gains = lookup(table, levels)
-    end, size, above = _layout(start)
-    n = group_total(rel, start, end)
-    total_gain = group_total(gains, start, end)
-    relevant_gain = group_total(rel * gains, start, end)
-    pairs = np.where(size > 1, 1.0 / np.maximum(size * (size - 1.0), 1.0), 0.0)
-    count = n / size * (before_group(rel, start) + 1.0) + above * n * (n - 1.0) * pairs
-    cumulative = (n / size * before_group(gains, start) + relevant_gain / size
-                  + above * (n * total_gain - relevant_gain) * pairs)
-    ideal_gain = np.cumsum(lookup(table, fit(ideal, k)), axis=-1)
-    terms = cut((count + beta * cumulative) / (ranks(k) + beta * ideal_gain), cutoff)
+    rel = levels > 0
+    end = group_ends(start)
+    size = (end - start).astype(np.float64)
+    above = np.arange(k) - start
+    per_pair = np.where(size > 1, 1.0 / np.maximum(size * (size - 1.0), 1.0), 0.0)
+    prefix = _prefix(rel)
+    before = _at(prefix, start)
+    n = _at(prefix, end) - before
+    numerator = n / size * (before + 1.0) + above * n * (n - 1.0) * per_pair
+    below = ranks(k)  # r + beta cg*(r), the order-free part
+    if beta:  # AP (beta = 0) reads no gains
+        gains = lookup(table, levels)
+        prefix = _prefix(gains)
+        gain_before = _at(prefix, start)
+        total_gain = _at(prefix, end) - gain_before
+        relevant_gain = group_total(np.where(rel, gains, 0.0), start, end)
+        numerator += beta * (n / size * gain_before + relevant_gain / size
+                             + above * (n * total_gain - relevant_gain) * per_pair)
+        below = below + beta * np.cumsum(lookup(table, fit(ideal, k)), axis=-1)
+    terms = cut(numerator / below, cutoff)
     relevant_total = count_relevant(ideal)
     norm = (relevant_total if cutoff is None or denominator == "R"
             else np.minimum(relevant_total, cutoff))
