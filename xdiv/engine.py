@@ -98,7 +98,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         and ``tie_samples`` random ones otherwise. The ``ties_method(metric)``
         coordinate says which (``"exact"``, ``"bounds"`` or ``"sampled"``). Ties are
         groups of consecutive ranks with equal scores; the depth read is deepened to the
-        end of any group that crosses the largest cutoff.
+        end of any group that crosses the largest cutoff. ``score_high`` (``residuals``)
+        scores the lists in the order read.
     tie_samples : int
         The number of random tie orders of the sampled measures (default 200).
     seed : int
@@ -544,14 +545,13 @@ def _warn_tie_spread(result: xr.Dataset) -> None:
     :data:`TIE_SPREAD_WARNING`."""
     if "tie_spread" not in result:
         return
-    mean = result["tie_spread"].mean("topic", skipna=True)
-    over = mean > TIE_SPREAD_WARNING
-    if not bool(over.any()):
+    mean = result["tie_spread"].mean("topic", skipna=True).transpose("metric", "run")
+    metric, run = np.nonzero(mean.values > TIE_SPREAD_WARNING)
+    if not len(metric):
         return
-    found = [(float(mean.sel(metric=m, run=r)), str(r), str(m))
-             for m, r in zip(*(result[d].values[i] for d, i in
-                               zip(("metric", "run"), np.nonzero(over.transpose("metric", "run").values))))]
-    found.sort(reverse=True)
+    found = sorted(((float(mean.values[m, r]), str(mean["run"].values[r]),
+                     str(mean["metric"].values[m])) for m, r in zip(metric, run)),
+                   reverse=True)
     shown = "; ".join(f"{run} {metric} {value:.4f}" for value, run, metric in found[:5])
     warn(f"the order of tied documents moves the mean score of {len(found)} (run, measure) "
          f"pair(s) by more than {TIE_SPREAD_WARNING} (mean tie_spread; an upper bound where "
