@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
-from . import (compare, convert, demo, design, evaluate, measures, meta, official, plot, report,
-               risk)
+from . import (compare, convert, demo, design, evaluate, measures, meta, official, plot, pools,
+               report, risk)
 from .common import QUIET_HELP, refuse_empty_outputs
 
 __all__ = ["main", "measures_page"]
@@ -50,7 +50,7 @@ EXAMPLES = """examples:
   xdiv report scores.nc meta.nc -o report.html
 """
 COMMAND_FAMILIES = (demo, evaluate, official, measures, meta, compare, risk, design, convert,
-                    plot, report)
+                    plot, report, pools)
 
 
 def parser() -> argparse.ArgumentParser:

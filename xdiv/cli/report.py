@@ -17,10 +17,15 @@ def add_parser(sub) -> None:
                        "meta-evaluation's ASLs when META is given, else paired t-tests "
                        "Holm-adjusted over all pairs), discriminative power and ASL curves "
                        "(with META), and the I-rec/D-nDCG scatter plot and rank "
-                       "correlations of the measures.",
+                       "correlations of the measures. A cube evaluated with --ties or "
+                       "--residuals adds the sections Ties and Unjudged documents; --pools "
+                       "adds the pool studies of 'xdiv pools' (leave one run out, "
+                       "judgment downsampling).",
                  examples="examples:\n"
                           "  xdiv report scores.nc -o report.html\n"
-                          "  xdiv report scores.nc meta.nc --metric D#-nDCG@10 -o report.html")
+                          "  xdiv report scores.nc meta.nc --metric D#-nDCG@10 -o report.html\n"
+                          "  xdiv report scores.nc meta.nc -o report.html --pools loo.nc "
+                          "down.nc")
     rp.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     rp.add_argument("meta", nargs="?", help="its meta-evaluation, written by 'xdiv meta -o'")
     rp.add_argument("-o", "--output", required=True, help="the HTML file to write")
@@ -37,20 +42,29 @@ def add_parser(sub) -> None:
     rp.add_argument("--full-matrix", action="store_true",
                     help="show the p-value of every run pair even beyond 40 runs (by default "
                          "a larger cube's significance is summarised per run)")
+    rp.add_argument("--pools", nargs="+", metavar="FILE",
+                    help="add the pool studies in these NetCDF files, written by 'xdiv "
+                         "pools leave-one-out -o' or 'xdiv pools downsample -o'")
 
 
 def run(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..report.html import write_report
+    from ..io.netcdf import open_dataset
+    from ..report.html import check_pool_study, write_report
 
-    output(args.output, args.scores, args.meta)
+    output(args.output, args.scores, args.meta, *(args.pools or ()))
     scores = open_netcdf(args.scores, "scores")
     meta = open_netcdf(args.meta, "meta") if args.meta else None
+    pools = []
+    for path in args.pools or ():
+        study = open_dataset(path)
+        check_pool_study(study, path)
+        pools.append(study)
     with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
         path = write_report(args.output, scores, meta, metric=args.metric, alpha=args.alpha,
                             full_matrix=args.full_matrix, baseline=args.baseline,
-                            pairs_table=args.pairs_table)
+                            pairs_table=args.pairs_table, pools=pools or None)
     print(f"report written to {path}", file=sys.stderr)
     return 0

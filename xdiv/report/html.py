@@ -12,6 +12,14 @@ with a sentence on how to read it. Every label is HTML-escaped.
 Beyond :data:`MATRIX_RUNS` runs the significance matrix, whose size grows with the square
 of the number of runs, is summarised: per run, how many runs it is significantly better
 and worse than; ``full_matrix=True`` (``xdiv report --full-matrix``) shows every p-value.
+
+Three sections qualify the scores, each present only when its data is: "Ties" when the
+cube was evaluated with ``ties="range"`` (the mean and largest tie spread of every run and
+measure) or ``ties="expected"`` (the largest standard error of the expected scores);
+"Unjudged documents" when it holds the residual upper bounds ``score_high`` (or was
+scored on condensed lists, ``judged_only``); and "Pool studies" when the results of
+:func:`xdiv.pools.leave_one_run_out` or :func:`xdiv.pools.downsample` are given
+(``pools=``, ``xdiv report --pools``).
 """
 
 from __future__ import annotations
@@ -30,8 +38,8 @@ from scipy.stats import ttest_1samp
 from ..errors import InputError
 from ..core.cube import score_array, summarize
 
-__all__ = ["PRIMARY", "default_primary", "html_report", "run_summary", "significance_matrix",
-           "write_report"]
+__all__ = ["PRIMARY", "check_pool_study", "default_primary", "html_report", "run_summary",
+           "significance_matrix", "write_report"]
 
 LEVEL = 0.95
 """Coverage of the confidence intervals of the run table."""
@@ -62,6 +70,7 @@ table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; } th.run, td.run { text-align: left; }
 td .ci { color: #666; font-size: 11px; }
+td.warn { background: #fde9b8; }
 td.up { background: #cfe8cf; } td.down { background: #f4cccc; } td.self { background: #eee; }
 table.matrix { font-size: 11px; }
 table.matrix td { padding: 1px 3px; }
@@ -158,7 +167,8 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 metric: str | None = None, alpha: float | None = None,
                 title: str | None = None, full_matrix: bool = False,
                 baseline: str | Sequence[str] | None = None,
-                pairs_table: bool = False) -> str:
+                pairs_table: bool = False,
+                pools: xr.Dataset | Sequence[xr.Dataset] | None = None) -> str:
     """The HTML report (one self-contained page) of a score cube.
 
     Parameters
@@ -188,11 +198,23 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
     pairs_table : bool
         Add the same table over all run pairs (each run marked with the letters of the
         runs it is significantly better than), when no ``baseline`` is given.
+    pools : xarray.Dataset or list of xarray.Dataset, optional
+        Pool studies of the collection: results of :func:`xdiv.pools.leave_one_run_out`
+        (the pool bias table and figure) and of :func:`xdiv.pools.downsample` (the
+        rank correlations against the fraction of judgments kept, and their figures),
+        told apart by their variables (:func:`check_pool_study`).
+
+    Raises
+    ------
+    InputError
+        A metric the cube lacks, a meta-evaluation of other runs, or a pool study that is
+        none.
     """
     da = score_array(scores)
     metric = str(score_array(scores, [metric or default_primary(scores)])["metric"].values[0])
     if meta is not None:
         _check_runs(meta, [str(r) for r in da["run"].values])
+    studies = _pool_studies(pools)
     summary = run_summary(scores)
     order = [str(r) for r in summary["mean"].sel(metric=metric).to_series()
              .sort_values(ascending=False, kind="stable").index]
@@ -206,12 +228,15 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 f"{LEVEL:.0%} confidence interval (Student's t over topics). Runs whose "
                 "intervals overlap widely are not told apart by this topic set."),
              _run_table(summary, order, metric),
+             *_ties_section(scores, metric, order),
+             *_unjudged_section(scores, metric, order),
              *_distribution_section(scores, metric, order),
              *_significance_section(scores, meta, metric, order, alpha, full_matrix)]
     if baseline is not None or pairs_table:
         parts += _comparison_section(scores, baseline, 0.05 if alpha is None else alpha)
     if meta is not None:
         parts += _power_section(meta)
+    parts += _pools_section(studies, metric)
     parts += _plots_section(scores, order)
     return _page(title, parts)
 
@@ -349,6 +374,392 @@ def _plots_section(scores: xr.Dataset, order: Sequence[str]) -> list:
         parts.append(_p("No further plots: the cube holds neither I-rec@l with D-nDCG@l "
                         "(the diversity/relevance scatter) nor two measures of two runs or "
                         "more (the rank correlations)."))
+    return parts
+
+
+# ------------------------------------------------------------ ties and unjudged documents
+
+ORDER_WORDS = {
+    "score-docno-desc": "by score, tied documents by docno descending (as trec_eval, gdeval "
+                        "and ndeval -traditional rank them)",
+    "score-docno-asc": "by score, tied documents by docno ascending",
+    "rank": "by the runs' rank column (as TREC's ndeval ranks them), equal ranks by score",
+}
+"""How the cube attribute ``order`` (:func:`xdiv.read_runs`) ranked tied documents, in
+the words of the report's Ties section."""
+
+_METHOD_WORDS = {
+    "exact": "exact: the lowest and highest score over every order of the tied documents",
+    "bounds": "bounds: each intent's best and worst order at once, so that the spread is an "
+              "upper bound",
+    "sampled": "sampled: the extremes of the order read and of {samples} random orders "
+               "(tie_seed = {seed}), so that the spread is a lower bound",
+}
+
+
+_WARN = ' class="warn"'
+
+
+def _holds(scores, name: str) -> bool:
+    """Whether the score cube (a Dataset; a bare score DataArray holds nothing else) holds
+    the variable ``name``."""
+    return isinstance(scores, xr.Dataset) and name in scores.data_vars
+
+
+def _flag(value) -> bool:
+    """A 0/1 attribute (NetCDF keeps no booleans) as a bool; text such as ``"true"`` too."""
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "true", "yes"}
+    try:
+        return bool(int(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _metric_order(scores: xr.Dataset, primary: str) -> list:
+    labels = [str(m) for m in scores["metric"].values]
+    return [primary, *(m for m in labels if m != primary)]
+
+
+def _ties_methods(scores: xr.Dataset) -> dict:
+    if "ties_method" not in scores.coords:
+        return {}
+    return {str(m): str(k) for m, k in zip(scores["metric"].values,
+                                            scores["ties_method"].values)}
+
+
+def _order_sentence(scores: xr.Dataset, expected: bool) -> str:
+    order = str(scores.attrs.get("order", ""))
+    if not order:
+        read = ("The cube does not record how the runs' documents were ranked (its order "
+                "attribute is empty)")
+    else:
+        words = ORDER_WORDS.get(order, f"as the order {order!r} ranks them")
+        read = f"The runs' documents were ranked {words} (order = {order})"
+    if expected:
+        return (read + "; score is not the score of that order but the expectation over "
+                "the orders of each group of tied documents.")
+    return (read + ": score is the score of that order, and score_min and score_max are "
+            "the lowest and highest scores over the orders of the tied documents.")
+
+
+def _reduce(values: np.ndarray, how) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN
+        return how(values, axis=-1)
+
+
+def _ties_section(scores: xr.Dataset, primary: str, order: Sequence[str]) -> list:
+    """Ties: how much the scores depend on the order of tied documents (``tie_spread``,
+    ``ties="range"``) or how precise the expectations over tie orders are (``score_se``,
+    ``ties="expected"``); nothing without either."""
+    spread, expected = _holds(scores, "tie_spread"), _holds(scores, "score_se")
+    if not (spread or expected):
+        return []
+    from ..engine import TIE_SPREAD_WARNING
+
+    metrics = _metric_order(scores, primary)
+    methods = _ties_methods(scores)
+    held = [k for k in _METHOD_WORDS if k in methods.values()]
+    samples = scores.attrs.get("tie_samples", "?")
+    seed = scores.attrs.get("tie_seed", "?")
+    how = "; ".join(_METHOD_WORDS[k].format(samples=samples, seed=seed) for k in held)
+    parts = ["<h2>Ties</h2>",
+             _p("Documents a run gives the same score (tied documents) have no order of "
+                "their own: any order of them is as right as another, yet a measure's "
+                "score can depend on the one chosen (McSherry & Najork, \"Computing "
+                "information retrieval performance measures efficiently in the presence "
+                "of tied scores\", ECIR 2008). " + _order_sentence(scores, expected))]
+    if spread:
+        values = scores["tie_spread"].transpose("metric", "run", "topic")
+        values = values.sel(metric=metrics, run=list(order)).values
+        mean, most = _reduce(values, np.nanmean), _reduce(values, np.nanmax)
+        over = np.nan_to_num(mean, nan=0.0) > TIE_SPREAD_WARNING
+        parts += [
+            _p("The table gives, for every run and measure, the mean over the topics of "
+               "the tie spread (score_max - score_min: the highest minus the lowest score "
+               "over the orders of the run's tied documents) and, below it, the largest "
+               "spread of one topic. Highlighted cells exceed "
+               f"{TIE_SPREAD_WARNING:g}: there the order of tied documents alone moves "
+               f"the run's mean score by more than {TIE_SPREAD_WARNING:g}, and runs whose "
+               f"means differ by less are not told apart by this evaluation "
+               f"({int(over.sum())} of {over.size} run and measure pairs)."
+               + (f" Under each measure, how its lowest and highest scores were found: "
+                  f"{how}." if how else "")),
+            _spread_table(mean, most, over, metrics, order, methods)]
+    if expected:
+        se = scores["score_se"].transpose("metric", "run", "topic").sel(metric=metrics)
+        largest = _reduce(se.values.reshape(len(metrics), -1), np.nanmax)
+        worst = float(np.nanmax(largest, initial=0.0)) if np.isfinite(largest).any() \
+            else float("nan")
+        parts += [
+            _p("The scores are expectations over the orders of the tied documents "
+               "(ties = expected), each order equally likely: exact for the measures "
+               "marked exact, else the mean over "
+               f"{samples} random orders (tie_seed = {seed}), whose standard error is "
+               f"at most {_number(worst, 6)} for a topic score (the largest over the "
+               "runs, topics and measures)."),
+            _se_table(largest, metrics, methods)]
+    return parts
+
+
+def _spread_table(mean, most, over, metrics, order, methods) -> str:
+    head = "".join(f"<th>{_e(m)}</th>" for m in metrics)
+    kinds = ("" if not methods else '<tr><th class="run">ties_method</th>'
+             + "".join(f"<th>{_e(methods.get(m, '–'))}</th>" for m in metrics) + "</tr>")
+    rows = []
+    for j, run in enumerate(order):
+        cells = "".join(
+            f"<td{_WARN if over[i, j] else ''}>{_number(mean[i, j])}"
+            f'<br><span class="ci">max {_number(most[i, j])}</span></td>'
+            for i in range(len(metrics)))
+        rows.append(f'<tr><td class="run">{_e(run)}</td>{cells}</tr>')
+    return (f'<div class="scroll"><table class="ties"><thead><tr><th class="run">run</th>'
+            f'{head}</tr>{kinds}</thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _se_table(largest, metrics, methods) -> str:
+    rows = "".join(f'<tr><td class="run">{_e(m)}</td><td>{_e(methods.get(m, "–"))}</td>'
+                   f"<td>{_number(largest[i], 6)}</td></tr>" for i, m in enumerate(metrics))
+    return ('<div class="scroll"><table class="ties"><thead><tr><th class="run">measure'
+            "</th><th>ties_method</th><th>largest standard error</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>")
+
+
+def _unjudged_section(scores: xr.Dataset, primary: str, order: Sequence[str]) -> list:
+    """Unjudged documents: the residual bounds of the primary measure (``score_high``,
+    ``residuals=True``) and the note on condensed lists (``judged_only``)."""
+    high = _holds(scores, "score_high")
+    condensed = _flag(scores.attrs.get("judged_only", 0))
+    if not (high or condensed):
+        return []
+    parts = ["<h2>Unjudged documents</h2>"]
+    if condensed:
+        parts.append(_p(
+            "The scores were computed on condensed lists (Sakai, \"Alternatives to bpref\", "
+            "SIGIR 2007): the documents without a qrels line for the topic were removed "
+            "from each ranked list before scoring, the judged ones moving up, so that "
+            "unjudged documents neither count as non-relevant nor take places within a "
+            "cutoff."))
+    if high:
+        low = scores["score"].transpose("metric", "run", "topic").sel(
+            metric=primary, run=list(order)).values
+        up = scores["score_high"].transpose("metric", "run", "topic").sel(
+            metric=primary, run=list(order)).values
+        mean_low, mean_high = _reduce(low, np.nanmean), _reduce(up, np.nanmean)
+        gap = mean_high - mean_low
+        widest = int(np.nanargmax(gap)) if np.isfinite(gap).any() else None
+        parts.append(_p(
+            f"Residuals of {primary} (Moffat & Zobel, \"Rank-biased precision for "
+            "measurement of retrieval effectiveness\", TOIS 2008): score is a lower bound, "
+            "with the documents nobody judged counted not relevant; score_high is an "
+            "upper bound, with every unjudged document within the measure's cutoff "
+            "counted relevant, at the highest grade, to every intent of its topic (the "
+            "ideal list stays that of the qrels, so an upper bound may exceed 1). The "
+            "gap is the share of a run's score that its unjudged documents leave open: a "
+            "large gap says the run ranks near its top documents the pool did not reach, "
+            "and its score says little about it."
+            + (f" The widest gap: {order[widest]}, {_number(gap[widest])}."
+               if widest is not None else "")))
+        rows = "".join(
+            f'<tr><td class="run">{_e(run)}</td><td>{_number(mean_low[k])}</td>'
+            f"<td>{_number(mean_high[k])}</td><td>{_number(gap[k])}</td></tr>"
+            for k, run in enumerate(order))
+        parts.append(
+            '<div class="scroll"><table class="unjudged"><thead><tr><th class="run">run'
+            f"</th><th>{_e(primary)}: score (lower bound)</th><th>score_high (upper "
+            f"bound)</th><th>gap</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    return parts
+
+
+# ---------------------------------------------------------------------------- pool studies
+
+POOL_BIAS, DOWNSAMPLING = "pool_bias", "downsampling"
+"""The kinds of pool study :func:`check_pool_study` tells apart (the ``xdiv_kind``
+attribute of :func:`xdiv.pools.leave_one_run_out`'s and :func:`xdiv.pools.downsample`'s
+results)."""
+
+
+def check_pool_study(dataset, source: str | os.PathLike | None = None) -> str:
+    """The kind of a pool study: ``"pool_bias"`` for a result of
+    :func:`xdiv.pools.leave_one_run_out` (variables ``mean_difference(metric, run)`` and
+    ``n_removed(run)``), ``"downsampling"`` for one of :func:`xdiv.pools.downsample`
+    (a ``fraction`` dimension, ``full_mean(metric, run)`` and ``kendall(fraction,
+    repeat, metric)``).
+
+    Raises
+    ------
+    InputError
+        ``SOURCE: not a pool study (...)``, in one line, for anything else.
+    """
+    where = f"{os.fspath(source)}: " if source is not None else ""
+    if isinstance(dataset, xr.Dataset):
+        names = set(dataset.data_vars)
+        if ({"mean_difference", "n_removed"} <= names
+                and set(dataset["mean_difference"].dims) == {"metric", "run"}
+                and dataset["n_removed"].dims == ("run",)):
+            return POOL_BIAS
+        if ("fraction" in dataset.dims and {"full_mean", "kendall"} <= names
+                and set(dataset["kendall"].dims) == {"fraction", "repeat", "metric"}):
+            return DOWNSAMPLING
+    kind = dataset.attrs.get("xdiv_kind", "") if isinstance(dataset, xr.Dataset) else ""
+    what = (f"a dataset of kind {kind!r}" if kind else "a dataset without the variables of "
+            "one") if isinstance(dataset, xr.Dataset) else f"a {type(dataset).__name__}"
+    raise InputError(f"{where}not a pool study ({what}; write one with 'xdiv pools "
+                     "leave-one-out -o' or 'xdiv pools downsample -o', or "
+                     "xdiv.pools.leave_one_run_out and xdiv.pools.downsample)")
+
+
+def _pool_studies(pools) -> list:
+    """``(kind, dataset)`` of each pool study given, checked before any work."""
+    if pools is None:
+        return []
+    if isinstance(pools, xr.Dataset):
+        pools = [pools]
+    out = []
+    for k, study in enumerate(pools):
+        try:
+            out.append((check_pool_study(study), study))
+        except InputError as exc:
+            raise InputError(f"pools[{k}]: {exc}") from None
+    return out
+
+
+def _study_metric(study: xr.Dataset, primary: str) -> tuple[str, str]:
+    """The study's metric shown (the report's primary measure when it holds it, else its
+    first) and a sentence saying which when it is not the primary one."""
+    held = [str(m) for m in study["metric"].values]
+    if primary in held:
+        return primary, ""
+    return held[0], (f" The study holds no {primary}: the table shows its first measure, "
+                     f"{held[0]}.")
+
+
+def _pools_section(studies: Sequence, primary: str) -> list:
+    if not studies:
+        return []
+    parts = ["<h2>Pool studies</h2>",
+             _p("A test collection judges the documents its pool gathered, the top "
+                "documents of the runs submitted when it was built; a run scored later is "
+                "scored as if the documents nobody judged were not relevant. The studies "
+                "below measure how much the scores and the ranking of the runs owe to "
+                "the pool (Zobel, \"How reliable are the results of large-scale "
+                "information retrieval experiments?\", SIGIR 1998; Buckley & Voorhees, "
+                "\"Retrieval evaluation with incomplete information\", SIGIR 2004).")]
+    for k, (kind, study) in enumerate(studies):
+        if kind == POOL_BIAS:
+            parts += _pool_bias_part(study, primary, k)
+        else:
+            parts += _downsampling_part(study, k)
+    return parts
+
+
+def _pool_bias_part(study: xr.Dataset, primary: str, key: int) -> list:
+    from ..plot.pools import pool_bias_plot
+
+    metric, note = _study_metric(study, primary)
+    runs = [str(r) for r in study["run"].values]
+    change = study["mean_difference"].sel(metric=metric).values.astype(float)
+    rank = np.argsort(np.where(np.isnan(change), np.inf, change), kind="stable")
+    by_group = study.attrs.get("left_out") == "group"
+    groups = [str(g) for g in study["group"].values] if "group" in study.coords else runs
+    depth = study.attrs.get("depth", "?")
+    what = "group" if by_group else "run"
+    columns = {"n_removed": "judged unique documents removed",
+               "n_removed_relevant": "relevant ones", "n_unique": "unique documents pooled"}
+    columns = {name: label for name, label in columns.items() if name in study}
+    head = (("<th>group</th>" if by_group else "") + f"<th>{_e(metric)}: mean change</th>"
+            + "".join(f"<th>{_e(label)}</th>" for label in columns.values()))
+    rows = []
+    for j in rank:
+        cells = (f'<td class="run">{_e(groups[j])}</td>' if by_group else "") + \
+            f"<td>{_number(change[j])}</td>" + "".join(
+                f"<td>{int(study[name].values[j])}</td>" for name in columns)
+        rows.append(f'<tr><td class="run">{_e(runs[j])}</td>{cells}</tr>')
+    pool = study.attrs.get("pool_size")
+    parts = [f"<h3>Leave one {what} out (pool depth {_e(depth)})</h3>",
+             _p(f"Pool bias (Zobel, SIGIR 1998; Buckley, Dimmick, Soboroff & Voorhees, "
+                f"\"Bias and the limits of pooling\", SIGIR 2006): each {what} is scored "
+                f"again with the judged documents that only it brought to the depth-{depth} "
+                "pool removed from the qrels, and the table gives its mean change of "
+                f"{metric} over the topics, the largest loss first. A {what} far below 0 "
+                "owes much of its score to documents no other one found: a new run of its "
+                "kind, scored after the pool was judged, would be underrated by about that "
+                "much. Removing documents can also raise a score (they leave the ideal "
+                "list too, and an intent left without relevant documents drops out)."
+                + (f" The pool held {int(pool)} documents over the topics." if pool
+                   is not None else "") + note),
+             f'<div class="scroll"><table class="pools"><thead><tr><th class="run">run</th>'
+             f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>',
+             _figure(pool_bias_plot(study, metric), f"poolbias{key}",
+                     f"The mean change of {metric} of each {what} when the judged documents "
+                     "only it pooled are removed, one bar a run, sorted; at each bar the "
+                     "judged unique documents removed (relevant ones in brackets).")]
+    return parts
+
+
+EQUIVALENT = 0.9
+"""The rank correlation under which the report highlights a downsampled ranking: two
+rankings correlated at 0.9 or more are usually taken as equivalent (Voorhees, SIGIR
+1998)."""
+
+_CORRELATION_WORDS = {"kendall": "Kendall's tau", "tau_ap": "tau_ap",
+                      "tau_ap_sym": "symmetric tau_ap", "tau_ap_b": "tau_ap_b"}
+
+
+def _downsampling_part(study: xr.Dataset, key: int) -> list:
+    from ..plot.pools import downsampling_plot
+
+    metrics = [str(m) for m in study["metric"].values]
+    fractions = study["fraction"].values
+    coefficients = [c for c in dict.fromkeys(["kendall", "tau_ap",
+                                              str(study.attrs.get("tau", "kendall"))])
+                    if c in study.data_vars
+                    and set(study[c].dims) == {"fraction", "repeat", "metric"}]
+    head = "".join(f"<th>{_e(m)}: {_e(_CORRELATION_WORDS.get(c, c))}</th>"
+                   for m in metrics for c in coefficients)
+    values = {c: study[c].transpose("fraction", "metric", "repeat").values
+              for c in coefficients}
+    kept = study["n_kept"].sum("topic").values if "n_kept" in study else None
+    rows = []
+    for a, fraction in enumerate(fractions):
+        cells = []
+        for i in range(len(metrics)):
+            for c in coefficients:
+                sample = values[c][a, i]
+                mean = _reduce(sample[None, :], np.nanmean)[0]
+                low, high = (_reduce(sample[None, :], np.nanmin)[0],
+                             _reduce(sample[None, :], np.nanmax)[0])
+                warn = _WARN if np.isfinite(mean) and mean < EQUIVALENT else ""
+                cells.append(f"<td{warn}>{_number(mean, 3)}<br><span class=\"ci\">"
+                             f"{_number(low, 3)} – {_number(high, 3)}</span></td>")
+        judged = f"<td>{int(kept[a])}</td>" if kept is not None else ""
+        rows.append(f'<tr><td class="run">{fraction:g}</td>{judged}{"".join(cells)}</tr>')
+    repeats = study.sizes.get("repeat", "?")
+    parts = [f"<h3>Judgment downsampling ({study.sizes.get('run', '?')} runs, "
+             f"{repeats} repeats per fraction)</h3>",
+             _p("Each topic keeps a random fraction of its judged documents (the samples "
+                "of one repeat nested: what a fraction keeps, every larger one keeps too), "
+                "every run is scored again, and the ranking of the runs by mean score is "
+                "compared with their ranking under all the judgments (Buckley & Voorhees, "
+                "SIGIR 2004), by Kendall's tau and by the AP correlation tau_ap, which "
+                "weighs swaps near the top of the ranking more (Yilmaz, Aslam & Robertson, "
+                "\"A new rank correlation coefficient for information retrieval\", SIGIR "
+                "2008). Cells: the mean over the repeats, below it the lowest and highest "
+                "repeat; highlighted below 0.9, the correlation under which two rankings "
+                "are usually no longer taken as equivalent (Voorhees, SIGIR 1998). A "
+                "measure whose correlations stay high at small fractions ranks the runs "
+                "alike with far fewer judgments."),
+             f'<div class="scroll"><table class="pools"><thead><tr><th class="run">'
+             f'fraction</th>{"<th>judged documents kept</th>" if kept is not None else ""}'
+             f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>']
+    for c in coefficients:
+        parts.append(_figure(
+            downsampling_plot(study, tau=c), f"downsample{key}-{c}",
+            f"{_CORRELATION_WORDS.get(c, c)} between the run ranking under the "
+            "downsampled judgments and under all of them, against the fraction of "
+            "judgments kept: one line per measure (the mean over the repeats) in a "
+            "band from the lowest to the highest repeat; the dotted line marks 0.9."))
     return parts
 
 
