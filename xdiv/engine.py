@@ -85,8 +85,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         :func:`xdiv.read_runs`). ``"expected"`` scores each list by the expectation over
         all orders of its tie groups, each order equally likely (McSherry & Najork,
         ECIR 2008), in ``score``: exactly for P, nDCG, RBP, AP, Q, alpha-DCG,
-        alpha-nDCG, the intent-aware forms of the adhoc ones and the measures no order
-        changes (NumRet, NumRel, NumRelRet); for every other measure by the mean over
+        alpha-nDCG, I-rec, D-nDCG, D#-nDCG, the intent-aware forms of the adhoc ones and
+        the measures no order changes (NumRet, NumRel, NumRelRet); for every other measure by the mean over
         ``tie_samples`` random orders, its standard error in ``score_se`` (0 where
         exact). ``"range"`` keeps ``score`` and adds ``score_min`` and ``score_max``, the
         lowest and highest score over the orders, and ``tie_spread`` = ``score_max -

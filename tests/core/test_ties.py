@@ -101,7 +101,8 @@ def test_the_methods_claimed():
                                        expected["ties_method"].values) if how == "exact"}
     assert exact == {"nDCG@5", "AP", "AP@4", "Q@5", "P@3", "RBP", "NumRet", "NumRelRet",
                      "nDCG-IA@5", "AP-IA", "Q-IA@4", "alpha-nDCG@5", "alpha-DCG@5",
-                     "alpha-nDCG(ndeval=False)@5", "nDCG(adhoc=count)@5"}
+                     "alpha-nDCG(ndeval=False)@5", "nDCG(adhoc=count)@5", "I-rec@3",
+                     "D-nDCG@5", "D#-nDCG@5"}
 
 
 def test_untied_runs_are_unchanged():

@@ -110,3 +110,31 @@ def test_orders_stay_within_groups():
     for s in set(start.tolist()):
         members = best[start == s]
         assert (np.diff(members.astype(int)) <= 0).all()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_diversity_expectations_equal_enumeration(seed):
+    from xdiv.kernels import diversity as D
+
+    rng = np.random.default_rng(seed)
+    intents = int(rng.integers(1, 4))
+    score, level = _random_list(rng, k=int(rng.integers(3, 8)), levels=3, intents=intents)
+    qrels = np.concatenate([level, rng.integers(0, 3, size=(3, intents)).astype(np.int8)])
+    qrels[0, :] = np.maximum(qrels[0, :], 1)
+    valid = (qrels > 0).any(axis=0)
+    prob = rng.dirichlet(np.ones(intents))
+    table = gain_table("exp", 2)
+    cutoff = int(rng.integers(1, len(score) + 2))
+    start = T.tie_starts(score)
+    ideal_gg = D.ideal_global_gain(qrels, prob, valid, table)
+    nav = np.zeros(intents, dtype=bool)
+    orders = list(_orders(start))
+    cases = [
+        (lambda lv: D.d_ndcg(lv, ideal_gg, prob, valid, nav, cutoff=cutoff, table=table),
+         T.expected_d_ndcg(level, ideal_gg, prob, valid, start, cutoff=cutoff, table=table)),
+        (lambda lv: D.intent_recall(lv, valid, cutoff=cutoff),
+         T.expected_intent_recall(level, valid, start, cutoff=cutoff)),
+    ]
+    for score_of, expected in cases:
+        values = [score_of(level[order]) for order in orders]
+        assert expected == pytest.approx(np.mean(values), abs=1e-12, rel=1e-12)

@@ -106,7 +106,7 @@ def add_parser(sub) -> None:
                     help="score the documents a run ties (equal scores) over all their "
                          "orders instead of in the order read: 'expected', the expectation "
                          "(McSherry & Najork, ECIR 2008; exact for P, nDCG, RBP, AP, Q, "
-                         "alpha-nDCG and the intent-aware forms, else the mean of random "
+                         "alpha-nDCG, I-rec, D#-nDCG and the intent-aware forms, else the mean of random "
                          "orders, printed with its standard error as MEASURE:se); 'range', "
                          "the lowest and highest score and their difference, printed as "
                          "MEASURE:min, MEASURE:max and MEASURE:spread, with a warning when "

@@ -8,7 +8,8 @@ retrieval performance measures efficiently in the presence of tied scores", ECIR
 score a list by the *expectation* over all orders of its tie groups, each order equally
 likely. The kernels here compute that expectation in closed form for the measures whose
 terms depend on the documents above a rank only through counts and sums (P, DCG, nDCG,
-RBP, AP, Q, alpha-DCG, alpha-nDCG and the intent-aware sums of them), and give the
+RBP, AP, Q, alpha-DCG, alpha-nDCG, D-nDCG, I-rec and the intent-aware sums of them),
+and give the
 orders (random, best-first, worst-first) from which every other measure is scored.
 
 Conventions as in :mod:`xdiv.kernels.common`: the ranked-list axis is last. A tie group
@@ -27,6 +28,7 @@ import numpy as np
 
 from .common import (count_relevant, cut, defined_where, discount, divide, fit, lookup,
                      rank_sum, ranks)
+from .diversity import global_gain
 from .graded import dcg
 from .ndeval import cumulative_gain, defined_with_intents, ideal_ideal
 
@@ -314,3 +316,48 @@ def take_sampled_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     lead = np.broadcast_shapes(values.shape[:-1], order.shape[:-1])
     return np.take_along_axis(np.broadcast_to(values, lead + values.shape[-1:]),
                               np.broadcast_to(order, lead + order.shape[-1:]), axis=-1)
+
+
+def expected_d_ndcg(levels, ideal_gg, prob, valid, start, *, cutoff, table):
+    """E[D-nDCG@l] over the tie orders (``levels`` ``(..., K, I)``): each rank gains the
+    mean global gain ``GG = sum_i Pr(i|q) gv(x_i)`` of its tie group; the globally ideal
+    list is fixed."""
+    gains = global_gain(levels, prob, valid, table)
+    gains = _mean_over_group(gains, start, cutoff)
+    ideal = cut(ideal_gg, cutoff)
+    value = divide(rank_sum(gains * discount(gains.shape[-1])),
+                   rank_sum(ideal * discount(ideal.shape[-1])))
+    return np.where(valid.any(axis=-1), value, np.nan)
+
+
+def expected_intent_recall(levels, valid, start, *, cutoff):
+    r"""E[I-rec@l] over the tie orders (``levels`` ``(..., K, I)``).
+
+    Only the tie group that the cutoff cuts (ranks ``s .. e - 1``, ``s < l < e``) puts a
+    random subset of its ``m = e - s`` documents, of size ``t = l - s``, in the top l. An
+    intent none of whose relevant documents lies above the group, with ``n`` of them in
+    the group, is covered with probability :math:`1 - \binom{m - n}{t} / \binom{m}{t}`.
+    """
+    from scipy.special import gammaln  # as for the expectations of alpha-nDCG
+
+    k = levels.shape[-2]
+    rel = ((levels > 0) & valid[..., None, :]).astype(np.float64)
+    if cutoff >= k:
+        covered = rel.any(axis=-2)
+    else:
+        first = start[..., cutoff - 1]  # where the group holding rank l begins
+        end = group_ends(start)[..., cutoff - 1]
+        counts = _prefix(np.swapaxes(rel, -1, -2))  # (..., I, K + 1)
+        before = np.take_along_axis(counts, first[..., None, None], axis=-1)[..., 0]
+        within = np.take_along_axis(counts, end[..., None, None], axis=-1)[..., 0] - before
+        size, taken = (end - first)[..., None], (cutoff - first)[..., None]
+
+        def log_choose(a, b):
+            return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+
+        free = size - within  # the group's documents not relevant to the intent
+        missed = np.where(taken <= free,
+                          np.exp(log_choose(free, np.minimum(taken, free))
+                                 - log_choose(size, taken)), 0.0)
+        covered = np.where(before > 0, 1.0, 1.0 - missed)
+    return divide(np.where(valid, covered, 0.0).sum(axis=-1), valid.sum(axis=-1))

@@ -11,6 +11,7 @@ import xarray as xr
 
 from ..kernels import diversity as K
 from ..kernels import graded as G
+from ..kernels import ties as T
 from .common import BETA, GAIN, HIGHEST, gain_table, levels_to, per_intent
 from .registry import Measure, Param, real, register
 
@@ -40,8 +41,20 @@ def intent_recall(cube: xr.Dataset, cutoff: int) -> xr.DataArray:
     return _apply(K.intent_recall, cube, cutoff)
 
 
+def _expected_intent_recall(cube: xr.Dataset, cutoff: int) -> xr.DataArray:
+    """E[I-rec@l] over the tie orders (:func:`xdiv.kernels.ties.expected_intent_recall`)."""
+    return xr.apply_ufunc(T.expected_intent_recall, cube["level"], cube["intent_valid"],
+                          cube["tie_start"],
+                          input_core_dims=[["rank", "intent"], ["intent"], ["rank"]],
+                          kwargs={"cutoff": cutoff}, **_PARALLEL)
+
+
+def _expected_irec(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    return _expected_intent_recall(cube, measure.cutoff)
+
+
 @register("I-rec", cutoff="required", family="diversity", aliases=("strec",),
-          tie_bounds=True,
+          tie_bounds=True, expected=_expected_irec,
           reference="Zhai, Cohen & Lafferty, SIGIR 2003 (subtopic recall); "
                     "Sakai & Song, SIGIR 2011",
           formula=r"$\frac{\lvert \bigcup_{r \le l} I(d_r) \rvert}{\lvert I_q \rvert}$, the share "
@@ -97,6 +110,17 @@ def _d_ndcg(cube, measure, din):
     return _global(K.d_ndcg, cube, measure, din=din)
 
 
+def _d_ndcg_expected(cube, measure, din):
+    """E[D-nDCG@l] over the tie orders (:func:`xdiv.kernels.ties.expected_d_ndcg`)."""
+    table = gain_table(cube, measure)
+    return xr.apply_ufunc(
+        T.expected_d_ndcg, cube["level"], ideal_global_gain(cube, table), cube["intent_prob"],
+        cube["intent_valid"], cube["tie_start"],
+        input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
+                         ["rank"]],
+        kwargs={"cutoff": measure.cutoff, "table": table}, **_PARALLEL)
+
+
 def _d_q(cube, measure, din):
     return xr.apply_ufunc(
         K.d_q, levels_to(cube, measure.cutoff),
@@ -117,8 +141,8 @@ def _p_plus_q(cube, measure, _din=False):
                           input_core_dims=[["intent"]] * 5, **_PARALLEL)
 
 
-def _sharp(cube, measure, base):
-    return xr.apply_ufunc(K.sharp, intent_recall(cube, measure.cutoff), base,
+def _sharp(cube, measure, base, recall=intent_recall):
+    return xr.apply_ufunc(K.sharp, recall(cube, measure.cutoff), base,
                           kwargs={"gamma": measure["gamma"]}, **_PARALLEL)
 
 
@@ -128,12 +152,15 @@ def sharp_formula(base: str, recall: str = "I-rec") -> str:
 
 
 def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str, formula: str,
-             uses_intent_types: bool = False, tie_bounds: bool = False) -> None:
+             uses_intent_types: bool = False, tie_bounds: bool = False,
+             expected=None) -> None:
     """Register ``name`` and its #-form ``gamma I-rec + (1-gamma) name``.
 
     ``doc`` is the plain-text definition and ``formula`` the same in TeX; the #-form gets
     both from the family rule (:func:`sharp_formula`). ``tie_bounds`` as for
-    :func:`~xdiv.measures.registry.register` (I-rec has it, so the #-form shares it).
+    :func:`~xdiv.measures.registry.register` (I-rec has it, so the #-form shares it);
+    ``expected(cube, measure, din)``, the exact expectation over tie orders, gives the
+    #-form's too (I-rec has one, and the expectation is linear).
     """
     def plain(cube, measure):
         return compute(cube, measure, din)
@@ -141,19 +168,27 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
     def combined(cube, measure):
         return _sharp(cube, measure, compute(cube, measure, din))
 
+    def plain_expected(cube, measure):
+        return expected(cube, measure, din)
+
+    def combined_expected(cube, measure):
+        return _sharp(cube, measure, expected(cube, measure, din),
+                      recall=_expected_intent_recall)
+
     plain.__doc__ = doc
     register(name, params=params, cutoff="optional", family="diversity",
              reference=reference, formula=formula, uses_intent_types=uses_intent_types,
-             tie_bounds=tie_bounds)(plain)
+             tie_bounds=tie_bounds, expected=plain_expected if expected else None)(plain)
     sharp_name = name.replace("-", "#-", 1) if "-" in name[1:] else f"{name}#"
     combined.__doc__ = f"{sharp_name}@l = gamma I-rec@l + (1 - gamma) {name}@l."
     register(sharp_name, params=(GAMMA, *params), cutoff="required", family="diversity",
              reference=reference, formula=sharp_formula(name),
-             uses_intent_types=uses_intent_types, tie_bounds=tie_bounds)(combined)
+             uses_intent_types=uses_intent_types, tie_bounds=tie_bounds,
+             expected=combined_expected if expected else None)(combined)
 
 
 _declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
-         tie_bounds=True,
+         tie_bounds=True, expected=_d_ndcg_expected,
          doc="D-nDCG@l = sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r), "
              "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.",
          formula=r"$\frac{\sum_{r \le l} GG(r)\, \mathrm{disc}(r)}{\sum_{r \le l} GG^*(r)\, "
