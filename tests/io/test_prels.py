@@ -143,3 +143,25 @@ def test_a_file_without_sampled_judgments_is_an_error(tmp_path, text):
 def test_a_missing_file_is_an_error(tmp_path):
     with pytest.raises(xdiv.InputError, match="no such file"):
         xdiv.read_prels(tmp_path / "absent")
+
+
+def test_command_line_reads_prels(tmp_path, capsys):
+    from xdiv.cli import main
+
+    prels = tmp_path / "prels"
+    prels.write_text("1 a 1 1.0\n1 b 0 0.5\n1 c 1 0.25\n")
+    run = tmp_path / "run"
+    run.write_text("1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 c 3 1 r\n")
+    assert main(["evaluate", str(prels), str(run), "-m", "statAP", "AP", "--prels",
+                 "--format", "tsv"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    expected = xdiv.evaluate(xdiv.read_runs(str(run)), xdiv.read_prels(prels),
+                             ["statAP", "AP"])["score"].squeeze().values
+    assert header.split("\t") == ["run", "statAP", "AP"]
+    assert [float(x) for x in row.split("\t")[1:]] == pytest.approx(expected, abs=1e-6)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    assert main(["evaluate", str(qrels), str(run), "-m", "statAP"]) == 2
+    assert capsys.readouterr().err == (
+        "xdiv: error: statAP needs sampled judgments with inclusion probabilities: read them "
+        "with xdiv.read_prels (xdiv evaluate --prels)\n")

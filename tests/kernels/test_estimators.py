@@ -326,7 +326,7 @@ def test_a_collection_without_inclusion_probabilities_is_a_one_line_error(measur
     message = str(error.value)
     base = name.split("(")[0].split("@")[0]
     assert message == (f"{base} needs sampled judgments with inclusion probabilities: read "
-                       "them with xdiv.read_prels")
+                       "them with xdiv.read_prels (xdiv evaluate --prels)")
     assert "\n" not in message
 
 

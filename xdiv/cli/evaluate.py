@@ -37,6 +37,7 @@ EXAMPLES = """examples:
   xdiv evaluate qrels.txt runs/* -m RBP P@10 alpha-nDCG@20 --residuals --per-topic
   xdiv evaluate qrels.txt runs/* -m nDCG@10 AP alpha-nDCG@20 --ties range
   xdiv evaluate qrels.txt runs/* -m nDCG@10 AP ERR-IA@20 --ties expected --seed 7
+  xdiv evaluate prels.txt runs/* -m statAP infNDCG@20 infAP --prels
 """
 
 HIGH_SUFFIX = ":high"
@@ -79,6 +80,10 @@ def add_parser(sub) -> None:
     ev.add_argument("--duplicates", choices=DUPLICATES, default="error",
                     help="a docno retrieved twice for a topic: an error, or keep its "
                          "highest-ranked occurrence with a warning (default: %(default)s)")
+    ev.add_argument("--prels", action="store_true",
+                    help="the qrels file holds sampled judgments with their inclusion "
+                         "probabilities ('topic docno relevance probability' lines, or the "
+                         "TREC Million Query track's five columns), for statAP and infNDCG")
     ev.add_argument("--topics", help="TREC topic XML (intent types)")
     ev.add_argument("--strict-topics", action="store_true",
                     help="an unknown subtopic type in the topic file is an error (by default "
@@ -211,9 +216,18 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     from ..io.api import read_qrels
     from ..io.runfiles import block_progress, read_runs
 
-    collection = read_qrels(qrels, topics=args.topics, probabilities=args.probabilities,
-                            strict_topics=args.strict_topics, doc_lengths=args.doc_lengths,
-                            default_length=args.default_length)
+    if args.prels:
+        from ..io.prels import read_prels
+
+        if args.topics or args.doc_lengths or args.probabilities != "uniform":
+            raise XdivError("--prels reads adhoc sampled judgments: --topics, "
+                            "--probabilities and --doc-lengths do not apply")
+        collection = read_prels(qrels)
+    else:
+        collection = read_qrels(qrels, topics=args.topics, probabilities=args.probabilities,
+                                strict_topics=args.strict_topics,
+                                doc_lengths=args.doc_lengths,
+                                default_length=args.default_length)
     if args.hierarchy:
         from ..io.hierarchy import attach_hierarchy
 

@@ -62,7 +62,8 @@ def sampled_judgments(cube: xr.Dataset, measure: Measure, kernel, **kwargs) -> x
     """
     if INCLUSION not in cube:
         raise MeasureError(f"{measure.definition.name} needs sampled judgments with inclusion "
-                           "probabilities: read them with xdiv.read_prels")
+                           "probabilities: read them with xdiv.read_prels "
+                           "(xdiv evaluate --prels)")
     return xr.apply_ufunc(
         kernel, *(cube[name] for name, _ in _INPUTS),
         input_core_dims=[[dim] for _, dim in _INPUTS], kwargs=kwargs,
