@@ -24,6 +24,7 @@ LAYERS = [
     ("outputs and entry points", ["formats", "plot", "report", "accessors", "datasets",
                                   "meta", "risk", "design", "stats", "udm", "plots",
                                   "official", "reports", "imine", "hierarchy", "pools"]),
+    ("integrations with other tools", ["integrations"]),
     ("command line", ["cli"]),
     ("package", ["__init__", "_lazy"]),
 ]

@@ -157,6 +157,9 @@ def translate(name: Any) -> Resolved:
     """
     if isinstance(name, Measure):
         return Resolved(name, "xdiv", name.name, None, "")
+    if callable(getattr(name, "registry_measure", None)):  # xdiv's own ir_measures objects
+        measure = name.registry_measure()
+        return Resolved(measure, "xdiv", measure.name, None, "")
     if _is_ir_measures_object(name):
         return _ir_measures(name.NAME, dict(name.params), str(name))
     if not isinstance(name, str):
