@@ -351,7 +351,7 @@ def test_gdeval_risk_by_hand(tmp_path, capsys):
         flags = ["-c"] if complete else []
         out = _xdiv(capsys, "gdeval", *flags, "-baseline", base, "-riskAlpha", "5",
                     tmp_path / "adhoc", run).splitlines()
-        label = "run (rel to. base, rs=1+a, a=5)"
+        label = "run (rel to. base; rs=1+a; a=5)"  # the 2014 label, the default
         topics = sorted(r, key=int) + ([t for t in judged if t not in r] if complete else [])
         rows = []
         for t in topics:

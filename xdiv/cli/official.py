@@ -4,8 +4,10 @@ tools, with their options and their output to the byte (see :mod:`xdiv.official`
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .._version import __version__
+from ..errors import MESSAGE_LIMIT, shown
 from ..io._spool import spooled_inputs
 from ..typing import ADHOC_METHODS
 from .common import about, command, expand_inputs, number, progress_wanted, whole
@@ -23,11 +25,25 @@ NDEVAL_ABOUT = (
 RISK_ALPHA_NOTE = ("-riskAlpha (also --risk-alpha) defaults to 0, as in the official tool; "
                    "xdiv risk\n--risk-alpha has the same name and default.\n")
 """Said under ``xdiv ndeval --help`` and ``xdiv gdeval --help``."""
+RISK_LABELS = ("2013", "2014")
+"""The years of ``--risk-label`` (:data:`xdiv.formats.layout.RISK_LABELS`, not imported
+while the parser is built)."""
+RISK_LABEL_HELP = (
+    "the run label against a baseline as the tool's release of that year prints it: 2014 "
+    "(the default; the tool as distributed since June 2014) 'run (rel to. base; rs=1+a; "
+    "a=A)', 2013 'run (rel to. base, rs=1+a, a=A)'; both releases carry the same version "
+    "number")
 NDEVAL_EXAMPLES = """examples:
   xdiv ndeval qrels.diversity.gz run.gz
   xdiv ndeval -traditional -c qrels.diversity.gz runs/*.gz
   xdiv ndeval -baseline base.gz -riskAlpha 1 qrels.diversity.gz run.gz
-""" + "\n" + RISK_ALPHA_NOTE
+  xdiv ndeval -baseline base.gz -riskAlpha 1 --risk-label 2013 qrels.diversity.gz run.gz
+""" + "\n" + RISK_ALPHA_NOTE + """
+Files are read as ndeval reads them: topics by number (wt09-1 and 01 are topic 1; a
+topic ndeval cannot read is kept as written, with a warning); a run without tag column
+is refused with ndeval's message and exit status (1); a document retrieved twice for a
+topic is refused when it is within the -M depth (below it, ndeval cuts it off first).
+"""
 GDEVAL_ABOUT = (
     "Evaluate runs exactly as TREC's gdeval (version 1.3, TREC Web Track 2010-2014) does "
     "and print its CSV: nDCG@k and ERR@k per topic and on an 'amean' line, with gains "
@@ -42,8 +58,18 @@ GDEVAL_EXAMPLES = """examples:
   xdiv gdeval -k 10 -c qrels.adhoc.txt runs/*.gz
   xdiv gdeval --adhoc max qrels.diversity.gz run.gz
   xdiv gdeval -baseline base.gz -riskAlpha 5 qrels.adhoc.txt run.gz
-""" + "\n" + RISK_ALPHA_NOTE
-
+  xdiv gdeval -c -baseline base.gz --gdeval-baseline-bug qrels.adhoc.txt run.gz
+""" + "\n" + RISK_ALPHA_NOTE + """
+Files are read as gdeval reads them: what precedes the last '-' of a topic is removed
+and the rest compared as text (wt-51 is 51; 0151 is not 151); a run without tag column
+is refused with gdeval.pl's message and exit status (25: perl's errno after its reads).
+A document retrieved twice for a topic within the top k is refused (gdeval would count
+it twice); below the top k it is read as gdeval reads it.
+"""
+GDEVAL_BUG_HELP = (
+    "with -c and -baseline, reproduce a bug of gdeval 1.3: a topic that neither the run "
+    "nor the baseline retrieved is compared with the baseline values of the topic before "
+    "it among those the run did not retrieve, instead of 0 (xdiv's default)")
 
 def _unit(text: str) -> float:
     value = number(text)
@@ -91,6 +117,8 @@ def add_parser(sub) -> None:
     nd.add_argument("-a", action="store_true", dest="all_measures",
                     help="accepted for compatibility; ndeval always prints every measure")
     _common(nd, "TREC ndeval 4.5")
+    nd.add_argument("--risk-label", choices=RISK_LABELS, default="2014",
+                    help=RISK_LABEL_HELP)
 
     gd = command(sub, "gdeval", "TREC's gdeval, output byte for byte", run_gdeval,
                  about=GDEVAL_ABOUT, examples=GDEVAL_EXAMPLES)
@@ -99,23 +127,36 @@ def add_parser(sub) -> None:
     gd.add_argument("--adhoc", choices=ADHOC_METHODS,
                     help="convert diversity qrels to adhoc grades first (xdiv's addition)")
     _common(gd, "TREC gdeval 1.3")
+    gd.add_argument("--risk-label", choices=RISK_LABELS, default="2014",
+                    help=RISK_LABEL_HELP)
+    gd.add_argument("--gdeval-baseline-bug", action="store_true", dest="baseline_bug",
+                    help=GDEVAL_BUG_HELP)
 
 
-def _read(args, order: str, spool):
+def _read(args, order: str, spool, tool: str, depth: int | None):
     """The qrels, runs and baseline of the command line, read from the ``spool``'s paths
     (:func:`xdiv.io._spool.spooled_inputs`: ``-``, pipes and quoted glob patterns
-    accepted, as by ``xdiv evaluate``)."""
+    accepted, as by ``xdiv evaluate``) as ``tool`` reads them
+    (:func:`xdiv.formats.ndeval.read_tool_runs`), in the tool's order (ndeval: the run,
+    then the baseline; gdeval 1.3: the baseline first)."""
     from ..core.adhoc import to_adhoc
+    from ..formats.ndeval import read_tool_runs, tool_collection
     from ..io.api import read_qrels
-    from ..io.runfiles import read_runs
 
     qrels, *paths = spool.paths
     n_runs = len(paths) - (1 if args.baseline else 0)
     collection = read_qrels(qrels)
     if getattr(args, "adhoc", None):
         collection = to_adhoc(collection, args.adhoc)
-    runs = read_runs(paths[:n_runs], order=order, progress=progress_wanted(args))
-    baseline = read_runs(paths[n_runs:], order=order) if args.baseline else None
+    collection = tool_collection(collection, tool, qrels)
+
+    def read(files, progress=False):
+        return read_tool_runs(files, tool=tool, order=order, depth=depth, progress=progress)
+
+    baseline = read(paths[n_runs:]) if args.baseline and tool == "gdeval" else None
+    runs = read(paths[:n_runs], progress_wanted(args))
+    if args.baseline and tool == "ndeval":
+        baseline = read(paths[n_runs:])
     return collection, runs, baseline
 
 
@@ -124,7 +165,23 @@ def _inputs(args) -> list[str]:
     return [args.qrels, *expand_inputs(args.runs), *([args.baseline] if args.baseline else [])]
 
 
+def _refused(exc) -> int:
+    """An input the official tool refuses, said as the tool says it (one line) and ended
+    with the tool's exit status (:class:`xdiv.formats.layout.ToolRefusal`)."""
+    print(shown(f"xdiv: error: {exc}", MESSAGE_LIMIT), file=sys.stderr)
+    return exc.status
+
+
 def run_ndeval(args) -> int:
+    from ..formats.layout import ToolRefusal
+
+    try:
+        return _ndeval(args)
+    except ToolRefusal as exc:
+        return _refused(exc)
+
+
+def _ndeval(args) -> int:
     order = "score-docno-desc" if args.traditional else "rank"
     with spooled_inputs(_inputs(args)) as spool:
         if args.baseline is None:
@@ -133,39 +190,48 @@ def run_ndeval(args) -> int:
 
             text = ndeval_plain(spool.paths[0], spool.paths[1:], order=order,
                                 alpha=args.alpha, beta=args.beta, complete=args.complete,
-                                depth=args.depth)
+                                depth=args.depth, tool_topics=True)
             if text is not None:
                 print(text, end="")
                 return 0
-        collection, runs, baseline = _read(args, order, spool)
-    from ..formats.ndeval import cut_runs, ndeval_report
+        collection, runs, baseline = _read(args, order, spool, "ndeval", args.depth)
+    from ..formats.ndeval import ndeval_report
 
-    if args.depth:
-        runs = cut_runs(runs, args.depth)
-        baseline = None if baseline is None else cut_runs(baseline, args.depth)
     with about(args.qrels):
         print(ndeval_report(collection, runs, alpha=args.alpha, beta=args.beta,
                             complete=args.complete, baseline=baseline,
                             risk_alpha=float(args.risk_alpha),
-                            risk_alpha_text=args.risk_alpha), end="")
+                            risk_alpha_text=args.risk_alpha,
+                            risk_label=args.risk_label), end="")
     return 0
 
 
 def run_gdeval(args) -> int:
+    from ..formats.layout import ToolRefusal
+
+    try:
+        return _gdeval(args)
+    except ToolRefusal as exc:
+        return _refused(exc)
+
+
+def _gdeval(args) -> int:
     with spooled_inputs(_inputs(args)) as spool:
         if args.baseline is None and not args.adhoc:
             from ..formats.plain import gdeval_plain
 
             text = gdeval_plain(spool.paths[0], spool.paths[1:], k=args.k,
-                                complete=args.complete)
+                                complete=args.complete, tool_topics=True)
             if text is not None:
                 print(text, end="")
                 return 0
-        collection, runs, baseline = _read(args, "score-docno-desc", spool)
+        # the runs are cut at k: the documents gdeval's measures read
+        collection, runs, baseline = _read(args, "score-docno-desc", spool, "gdeval", args.k)
     from ..formats.gdeval import gdeval_report
 
     with about(args.qrels):
         print(gdeval_report(collection, runs, k=args.k, complete=args.complete,
                             baseline=baseline, risk_alpha=float(args.risk_alpha),
-                            risk_alpha_text=args.risk_alpha), end="")
+                            risk_alpha_text=args.risk_alpha, risk_label=args.risk_label,
+                            baseline_bug=args.baseline_bug), end="")
     return 0

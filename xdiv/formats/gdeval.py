@@ -10,6 +10,14 @@ gdeval
     Lists the retrieved topics that have a relevant document in the qrels and averages
     over them, or with ``complete`` over every such topic. With a baseline and
     ``complete``, the judged topics the run did not retrieve follow as rows of their own.
+
+gdeval 1.3's bug with ``-c -baseline``
+    In those last rows (topics the run did not retrieve), gdeval 1.3 sets the baseline's
+    values only for the topics the baseline retrieved and keeps them from one row to the
+    next: a topic neither run retrieved is compared with the baseline values of the
+    previous such row (0 before the first). xdiv compares it with 0, the baseline's
+    score for a topic it did not retrieve, unless ``baseline_bug`` asks for gdeval 1.3's
+    numbers.
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from ..kernels.risk import ordered_mean
 from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import RunBlock, nan_propagated, ndeval_layout, risk_alpha_label, sorted_topics
+from .layout import (RunBlock, nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
+                     sorted_topics)
 
 __all__ = ["gdeval_measures", "gdeval_report"]
 
@@ -37,7 +46,8 @@ def gdeval_measures(k: int = 20) -> list[str]:
 
 def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
                   complete: bool = False, baseline: xr.Dataset | None = None,
-                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None) -> str:
+                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None,
+                  risk_label: str = "2014", baseline_bug: bool = False) -> str:
     """gdeval's CSV output for every run of ``runs``, one block per run.
 
     Parameters
@@ -52,7 +62,15 @@ def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
         gdeval's ``-k``: the cutoff of nDCG and ERR.
     complete, baseline, risk_alpha, risk_alpha_text
         As in :func:`xdiv.formats.ndeval.ndeval_report` (``-c``, ``-baseline``,
-        ``-riskAlpha``); gdeval prints the risk-sensitive label with commas.
+        ``-riskAlpha``).
+    risk_label : {"2014", "2013"}
+        The run label against a baseline: ``run (rel to. base; rs=1+a; a=A)`` as gdeval
+        1.3 prints it since June 2014, or with commas as its 2013 release does
+        (:data:`xdiv.formats.layout.RISK_LABELS`).
+    baseline_bug : bool
+        With ``complete`` and a baseline, reproduce gdeval 1.3's numbers for the topics
+        neither run retrieved (see the module's description); by default they are
+        differences from 0.
     """
     if [str(i) for i in collection["intent"].values] != ["0"]:
         raise InputError("gdeval reads adhoc qrels (topic 0 docno grade); convert diversity "
@@ -67,13 +85,13 @@ def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
                                  if ok))
     if baseline is not None:
         base_run = str(baseline["run"].values[0])
-        base_label = run_tag(baseline, base_run, -1)
+        base_label = run_tag(baseline, base_run, -1) or base_run
         base_scores = per_topic_scores(baseline, collection, measures).sel(run=base_run)
         base_topics = [t for t in retrieved_topics(baseline, base_run) if t in relevant]
         alpha_text = risk_alpha_label(risk_alpha, risk_alpha_text)
     blocks = []
     for run in (str(r) for r in runs["run"].values):
-        name = run_tag(runs, run, -1)
+        name = run_tag(runs, run, -1) or run  # a file without tags: the name announced
         retrieved = [t for t in sorted_topics(retrieved_topics(runs, run)) if t in relevant]
         values = scores.sel(run=run)
         if baseline is None:
@@ -84,12 +102,32 @@ def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
             blocks.append(RunBlock(name, retrieved, by_topic(values, retrieved),
                                    nan_propagated(averaged, means)))
             continue
-        label = f"{name} (rel to. {base_label}, rs=1+a, a={alpha_text})"
+        label = risk_run_label(name, base_label, alpha_text, risk_label)
         rows = retrieved + ([t for t in sorted_topics(relevant) if t not in set(retrieved)]
                             if complete else [])
         cube = risk_pair(values, base_scores, retrieved, base_topics, rows)
+        if baseline_bug:
+            cube = _carried_baseline(cube, rows[len(retrieved):], set(base_topics))
         risk = risk_differences(cube, "base", risk_alpha).sel(run="run")
         means = urisk(cube, "base", risk_alpha).sel(run="run").values if rows else np.zeros(2)
         blocks.append(RunBlock(label, rows, by_topic(risk, rows),
                                nan_propagated(risk.values, means)))
     return ndeval_layout([f"ndcg@{k}", f"err@{k}"], blocks, digits=5)
+
+
+def _carried_baseline(cube: xr.DataArray, tail: list[str], base_topics: set[str]) -> xr.DataArray:
+    """gdeval 1.3's baseline values in the rows of the topics the run did not retrieve
+    (``tail``, in order): a topic the baseline did not retrieve either keeps the values
+    of the row before (0 before the first), as the script's ``$baseNDCG`` and
+    ``$baseERR``, set only when the baseline has the topic, do."""
+    values = cube.values.copy()
+    base = list(cube["run"].values).index("base")
+    at = {str(t): j for j, t in enumerate(cube["topic"].values)}
+    carried = np.zeros(values.shape[0])
+    for topic in tail:
+        j = at[topic]
+        if topic in base_topics:
+            carried = values[:, base, j].copy()
+        else:
+            values[:, base, j] = carried
+    return cube.copy(data=values)

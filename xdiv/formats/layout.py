@@ -1,6 +1,7 @@
-"""The CSV layout ndeval and gdeval share, and the rules both follow for which topics
-they list and average; numpy only, so that the plain path of the official-format
-commands (:mod:`xdiv.formats.plain`) loads neither pandas nor xarray."""
+"""The CSV layout ndeval and gdeval share, the rules both follow for which topics they
+list and average, how each reads a topic label and names a run against a baseline, and
+the inputs each refuses (:class:`ToolRefusal`); numpy only, so that the plain path of the
+official-format commands (:mod:`xdiv.formats.plain`) loads neither pandas nor xarray."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+import re
+
 from ..core.labels import natural_key
+from ..errors import InputError
 from ..measures.sets import measure_set
 from .printf import number
 
-__all__ = ["NDEVAL_LABELS", "RunBlock", "nan_propagated", "ndeval_layout", "risk_alpha_label",
-           "sorted_topics"]
+__all__ = ["NDEVAL_LABELS", "RISK_LABELS", "RunBlock", "TOOL_STATUS", "ToolRefusal",
+           "nan_propagated", "ndeval_layout", "risk_alpha_label", "risk_run_label",
+           "sorted_topics", "tool_topic"]
 
 NDEVAL_LABELS = tuple(measure_set("ndeval"))
 """ndeval's columns, in its order and with its labels."""
@@ -69,3 +74,78 @@ def risk_alpha_label(risk_alpha: float, text: str | None) -> str:
     """``-riskAlpha`` as the tools print it in their run labels: as typed, else ``0`` or
     ``repr(risk_alpha)``."""
     return text or ("0" if risk_alpha == 0 else repr(risk_alpha))
+
+
+RISK_LABELS = ("2013", "2014")
+"""The two spellings of the risk-sensitive run label of ndeval 4.5 and gdeval 1.3, by the
+year of the release: ``run (rel to. base, rs=1+a, a=A)`` in the 2013 releases, ``run
+(rel to. base; rs=1+a; a=A)`` in those distributed from June 2014 (neither tool changed
+its version number)."""
+
+
+def risk_run_label(name: str, base: str, alpha_text: str, release: str = "2014") -> str:
+    """The label of a run's rows against a baseline, as the ``release`` (a year of
+    :data:`RISK_LABELS`) of ndeval and gdeval prints it."""
+    if release not in RISK_LABELS:
+        raise InputError(f"risk_label must be one of {RISK_LABELS}, not {release!r}")
+    separator = ", " if release == "2013" else "; "
+    return f"{name} (rel to. {base}{separator}rs=1+a{separator}a={alpha_text})"
+
+
+TOOL_STATUS = {"ndeval": 1, "gdeval": 25}
+"""The exit status of each tool when it refuses an input: ndeval's ``error()`` exits
+with 1; gdeval.pl ends with perl's ``die``, whose status is the C ``errno`` left by the
+last system call, ``ENOTTY`` (25) once the script has opened and read its files."""
+
+
+class ToolRefusal(InputError):
+    """An input the official tool itself refuses, said in the tool's words: the drop-in
+    commands end with the tool's exit status (``status``)."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+_LARGE_ENOUGH = 100000
+"""ndeval's bound on a topic number while it reads its digits (``LARGE_ENOUGH``)."""
+
+
+def _natural_number(text: str) -> int | None:
+    """ndeval's ``naturalNumber``: ASCII digits only, read while the value so far is at
+    most :data:`_LARGE_ENOUGH`; None where ndeval returns -1."""
+    if not text:
+        return None
+    value = 0
+    for char in text:
+        if not "0" <= char <= "9" or value > _LARGE_ENOUGH:
+            return None
+        value = 10 * value + ord(char) - 48
+    return value
+
+
+_GDEVAL_PREFIX = re.compile(r"^.*-", re.DOTALL)
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def tool_topic(label: str, tool: str) -> str | None:
+    """A topic label as the official ``tool`` reads it, or None when the tool refuses it.
+
+    ndeval (``parseTopic``) reads a topic number: a label starting with a digit is a
+    number (``0151`` is 151), any other loses what precedes its first ``-`` (``wt09-1``
+    is 1); topics are compared, and printed, as numbers. gdeval.pl removes what precedes
+    the last ``-`` (``s/^.*-//``) and requires digits; it compares the rest as text
+    (``0151`` is not ``151``) and prints it. The label returned is the one the tool
+    prints.
+    """
+    if tool == "ndeval":
+        if "0" <= label[:1] <= "9":
+            value = _natural_number(label)
+        else:
+            dash = label.find("-")
+            value = None if dash < 0 else _natural_number(label[dash + 1:])
+        return None if value is None else str(value)
+    if tool == "gdeval":
+        rest = _GDEVAL_PREFIX.sub("", label, count=1)
+        return rest if _DIGITS.fullmatch(rest) else None
+    raise ValueError(f"no topic rule for {tool!r}")

@@ -17,27 +17,38 @@ ndeval
     listed with ``complete``, and the mean divides by the larger of the number of rows
     and the number of topics it would otherwise average. No topic in common gives a mean
     of ``-nan``, as the C program prints it.
+
+The files are read as the tools read them by :func:`read_tool_runs` and
+:func:`tool_collection` (used by ``xdiv ndeval``, ``xdiv gdeval`` and :func:`ndeval`): a
+run line without its tag is refused in the tool's words, a run is cut at the depth
+evaluated before repeated documents are looked for (ndeval's ``-M``), and topic labels
+are read as the tool reads them (:func:`xdiv.formats.layout.tool_topic`).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 import xarray as xr
 
+from ..errors import InputError, XdivError
 from ..kernels.risk import ordered_mean
-from ..core.labels import from_json, object_strings
+from ..core.labels import from_json, natural_key, natural_sorted, object_strings, to_json
 from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
+from ..typing import Order
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, risk_alpha_label,
-                     sorted_topics)
+from .layout import (NDEVAL_LABELS, TOOL_STATUS, RunBlock, ToolRefusal, nan_propagated,
+                     ndeval_layout, risk_alpha_label, risk_run_label, sorted_topics,
+                     tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
-           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report"]
+           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report", "read_tool_runs",
+           "tool_collection"]
 
 _USES_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
 
@@ -101,18 +112,19 @@ def _ndeval_scores(runs: xr.Dataset, collection: xr.Dataset,
 
 def ndeval_report(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.5,
                   beta: float = 0.5, complete: bool = False, baseline: xr.Dataset | None = None,
-                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None) -> str:
+                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None,
+                  risk_label: str = "2014") -> str:
     """ndeval's CSV output for every run of ``runs``, one block per run: the layout
     (:func:`ndeval_layout`) of :func:`ndeval_blocks`, which takes the same parameters."""
     return ndeval_layout(NDEVAL_LABELS, ndeval_blocks(
         collection, runs, alpha=alpha, beta=beta, complete=complete, baseline=baseline,
-        risk_alpha=risk_alpha, risk_alpha_text=risk_alpha_text))
+        risk_alpha=risk_alpha, risk_alpha_text=risk_alpha_text, risk_label=risk_label))
 
 
 def ndeval_blocks(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.5,
                   beta: float = 0.5, complete: bool = False, baseline: xr.Dataset | None = None,
-                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None
-                  ) -> list[RunBlock]:
+                  risk_alpha: float = 0.0, risk_alpha_text: str | None = None,
+                  risk_label: str = "2014") -> list[RunBlock]:
     """ndeval's rows for every run of ``runs``: one :class:`RunBlock` per run.
 
     Parameters
@@ -131,6 +143,10 @@ def ndeval_blocks(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.
     risk_alpha_text : str, optional
         The ``-riskAlpha`` argument as typed, which ndeval prints in the run label
         (default ``"0"`` when not given, else ``repr(risk_alpha)``).
+    risk_label : {"2014", "2013"}
+        The run label against a baseline: ``run (rel to. base; rs=1+a; a=A)`` as ndeval
+        4.5 prints it since June 2014, or with commas as the 2013 release of the same
+        version does (:data:`xdiv.formats.layout.RISK_LABELS`).
     """
     measures = ndeval_measures(alpha, beta)
     scores = _ndeval_scores(runs, collection, measures)
@@ -138,13 +154,13 @@ def ndeval_blocks(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.
     base_label = base_scores = base_topics = None
     if baseline is not None:
         base_run = str(baseline["run"].values[0])
-        base_label = run_tag(baseline, base_run, 0)
+        base_label = run_tag(baseline, base_run, 0) or base_run
         base_scores = _ndeval_scores(baseline, collection, measures).sel(run=base_run)
         base_topics = retrieved_topics(baseline, base_run)
         alpha_text = risk_alpha_label(risk_alpha, risk_alpha_text)
     blocks = []
     for run in (str(r) for r in runs["run"].values):
-        name = run_tag(runs, run, 0)
+        name = run_tag(runs, run, 0) or run  # a file without tags: the name announced
         retrieved = retrieved_topics(runs, run)
         values = scores.sel(run=run)
         if baseline is None:
@@ -155,7 +171,7 @@ def ndeval_blocks(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.
             blocks.append(RunBlock(name, rows, by_topic(values, rows),
                                    nan_propagated(averaged, ordered_mean(averaged))))
             continue
-        label = f"{name} (rel to. {base_label}; rs=1+a; a={alpha_text})"
+        label = risk_run_label(name, base_label, alpha_text, risk_label)
         rows = sorted_topics(set(retrieved) | set(base_topics) if complete else retrieved)
         # the mean divides by the larger of the number of rows and of the topics it would
         # average without a baseline: judged topics neither run retrieved pad the rows up
@@ -181,6 +197,12 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     numpy path of ``xdiv ndeval`` (:mod:`xdiv.formats.plain`), scored in parallel;
     others are read by :func:`xdiv.read_qrels` and :func:`xdiv.read_runs`. Either way
     the values are the same bits.
+
+    The files are read as ndeval reads them (:func:`read_tool_runs`,
+    :func:`tool_collection`): topics by number (``wt09-1`` and ``01`` are topic 1), a
+    run cut at ``depth`` before repeated documents are looked for, and what ndeval
+    refuses (a run line without its tag, a document retrieved twice) refused with a
+    :class:`~xdiv.formats.layout.ToolRefusal`.
 
     Parameters
     ----------
@@ -215,18 +237,16 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     [0.2, 0.2]
     """
     from ..io.api import read_qrels
-    from ..io.runfiles import read_runs
     from .plain import ndeval_plain_blocks
 
     paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     order = "score-docno-desc" if traditional else "rank"
     blocks = ndeval_plain_blocks(qrels, paths, order=order, alpha=alpha, beta=beta,
-                                 complete=complete, depth=depth)
+                                 complete=complete, depth=depth, tool_topics=True)
     if blocks is None:
-        read = read_runs(paths, order=order)
-        blocks = ndeval_blocks(read_qrels(qrels), read if depth is None
-                               else cut_runs(read, depth), alpha=alpha, beta=beta,
-                               complete=complete)
+        collection = tool_collection(read_qrels(qrels), "ndeval", qrels)
+        read = read_tool_runs(paths, tool="ndeval", order=order, depth=depth)
+        blocks = ndeval_blocks(collection, read, alpha=alpha, beta=beta, complete=complete)
     return blocks_cube(blocks, NDEVAL_LABELS, tool="ndeval 4.5")
 
 
@@ -248,3 +268,219 @@ def blocks_cube(blocks: Sequence[RunBlock], columns: Sequence[str], *,
                 "run": object_strings([b.label for b in blocks]),
                 "topic": object_strings(topics)},
         attrs={"xdiv_kind": "official", "tool": tool})
+
+
+# ------------------------------------------------------------------ files as the tools read them
+
+def _untagged(path: str, tool: str) -> ToolRefusal:
+    """The tool's refusal of a run file without tag column: its first line is a syntax
+    error to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a
+    format error to gdeval.pl (``format error on line N of "F"``, status 25)."""
+    from ..io.plain import short_line
+
+    line, count = short_line(path, 6) or (1, 5)
+    what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
+            f"docno rank score tag: {tool} refuses a run line without its run tag")
+    if tool == "ndeval":
+        return ToolRefusal(f'syntax error in run file "{path}" at line {line} ({what})',
+                           TOOL_STATUS["ndeval"])
+    return ToolRefusal(f'format error on line {line} of "{path}" ({what})',
+                       TOOL_STATUS["gdeval"])
+
+
+_TOPIC_RULES = {"ndeval": "ndeval reads a topic number, after a prefix ending in '-' "
+                          "such as wt09-",
+                "gdeval": "gdeval reads the digits after the last '-'"}
+
+
+def _tool_labels(labels: Sequence[str], tool: str, path: str) -> list[str]:
+    """``labels`` as ``tool`` reads them (:func:`xdiv.formats.layout.tool_topic`); the
+    labels it cannot read, which make the tool refuse the file, are kept as written,
+    with a warning naming ``path``."""
+    from .._warnings import warn as emit_warning
+    from ..core.labels import preview
+    from ..errors import XdivWarning
+
+    mapped = [tool_topic(label, tool) for label in labels]
+    unread = [label for label, m in zip(labels, mapped) if m is None]
+    if unread:
+        emit_warning(f"{path}: topic(s) {preview(natural_sorted(unread), 5)}: "
+                     f"{_TOPIC_RULES[tool]}, and it would refuse the file; xdiv {tool} reads "
+                     "them as written", XdivWarning)
+    return [label if m is None else m for label, m in zip(labels, mapped)]
+
+
+def tool_collection(collection: xr.Dataset, tool: str, path: str | os.PathLike) -> xr.Dataset:
+    """The qrels with their topics labelled as ``tool`` ("ndeval" or "gdeval") reads them
+    (:func:`xdiv.formats.layout.tool_topic`: ``0151`` is ``151`` to ndeval, ``wt-51`` is
+    ``51`` to both), in natural order.
+
+    ndeval itself reads qrels topics as plain numbers and refuses a prefix there; xdiv
+    reads a prefix in the qrels as in the runs. A label the tool cannot read at all is
+    kept as written, with a warning. Two labels that the tool reads as one topic are an
+    :class:`~xdiv.errors.InputError` naming ``path``: their judgments are not merged.
+    """
+    path = os.fspath(path)
+    labels = [str(t) for t in collection["topic"].values]
+    mapped = _tool_labels(labels, tool, path)
+    if mapped == labels:
+        return collection
+    seen: dict[str, str] = {}
+    for label, m in zip(labels, mapped):
+        if m in seen:
+            raise InputError(f"{path}: topics {seen[m]!r} and {label!r} are one topic to "
+                             f"{tool} ({_TOPIC_RULES[tool]}); xdiv {tool} does not merge "
+                             "their judgments: give the topic one label")
+        seen[m] = label
+    rename = dict(zip(labels, mapped))
+    order = sorted(range(len(mapped)), key=lambda k: natural_key(mapped[k]))
+    out = collection.assign_coords(topic=object_strings(mapped)).isel(topic=order)
+    dropped = from_json(collection.attrs.get("dropped_intents", "{}"))
+    without = from_json(collection.attrs.get("topics_without_relevant", "[]"))
+    out.attrs.update(dropped_intents=to_json({rename.get(t, t): v for t, v in dropped.items()}),
+                     topics_without_relevant=to_json([rename.get(t, t) for t in without]))
+    return out
+
+
+def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, tool: str,
+                   order: Order, depth: int | None = None,
+                   progress: bool = False) -> xr.Dataset:
+    """Run files read as the official ``tool`` ("ndeval" or "gdeval") reads them: the
+    Runs dataset of :func:`xdiv.read_runs` (warnings included), cut to ``depth``.
+
+    Where the tool differs from :func:`xdiv.read_runs`:
+
+    * a run file without tag column (five fields a line), which :func:`xdiv.read_runs`
+      names after the file, is refused as the tool refuses it, in its words and with its
+      exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval: ``syntax error
+      in run file "F" at line N``, 1; gdeval.pl: ``format error on line N of "F"``, 25);
+    * the run is ranked and cut to its top ``depth`` documents before repeated documents
+      are looked for, as ndeval applies ``-M`` (for gdeval, ``depth`` is ``-k``: the
+      documents its output reads); a docno retrieved twice within the cut is an
+      :class:`~xdiv.errors.InputError` that says why the tool refuses it (ndeval) or
+      would count it twice (gdeval);
+    * topics are labelled as the tool reads them (``wt09-1`` is 1 to both), the lines
+      of labels the tool reads as one topic together; a label the tool cannot read is
+      kept as written, with a warning.
+    """
+    from ..io.runfiles import read_runs
+
+    paths = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) \
+        else [os.fspath(p) for p in paths]
+    failure: XdivError | None = None
+    with warnings.catch_warnings(record=True) as said:
+        try:
+            runs = read_runs(paths, order=order, progress=progress)
+        except XdivError as exc:
+            failure = exc
+    if failure is not None and not isinstance(failure, InputError):
+        _replay(said)
+        raise failure  # a line the readers refuse (ParseError), as xdiv evaluate says it
+    if failure is None:
+        tags = from_json(runs.attrs.get("tags", "{}"))
+        source = from_json(runs.attrs.get("source", "{}"))
+        for path in paths:
+            run = next((r for r, p in source.items() if p == path), None)
+            if run is not None and tags.get(run, [None])[0] == "":
+                raise _untagged(path, tool)
+        if all(tool_topic(str(t), tool) in (str(t), None) for t in runs["topic"].values):
+            _replay(said)
+            for run in (str(r) for r in runs["run"].values):
+                _tool_labels(retrieved_topics(runs, run), tool, source.get(run, run))
+            return runs if depth is None else cut_runs(runs, depth)
+    # a document repeated (perhaps only below the cut), or topic labels the tool reads
+    # otherwise: the files again, as frames, ranked and cut as the tool does
+    return _runs_by_tool(paths, tool, order, depth, failure, said)
+
+
+def _replay(said: list) -> None:
+    """Give again the warnings recorded by :func:`warnings.catch_warnings`."""
+    for w in said:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+
+def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
+                  failure: XdivError | None, said: list) -> xr.Dataset:
+    """The Runs dataset of :func:`read_tool_runs` built from the files' frames; the
+    ``failure`` of :func:`xdiv.read_runs` (with its warnings ``said``) is raised again
+    when no document is repeated."""
+    import pandas as pd
+
+    from ..core.ranking import warn_rank_disagreements
+    from ..core.runs import docno_codes, runs_dataset
+    from ..io.trec import read_run_frame
+    from .plain import RepeatedDocument, rank_within
+
+    with warnings.catch_warnings(record=True) as again:
+        try:
+            frames = [read_run_frame(path) for path in paths]
+        except XdivError:
+            frames = None
+    if frames is None:
+        _replay(said)
+        raise failure or InputError(f"{', '.join(paths)}: the run files changed while read")
+    for path, frame in zip(paths, frames):
+        if frame.attrs.get("tags", [None])[0] == "":
+            raise _untagged(path, tool)
+    names: dict[str, str] = {}
+    for path, frame in zip(paths, frames):
+        name = str(frame["run"].iat[0])
+        if name in names:
+            _replay(said)
+            raise failure or InputError(f"{path}: run name {name!r} is also the name of "
+                                        f"{names[name]}")
+        names[name] = path
+    if failure is not None and not any(f.duplicated(["topic", "docno"]).any() for f in frames):
+        _replay(said)
+        raise failure
+    with warnings.catch_warnings(record=True) as labelled:
+        for path, frame in zip(paths, frames):
+            labels = list(frame["topic"].unique())
+            frame["topic"] = frame["topic"].map(dict(zip(labels,
+                                                         _tool_labels(labels, tool, path))))
+    _replay(again + labelled)
+    vocabulary, codes = docno_codes(pd.concat([f["docno"] for f in frames], ignore_index=True))
+    codes = np.split(codes, np.cumsum([len(f) for f in frames])[:-1])
+    topics = natural_sorted(t for f in frames for t in f["topic"].unique())
+    index = {t: k for k, t in enumerate(topics)}
+    found: list = []
+    grids = []
+    for path, frame, code in zip(paths, frames, codes):
+        name = str(frame["run"].iat[0])
+        try:
+            grids.append((name, path, frame.attrs.get("tags", [name, name]), rank_within(
+                frame["topic"].map(index).to_numpy(np.int64), code,
+                frame["score"].to_numpy(np.float64), frame["rank"].to_numpy(np.float64),
+                len(topics), order=order, depth=depth, run_label=name, topic_labels=topics,
+                docno_of=lambda k: vocabulary[k], disagreements=found)))
+        except RepeatedDocument as exc:
+            raise _repeated(tool, path, exc) from None
+    warn_rank_disagreements(found, order)
+    grids.sort(key=lambda g: natural_key(g[0]))
+    deepest = max(max(g[3][0].shape[1] for g in grids), 1)
+    doc = np.full((len(grids), len(topics), deepest), -1, dtype=np.int32)
+    score = np.full(doc.shape, np.nan)
+    length = np.zeros(doc.shape[:2], dtype=np.int64)
+    for r, (_, _, _, (d, s, n)) in enumerate(grids):
+        doc[r, :, :d.shape[1]], score[r, :, :d.shape[1]], length[r] = d, s, n
+    runs = runs_dataset(doc, score, length, [g[0] for g in grids], topics, vocabulary, order)
+    runs.attrs["source"] = to_json({g[0]: g[1] for g in grids})
+    runs.attrs["tags"] = to_json({g[0]: list(g[2]) for g in grids})
+    return runs
+
+
+def _repeated(tool: str, path: str, exc) -> InputError:
+    """Why the tool refuses, or would misread, a docno retrieved twice for a topic within
+    the depth it reads (``exc``: a :class:`~xdiv.formats.plain.RepeatedDocument`); one
+    line naming the file, as xdiv's input errors do."""
+    where = f"run {exc.run} topic {exc.topic} docno {exc.docno}"
+    if tool == "ndeval":
+        within = "" if exc.depth is None else f" within the top {exc.depth} (-M)"
+        cut = "" if exc.depth is None else "; a repeat below the -M depth is cut off first"
+        return InputError(f"{path}: a docno is retrieved more than once for a topic{within}: "
+                          f"{where} (ndeval stops there too: 'duplicate docno "
+                          f"({exc.docno}) for topic {exc.topic}'{cut})")
+    return InputError(f"{path}: a docno is retrieved more than once for a topic within the "
+                      f"top {exc.depth} (-k): {where} (gdeval would count it twice, and its "
+                      "nDCG can exceed 1; a repeat below the top k is read as gdeval reads "
+                      "it)")

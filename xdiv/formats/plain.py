@@ -9,15 +9,22 @@ ndeval's measures (:mod:`xdiv.kernels.ndeval`) on the same arrays as
 :func:`xdiv.formats.ndeval.ndeval_report`'s. It returns None, before printing or warning
 anything, whenever the files are not plain or anything would be warned about or refused
 other than runs whose rank column and scores disagree (a run with no judged document,
-a document retrieved twice, two files with the same run name): the caller then takes
-the general path, which says so.
+a document retrieved twice within the depth read, two files with the same run name, a
+topic label the tool cannot read): the caller then takes the general path, which says
+so.
 
 Each run is scored alone: every kernel adds ranks in order (:func:`rank_sum`), so that a
 run's scores are the same bits whichever runs it is evaluated with.
+
+As ndeval, a run is cut at the depth evaluated (ndeval's ``-M``, gdeval's ``-k``) before
+its documents are checked for repeats (:func:`rank_within`): a document repeated only
+below the cut is no error. With ``tool_topics``, topic labels are read as the tool reads
+them (:func:`xdiv.formats.layout.tool_topic`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import sys
@@ -37,9 +44,11 @@ from ..kernels.common import gain_table, ideal_levels
 from ..kernels.diversity import intent_recall
 from ..kernels.risk import ordered_mean
 from ..typing import Order
-from .layout import NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, sorted_topics
+from .layout import (NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, sorted_topics,
+                     tool_topic)
 
-__all__ = ["GDEVAL_HIGHEST", "gdeval_plain", "ndeval_plain", "ndeval_plain_blocks"]
+__all__ = ["GDEVAL_HIGHEST", "RepeatedDocument", "gdeval_plain", "ndeval_plain",
+           "ndeval_plain_blocks", "rank_within"]
 
 GDEVAL_HIGHEST = 4
 """gdeval's highest grade: the top of its ERR gain table (2^4 - 1 = 15)."""
@@ -114,17 +123,120 @@ def _scores(judged: _Judged, setting: _Setting) -> np.ndarray:
     return np.where(np.isnan(scores), 0.0, scores)
 
 
-def _ranked(run: PlainRun, order: Order, found: list) -> tuple[np.ndarray, np.ndarray]:
+class RepeatedDocument(InputError):
+    """A docno retrieved more than once for a topic within the depth evaluated
+    (:func:`rank_within`); ``run``, ``topic``, ``docno`` and ``depth`` (None: the whole
+    run) say where."""
+
+    def __init__(self, run: str, topic: str, docno: str, depth: int | None):
+        within = "" if depth is None else f" within the top {depth}"
+        super().__init__(f"run {run} topic {topic} docno {docno}: the docno is retrieved "
+                         f"more than once{within}")
+        self.run, self.topic, self.docno, self.depth = run, topic, docno, depth
+
+
+def rank_within(t_code: np.ndarray, code: np.ndarray, score: np.ndarray,
+                rank: np.ndarray | None, n_topics: int, *, order: Order, depth: int | None,
+                run_label: str, topic_labels: Sequence[str], docno_of,
+                disagreements: list | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One run's rows ranked by ``order`` and cut to their top ``depth`` documents (all
+    with None) before repeated documents are looked for, as ndeval applies ``-M``: the
+    ``(topic, rank)`` grids of docno codes (-1 in padding) and scores, and the lengths.
+
+    Each occurrence of a repeated docno is ranked as a document of its own (the ranking
+    of :func:`xdiv.core.ranking.ranked_grids`, ties by docno; two occurrences of one
+    docno tie by their order in the file). ``docno_of(code)`` names a docno. Rank
+    disagreements of the whole run are appended to ``disagreements`` when it is given.
+
+    Raises
+    ------
+    RepeatedDocument
+        A docno is retrieved more than once for a topic within the cut.
+    """
+    n = len(code)
+    code = np.asarray(code, dtype=np.int64)
+    by_doc = np.lexsort((np.arange(n), code, t_code))
+    repeat = np.r_[False, (t_code[by_doc][1:] == t_code[by_doc][:-1])
+                   & (code[by_doc][1:] == code[by_doc][:-1])]
+    starts = np.flatnonzero(~repeat)
+    occurrence = np.empty(n, dtype=np.int64)
+    occurrence[by_doc] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+    # codes of (docno, occurrence) pairs, in docno order: a document per occurrence
+    by_pair = np.lexsort((occurrence, code))
+    unique = np.empty(n, dtype=np.int32)
+    unique[by_pair] = np.arange(n, dtype=np.int32)
+    original = code[by_pair]
+    doc, scores, length = ranked_grids(
+        np.zeros(n, dtype=np.int64), t_code, unique, score, rank, (1, n_topics),
+        order=order, duplicates="error", run_labels=[run_label], topic_labels=topic_labels,
+        docno_of=lambda u: docno_of(int(original[u])), warn=disagreements is not None,
+        disagreements=disagreements)
+    doc, scores, length = doc[0, :, :depth], scores[0, :, :depth], length[0]
+    if depth is not None:
+        length = np.minimum(length, depth)
+    doc = np.where(doc >= 0, original[np.maximum(doc, 0)], -1)
+    ordered = np.sort(doc, axis=1)
+    twice = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)
+    if twice.any():
+        topic, at = np.argwhere(twice)[0]
+        raise RepeatedDocument(run_label, topic_labels[topic],
+                               docno_of(int(ordered[topic, at])), depth)
+    return doc.astype(np.int32), scores, length
+
+
+def _ranked(run: PlainRun, order: Order, found: list,
+            depth: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The run's ``(topic, rank)`` docno codes (-1 in padding), ranked by ``order``, and
-    the sorted docnos (``S`` dtype) the codes index. Raises :class:`InputError` for a
-    document retrieved twice for a topic."""
+    the sorted docnos (``S`` dtype) the codes index; cut at ``depth`` when a document is
+    repeated (else the caller cuts). Raises :class:`InputError` for a document retrieved
+    twice for a topic (within ``depth``)."""
     vocabulary, code = sorted_codes(run.docno)
-    doc, _, _ = ranked_grids(
-        np.zeros(len(code), dtype=np.int64), run.topic, code.astype(np.int32),
-        run.score, run.rank.astype(np.float64), (1, len(run.topics)), order=order,
-        duplicates="error", run_labels=[run.name], topic_labels=run.topics,
-        docno_of=lambda k: vocabulary[k].decode(), disagreements=found)
-    return doc[0], vocabulary
+    rank = run.rank.astype(np.float64)
+    try:
+        doc, _, _ = ranked_grids(
+            np.zeros(len(code), dtype=np.int64), run.topic, code.astype(np.int32),
+            run.score, rank, (1, len(run.topics)), order=order, duplicates="error",
+            run_labels=[run.name], topic_labels=run.topics,
+            docno_of=lambda k: vocabulary[k].decode(), disagreements=found)
+        return doc[0], vocabulary
+    except InputError:
+        if depth is None:
+            raise
+    # repeated documents, perhaps only below the cut: the rank disagreements of the whole
+    # run are in ``found`` already
+    doc, _, _ = rank_within(run.topic, code, run.score, rank, len(run.topics), order=order,
+                            depth=depth, run_label=run.name, topic_labels=run.topics,
+                            docno_of=lambda k: vocabulary[k].decode())
+    return doc, vocabulary
+
+
+def _tool_topics(run: PlainRun, tool: str | None) -> PlainRun | None:
+    """``run`` with its topics read as ``tool`` reads them (:func:`tool_topic`), in
+    natural order; None when the tool refuses a topic or reads two labels as one topic
+    (the general path says so, or merges them)."""
+    if tool is None:
+        return run
+    mapped = [tool_topic(t, tool) for t in run.topics]
+    if None in mapped or len(set(mapped)) < len(mapped):
+        return None
+    if mapped == run.topics:
+        return run
+    order = sorted(range(len(mapped)), key=lambda k: natural_key(mapped[k]))
+    position = np.empty(len(mapped), dtype=np.int64)
+    position[order] = np.arange(len(mapped))
+    return dataclasses.replace(run, topics=[mapped[k] for k in order],
+                               topic=position[run.topic])
+
+
+def _tool_qrels(qrels: PlainQrels | None, tool: str | None) -> PlainQrels | None:
+    """The qrels with their topics read as ``tool`` reads them; None as for runs."""
+    if qrels is None or tool is None:
+        return qrels
+    mapped = [tool_topic(t, tool) for t in qrels.topics]
+    if None in mapped or len(set(mapped)) < len(mapped):
+        return None
+    return qrels if mapped == qrels.topics else dataclasses.replace(qrels, topics=mapped)
 
 
 def _judge(run: PlainRun, doc: np.ndarray, vocabulary: np.ndarray, qrels: PlainQrels,
@@ -175,6 +287,8 @@ class _Setting:
     """gdeval's ``-k``."""
     highest: int = 1
     """The qrels' highest grade (at least 1), the top of gdeval's nDCG gain table."""
+    topics: str | None = None
+    """The tool whose reading of topic labels applies (:func:`tool_topic`), if any."""
 
 
 class _Scored(NamedTuple):
@@ -196,15 +310,18 @@ class _Ranked(NamedTuple):
     disagreements: list
 
 
-def _read_ranked(path: PathLike, order: Order) -> _Ranked | None:
-    """One run file read and ranked by ``order``; None when it is not plain or retrieves
-    a document twice for a topic (the general path says so)."""
+def _read_ranked(path: PathLike, order: Order, depth: int | None = None,
+                 tool: str | None = None) -> _Ranked | None:
+    """One run file read (its topics as ``tool`` reads them, when given) and ranked by
+    ``order``; None when it is not plain or retrieves a document twice for a topic
+    within ``depth`` (the general path says so)."""
     try:
         run = read_plain_run(path)
+        run = None if run is None else _tool_topics(run, tool)
         if run is None:
             return None
         found: list = []
-        doc, vocabulary = _ranked(run, order, found)
+        doc, vocabulary = _ranked(run, order, found, depth)
     except InputError:  # the general path names the file, as it always has
         return None
     return _Ranked(run, doc, vocabulary, found)
@@ -223,7 +340,8 @@ def _score_ranked(ranked: _Ranked | None, setting: _Setting) -> _Scored | None:
 
 
 def _score_files(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | None]:
-    return [_score_ranked(_read_ranked(path, setting.order), setting) for path in paths]
+    return [_score_ranked(_read_ranked(path, setting.order, setting.depth, setting.topics),
+                          setting) for path in paths]
 
 
 _FAILED = "failed"
@@ -287,16 +405,18 @@ def _score_all(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | N
 
 
 def _plain_scores(qrels_path: PathLike, run_paths: Sequence[PathLike], order: Order,
-                  setting_of) -> tuple[PlainQrels, list[_Scored]] | None:
+                  setting_of, depth: int | None = None,
+                  tool: str | None = None) -> tuple[PlainQrels, list[_Scored]] | None:
     """The qrels and the runs scored (``setting_of(qrels)`` gives the :class:`_Setting`),
     runs in natural order of their names, their rank disagreements warned about; None
-    when the general path must take the files. A single run is read and ranked in a
+    when the general path must take the files. ``depth`` and ``tool`` are the setting's
+    (for the run read before the setting exists). A single run is read and ranked in a
     child process while this one reads the qrels."""
     paths = list(run_paths)
-    early = _Child(_read_ranked, paths[0], order) if len(paths) == 1 and _cores() > 1 \
-        else None
+    early = _Child(_read_ranked, paths[0], order, depth, tool) \
+        if len(paths) == 1 and _cores() > 1 else None
     try:
-        qrels = read_plain_qrels(qrels_path)
+        qrels = _tool_qrels(read_plain_qrels(qrels_path), tool)
     except InputError:  # the general path names the file, as it always has
         qrels = None
     setting = None if qrels is None else setting_of(qrels)
@@ -316,18 +436,20 @@ def _plain_scores(qrels_path: PathLike, run_paths: Sequence[PathLike], order: Or
 
 def ndeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
                  order: Order = "rank", alpha: float = 0.5, beta: float = 0.5,
-                 complete: bool = False, depth: int | None = None) -> str | None:
+                 complete: bool = False, depth: int | None = None,
+                 tool_topics: bool = False) -> str | None:
     """ndeval's CSV, the layout of :func:`ndeval_plain_blocks` (same parameters), or
     None when the general path must take the files."""
     blocks = ndeval_plain_blocks(qrels_path, run_paths, order=order, alpha=alpha,
-                                 beta=beta, complete=complete, depth=depth)
+                                 beta=beta, complete=complete, depth=depth,
+                                 tool_topics=tool_topics)
     return None if blocks is None else ndeval_layout(NDEVAL_LABELS, blocks)
 
 
 def ndeval_plain_blocks(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
                         order: Order = "rank", alpha: float = 0.5, beta: float = 0.5,
-                        complete: bool = False, depth: int | None = None
-                        ) -> list[RunBlock] | None:
+                        complete: bool = False, depth: int | None = None,
+                        tool_topics: bool = False) -> list[RunBlock] | None:
     """ndeval's rows for ``run_paths`` against ``qrels_path``, one block per run, as
     :func:`xdiv.formats.ndeval.ndeval_blocks` gives them, or None when the general path
     must take the files (see the module's description). Several files are scored in
@@ -342,8 +464,14 @@ def ndeval_plain_blocks(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
     alpha, beta, complete
         ndeval's ``-alpha``, ``-beta`` and ``-c``.
     depth : int, optional
-        ndeval's ``-M``: each run cut to its top ``depth`` documents.
+        ndeval's ``-M``: each run cut to its top ``depth`` documents, before documents
+        retrieved twice are looked for.
+    tool_topics : bool
+        Read topic labels as ndeval does (``wt09-1`` and ``01`` are topic 1; see
+        :func:`xdiv.formats.layout.tool_topic`), as ``xdiv ndeval`` does; by default they
+        are read as written.
     """
+    tool = "ndeval" if tool_topics else None
     cutoffs = [int(label.partition("@")[2]) for label in NDEVAL_LABELS if "@" in label]
 
     def setting_of(qrels: PlainQrels) -> _Setting:
@@ -351,9 +479,9 @@ def ndeval_plain_blocks(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
         ideal = K.greedy_search(qrels.levels, qrels.valid, alpha=alpha,
                                 depth=max(nrbp_depth, *cutoffs))
         return _Setting(qrels, ideal, (qrels.levels > 0).sum(axis=1), order, depth, alpha,
-                        beta, nrbp_depth)
+                        beta, nrbp_depth, topics=tool)
 
-    found = _plain_scores(qrels_path, run_paths, order, setting_of)
+    found = _plain_scores(qrels_path, run_paths, order, setting_of, depth, tool)
     if found is None:
         return None
     qrels, scored = found
@@ -375,7 +503,7 @@ def _block(scored: _Scored, qrels_topics: list[str], complete: bool) -> RunBlock
 
 
 def gdeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *, k: int = 20,
-                 complete: bool = False) -> str | None:
+                 complete: bool = False, tool_topics: bool = False) -> str | None:
     """gdeval's CSV for ``run_paths`` against the adhoc qrels ``qrels_path``, as
     :func:`xdiv.formats.gdeval.gdeval_report` prints it, or None when the general path
     must take the files (see the module's description; also diversity qrels and grades
@@ -389,7 +517,16 @@ def gdeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *, k: int 
         gdeval's ``-k``: the cutoff of nDCG and ERR.
     complete : bool
         gdeval's ``-c``: average over every topic of the qrels with a relevant document.
+    tool_topics : bool
+        Read topic labels as gdeval does (what precedes the last ``-`` removed, the rest
+        compared as text: ``wt-51`` is ``51``, ``0151`` is not ``151``), as ``xdiv
+        gdeval`` does; by default they are read as written.
+
+    A document retrieved twice for a topic below rank ``k`` is no error (gdeval's output
+    does not read it); within the top ``k`` the general path refuses the run.
     """
+    tool = "gdeval" if tool_topics else None
+
     def setting_of(qrels: PlainQrels) -> _Setting | None:
         if qrels.intents != ["0"] or qrels.levels.max() > GDEVAL_HIGHEST:
             return None  # diversity qrels, or grades gdeval refuses
@@ -398,9 +535,9 @@ def gdeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *, k: int 
                         # the engine judges the top k only (both measures stop there), and
                         # warns of a run none of whose top k documents is judged
                         "score-docno-desc", k, 0.5, 0.5, 0, tool="gdeval", k=k,
-                        highest=max(int(qrels.levels.max()), 1))
+                        highest=max(int(qrels.levels.max()), 1), topics=tool)
 
-    found = _plain_scores(qrels_path, run_paths, "score-docno-desc", setting_of)
+    found = _plain_scores(qrels_path, run_paths, "score-docno-desc", setting_of, k, tool)
     if found is None:
         return None
     qrels, scored = found

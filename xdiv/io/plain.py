@@ -15,6 +15,7 @@ checked readers give.
 
 from __future__ import annotations
 
+import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,8 @@ from ..options import LIMITS
 from ..typing import LEVEL_RANGE
 from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip
 
-__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "sorted_codes"]
+__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "short_line",
+           "sorted_codes"]
 
 PathLike = str | os.PathLike
 
@@ -290,3 +292,39 @@ def read_plain_run(path: PathLike) -> PlainRun | None:
         return None
     topics, t_code = _codes(topic)
     return PlainRun(os.fspath(path), tag[0].decode(), topics, t_code, docno, rank, score)
+
+
+def short_line(path: PathLike, fields: int = 6, *,
+               last: int | None = None) -> tuple[int, int] | None:
+    """The first line of ``path`` (gzip allowed) holding fewer than ``fields``
+    whitespace-separated fields, as ``(line number, fields)``; None when there is none.
+
+    Lines end with LF, CRLF or CR and are numbered from 1; blank lines are skipped, as
+    the readers skip them. Only the first non-blank line is looked at unless ``last`` is
+    given: then every line up to line ``last``. Whitespace is what C's ``isspace``
+    takes, as for ndeval. A line longer than the read limit ends the search (the readers
+    refuse it). For the official tools' refusals (:func:`xdiv.formats.ndeval.
+    read_tool_runs`): a run line without its tag is a syntax error to ndeval and gdeval.
+    """
+    limit = LIMITS.max_line_bytes + 1
+    try:
+        opener = gzip.open if is_gzip(path) else open
+        with opener(path, "rb") as handle:
+            number = 0
+            while True:
+                raw = handle.readline(limit)
+                if not raw or (len(raw) >= limit and not raw.endswith(b"\n")):
+                    return None
+                for line in raw.splitlines():
+                    number += 1
+                    if last is not None and number > last:
+                        return None
+                    count = len(line.split())
+                    if count == 0:
+                        continue
+                    if count < fields:
+                        return number, count
+                    if last is None:
+                        return None
+    except (*GZIP_ERRORS, OSError, ValueError):
+        return None  # the readers say what is wrong with the file
