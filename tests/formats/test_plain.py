@@ -276,3 +276,16 @@ def test_official_ndeval_cube_is_the_same_on_both_paths(traditional, monkeypatch
     assert first[0] == str(plain["run"].values[0])
     assert float(first[2]) == pytest.approx(
         float(plain["score"].isel(metric=0, run=0).sel(topic=first[1])), abs=5e-7)
+
+
+@pytest.mark.parametrize("values", [[b"d1", b"d1", b"d1"], [b"b", b"a", b"b", b"c"], [b"x"],
+                                    [b"same-long-docno-0001"] * 5])
+def test_sorted_codes_equal_numpy_unique(values):
+    """Including the case of one value repeated, whose codes were once left unset."""
+    from xdiv.io.plain import sorted_codes
+
+    array = np.array(values)
+    distinct, codes = sorted_codes(array)
+    expected, inverse = np.unique(array, return_inverse=True)
+    np.testing.assert_array_equal(distinct, expected)
+    np.testing.assert_array_equal(codes, inverse)

@@ -160,7 +160,7 @@ def sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     words = values.astype(f"S{width + -width % 8}").view(">u8").reshape(len(values), -1)
     varying = [j for j in range(words.shape[1]) if (words[:, j] != words[0, j]).any()]
     order = (np.lexsort(words[:, varying].T[::-1]) if varying
-             else np.zeros(len(values), dtype=np.int64))
+             else np.arange(len(values)))  # every value the same: already in order
     ordered = values[order]
     new = np.r_[True, ordered[1:] != ordered[:-1]]
     code = np.empty(len(values), dtype=np.int64)
