@@ -37,6 +37,43 @@ def trec2009_run_paths():
     return sorted(glob.glob(str(root / "runs" / "*.gz")))
 
 
+def build_trec_eval(version: str, folder: Path) -> Path:
+    """trec_eval ``version`` ("10.0", "9.0.8") built unchanged with ``make`` from
+    ../shared/reference/tools/trec_eval-VERSION.tar.gz in ``folder``; skips the test when
+    the tarball, make or a C compiler is missing or the build fails."""
+    import shutil
+    import subprocess
+    import tarfile
+
+    tarball = SHARED / "reference" / "tools" / f"trec_eval-{version}.tar.gz"
+    if not tarball.exists():
+        pytest.skip(f"../shared/reference/tools/{tarball.name} is not available")
+    if shutil.which("make") is None or not (shutil.which("gcc") or shutil.which("cc")):
+        pytest.skip("make and a C compiler are needed to build trec_eval")
+    with tarfile.open(tarball) as tar:
+        tar.extractall(folder, filter="data")
+    source = next(p for p in folder.iterdir() if p.is_dir() and p.name.startswith("trec_eval"))
+    built = subprocess.run(["make", "-s", "trec_eval"], cwd=source, capture_output=True,
+                           text=True)
+    if built.returncode != 0 or not (source / "trec_eval").exists():
+        pytest.skip(f"trec_eval {version} did not build: {built.stderr[-300:]}")
+    return source / "trec_eval"
+
+
+@pytest.fixture(scope="session")
+def trec_eval_build(tmp_path_factory):
+    """``build(version)``: the path of trec_eval ``version`` ("10.0" or "9.0.8") built from
+    its tarball in a temporary folder, once per session (see :func:`build_trec_eval`)."""
+    built: dict = {}
+
+    def build(version: str) -> Path:
+        if version not in built:
+            built[version] = build_trec_eval(version, tmp_path_factory.mktemp(f"te{version}"))
+        return built[version]
+
+    return build
+
+
 _REAL_DATA = {"trec2009", "trec2009_run_paths"}
 _SLOW_FOLDERS = {"oracles", "docs"}
 _SLOW_FILES = {"test_fuzz.py", "test_figures.py", "test_meta_memory.py", "test_bit_stability.py",

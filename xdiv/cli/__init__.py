@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
 from . import (compare, convert, demo, design, evaluate, measures, meta, official, plot, pools,
-               report, risk)
+               report, risk, trec_eval)
 from .common import QUIET_HELP, refuse_empty_outputs
 
 __all__ = ["main", "measures_page"]
@@ -49,8 +49,8 @@ EXAMPLES = """examples:
   xdiv plot asl meta.nc -o asl.png
   xdiv report scores.nc meta.nc -o report.html
 """
-COMMAND_FAMILIES = (demo, evaluate, official, measures, meta, compare, risk, design, convert,
-                    plot, report, pools)
+COMMAND_FAMILIES = (demo, evaluate, official, trec_eval, measures, meta, compare, risk, design,
+                    convert, plot, report, pools)
 
 
 def parser() -> argparse.ArgumentParser:
