@@ -141,9 +141,16 @@ def main() -> None:
                                       '> /dev/null; done'],
                          [xdiv, "gdeval", str(adhoc), *map(str, runs)]))
         if trec_eval is not None:
-            jobs.append(("trec_eval binary, one run (for later: no xdiv trec_eval yet)",
-                         [str(trec_eval), "-m", "all_trec", str(adhoc), str(one)],
-                         [str(trec_eval), "-m", "all_trec", str(adhoc), str(one)]))
+            for flags in ([], ["-q", "-m", "all_trec"]):
+                reference = subprocess.run([str(trec_eval), *flags, str(adhoc), str(one)],
+                                           capture_output=True)
+                mine = subprocess.run([xdiv, "trec_eval", *flags, str(adhoc), str(one)],
+                                      capture_output=True)
+                print(f"xdiv trec_eval {' '.join(flags)} prints what trec_eval 10.0 prints: "
+                      f"{reference.stdout == mine.stdout}")
+                jobs.append((f"trec_eval {' '.join(flags) or '(default measures)'}, one run",
+                             [str(trec_eval), *flags, str(adhoc), str(one)],
+                             [xdiv, "trec_eval", *flags, str(adhoc), str(one)]))
         print(f"\n{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
               f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}, "
               f"{'cold' if args.cold else 'warm'} page cache, median of {args.repeat}\n")

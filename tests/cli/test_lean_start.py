@@ -68,3 +68,19 @@ def test_a_handler_still_loads_what_it_needs(tmp_path):
     status, _, loaded = _start("meta", str(bad))
     assert status == 2
     assert "xarray" in loaded
+
+
+def test_trec_eval_starts_without_the_other_commands(tmp_path):
+    """``xdiv trec_eval``, a drop-in for a C tool, builds its own parser only: no other
+    command module is imported (``xdiv --help`` still lists every command)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_text("1 Q0 d1 1 1.0 r\n")
+    probe = ("import sys\nfrom xdiv.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(sorted(m for m in sys.modules if m.startswith('xdiv.cli.')))")
+    proc = subprocess.run([sys.executable, "-c", probe, "trec_eval", "-m", "map", str(qrels),
+                           str(run)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    *out, last = proc.stdout.splitlines()
+    assert out == ["map                   \tall\t1.0000"]
+    assert last == "['xdiv.cli.common', 'xdiv.cli.trec_eval']"

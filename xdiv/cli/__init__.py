@@ -14,6 +14,7 @@ each handler imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -22,8 +23,6 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
-from . import (compare, convert, demo, design, evaluate, measures, meta, official, plot, pools,
-               report, risk, trec_eval)
 from .common import QUIET_HELP, refuse_empty_outputs
 
 __all__ = ["main", "measures_page"]
@@ -49,12 +48,18 @@ EXAMPLES = """examples:
   xdiv plot asl meta.nc -o asl.png
   xdiv report scores.nc meta.nc -o report.html
 """
-COMMAND_FAMILIES = (demo, evaluate, official, trec_eval, measures, meta, compare, risk, design,
-                    convert, plot, report, pools)
+COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "measures", "meta", "compare",
+                    "risk", "design", "convert", "plot", "report", "pools")
+"""The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
+
+ALONE = {"trec_eval": "trec_eval"}
+"""Commands whose parser is built alone when the command line names them first (``xdiv
+trec_eval ...``): a drop-in for a C tool starts without the other commands' modules."""
 
 
-def parser() -> argparse.ArgumentParser:
-    """The ``xdiv`` argument parser with every subcommand."""
+def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParser:
+    """The ``xdiv`` argument parser with the subcommands of ``families`` (every one by
+    default)."""
     top = argparse.ArgumentParser(
         prog="xdiv", epilog=EXAMPLES,
         description="Evaluate diversified search results and meta-evaluate the measures.",
@@ -62,14 +67,16 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
-    for family in COMMAND_FAMILIES:
-        family.add_parser(sub)
+    for family in families:
+        importlib.import_module(f"{__name__}.{family}").add_parser(sub)
     return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
-    args = parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    alone = ALONE.get(argv[0]) if argv else None
+    args = parser((alone,) if alone else COMMAND_FAMILIES).parse_args(argv)
     with warnings.catch_warnings():
         if args.quiet:
             warnings.simplefilter("ignore")
