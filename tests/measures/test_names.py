@@ -409,12 +409,9 @@ def test_trec_eval_set_agrees_with_trec_evals_defaults():
 
 @pytest.mark.parametrize("name, words", [
     ("gm_bpref", ["geometric mean", "bpref"]),
-    ("Rprec_mult_0.5", ["R-precision", "not implemented"]),
     ("gm_map", ["geometric mean", "AP"]),
-    ("iprec_at_recall_0.10", ["interpolated precision"]),
     ("NumRet(rel=2)", ["NumRet only with", "rel=1"]),
     ("Bpref(rel=2)", ["rel=2", "levels >= 1"]),
-    ("R@100", ["recall", "I-rec"]),
     ("P(rel=2)@10", ["rel=2", "levels >= 1", "qrels"]),
     ("AP(rel=3)", ["rel=3", "levels >= 1"]),
     ("alpha_nDCG(rel=2)@20", ["rel=2"]),
@@ -443,8 +440,11 @@ def test_objects_errors_and_unknown_names():
         N.resolve(ir_measures.ERR)  # gdeval's ERR needs one
     with pytest.raises(xdiv.MeasureError, match="rel=2"):
         N.resolve(ir_measures.AP(rel=2))
-    with pytest.raises(xdiv.MeasureError, match="interpolated precision"):
-        N.resolve("iprec_at_recall")
+    with pytest.raises(xdiv.MeasureError, match="stands for 11 measures"):
+        N.resolve("iprec_at_recall")  # trec_eval's eleven recall levels
+    assert [N.resolve(name).name for name in ("Rprec_mult_0.5", "iprec_at_recall_0.10",
+                                              "R@100")] == [
+        "Rprec-mult(m=0.5)", "IPrec(recall=0.1)", "Recall@100"]
     with pytest.raises(xdiv.MeasureError, match="unknown measure"):
         N.resolve("nDGC@10")
     with pytest.raises(xdiv.MeasureError, match="requested twice"):

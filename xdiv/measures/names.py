@@ -259,7 +259,7 @@ def _items(metrics: Any) -> Iterable[tuple[list[Resolved], bool]]:
 
 def _split_words(text: str) -> list[str]:
     """Split at commas outside brackets; a bare number continues a trec_eval cutoff list
-    (``P.5,10`` is one word)."""
+    (``P.5,10`` and ``iprec_at_recall.0.1,0.5`` are one word each)."""
     words: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(text + ","):
@@ -272,7 +272,8 @@ def _split_words(text: str) -> list[str]:
             start = i + 1
             if not word:
                 continue
-            if word.isdigit() and words and re.fullmatch(r"[A-Za-z0-9_]+\.[0-9,]+", words[-1]):
+            if (re.fullmatch(r"[0-9]+(\.[0-9]*)?", word) and words
+                    and re.fullmatch(r"[A-Za-z0-9_]+\.[0-9.,]+", words[-1])):
                 words[-1] += "," + word
             else:
                 words.append(word)
@@ -310,15 +311,25 @@ def _trec_eval(text: str) -> list[Resolved] | None:
         raise MeasureError(f"trec_eval {text}: {entry.note}")
     arg = match["arg"]
     if arg is None:
-        cutoffs: tuple[int | None, ...] = entry.defaults or (None,)
+        cutoffs: tuple[Any, ...] = entry.defaults or (None,)
     elif entry.cutoff == "none":
-        raise MeasureError(f"trec_eval {text}: {entry.name} takes no parameter")
+        raise MeasureError(f"trec_eval {text}: {entry.name} takes no parameter here "
+                           f"({entry.note})")
+    elif entry.arg is not None:
+        pieces = arg.split(",") if match["sep"] == "." else [arg]
+        if not all(re.fullmatch(r"[0-9]+(\.[0-9]*)?", p) for p in pieces):
+            raise MeasureError(f"trec_eval {text}: the parameters must be numbers, e.g. "
+                               f"{entry.name}.0.5 or {entry.name}_0.5")
+        cutoffs = tuple(float(p) for p in pieces)
     else:
         pieces = arg.split(",") if match["sep"] == "." else [arg]
         if not all(p.isdigit() for p in pieces):
             raise MeasureError(f"trec_eval {text}: the cutoffs must be whole numbers, e.g. "
                                f"{entry.name}.10 or {entry.name}_10")
         cutoffs = tuple(int(p) for p in pieces)
+    if entry.arg is not None:  # the suffix sets a parameter: no cutoff
+        return [Resolved(_build(entry, {} if v is None else {entry.arg: v}, None, text),
+                         "trec_eval", text, entry.order, entry.note) for v in cutoffs]
     return [Resolved(_build(entry, {}, k, text), "trec_eval", text, entry.order, entry.note)
             for k in cutoffs]
 

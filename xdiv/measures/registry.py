@@ -174,7 +174,7 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
     return decorate
 
 
-_FAMILIES = ("diversity", "graded", "estimators", "ndeval", "umeasure", "hierarchy")
+_FAMILIES = ("diversity", "graded", "estimators", "ndeval", "umeasure", "trec_eval", "hierarchy")
 """The modules declaring measures, imported in this order (the hierarchy family lifts the
 flat ones) the first time the registry is looked up."""
 _loaded = False

@@ -55,8 +55,12 @@ class Translation:
         Tool parameters xdiv supports only at this value.
     copy : tuple of (tool parameter, registry parameter)
         Tool parameters passed on to the registry measure.
-    defaults : tuple of int
-        trec_eval: the cutoffs reported when a cutoff-taking name is given without one.
+    defaults : tuple of int or float
+        trec_eval: the cutoffs (or ``arg`` values) reported when a name that takes one is
+        given without it.
+    arg : str, optional
+        trec_eval: the registry parameter that the name's numeric suffix sets
+        (``iprec_at_recall_0.10`` is ``IPrec(recall=0.1)``), instead of a cutoff.
     """
 
     tool: Tool
@@ -70,7 +74,8 @@ class Translation:
     when: tuple[tuple[str, Any], ...] = ()
     require: tuple[tuple[str, Any], ...] = ()
     copy: tuple[tuple[str, str], ...] = ()
-    defaults: tuple[int, ...] = ()
+    defaults: tuple[float, ...] = ()
+    arg: str | None = None
 
 
 _BINARY = (("rel", 1), ("judged_only", False))
@@ -86,6 +91,14 @@ _INFAP = ("Yilmaz & Aslam's inferred AP as trec_eval computes it: a document wit
           "but not sampled) is pooled but unjudged; 0 on topics without relevant documents "
           "where xdiv gives NaN")
 _COUNTS = "(a whole number, stored as a float like every score)"
+_RECALL_LEVELS = tuple(k / 10 for k in range(11))
+_R_MULTIPLES = tuple(k / 5 for k in range(1, 11))
+_GMEAN = ("is the geometric mean over topics of {0} (values below 1e-5 raised to 1e-5), an "
+          "aggregate, not a per-topic score: ask for {1} and take the geometric mean of its "
+          "scores over topics, e.g. scipy.stats.gmean(np.maximum(scores, 1e-5), axis=-1)")
+_JG = ("needs trec_eval's judgment groups (-R qrels_jg), which xdiv's collections do not "
+       "hold: use xdiv trec_eval -R qrels_jg")
+_NEW = "as trec_eval 10.0 computes it"
 
 
 def _unsupported(tool: Tool, name: str, note: str) -> Translation:
@@ -111,51 +124,72 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 cutoff="required", defaults=(1, 5, 10)),
     Translation("trec_eval", "Rprec", "Rprec", "precision at rank R, R the number of relevant "
                 "documents; ranks past the end of the run count as non-relevant", cutoff="none"),
-    _unsupported("trec_eval", "Rprec_mult", "R-precision at multiples of R is not "
-                 "implemented in xdiv"),
+    Translation("trec_eval", "Rprec_mult", "Rprec-mult", "precision at (long)(m R + 0.9) "
+                "ranks, " + _NEW, arg="m", defaults=_R_MULTIPLES),
     Translation("trec_eval", "bpref", "bpref", _BPREF, cutoff="none"),
-    _unsupported("trec_eval", "gm_bpref", "gm_bpref is the geometric mean of bpref over "
-                 "topics, an aggregate rather than a per-topic measure: ask for bpref and "
-                 "average its logs"),
-    _unsupported("trec_eval", "gm_map", "gm_map is the geometric mean of AP over topics, an "
-                 "aggregate rather than a per-topic measure: ask for AP and average its logs"),
-    _unsupported("trec_eval", "recall", "recall at k (share of the relevant documents "
-                 "retrieved) is not implemented in xdiv; I-rec@k is intent recall"),
+    _unsupported("trec_eval", "gm_bpref", "gm_bpref " + _GMEAN.format("bpref", "bpref")),
+    _unsupported("trec_eval", "gm_map", "gm_map " + _GMEAN.format("AP (map)", "AP")),
+    Translation("trec_eval", "recall", "Recall", "the share of the relevant documents in the "
+                "top k", cutoff="required", defaults=TREC_CUTOFFS),
     Translation("trec_eval", "infAP", "infAP", _INFAP, cutoff="none"),
-    _unsupported("trec_eval", "iprec_at_recall", "interpolated precision at recall levels is "
-                 "not implemented in xdiv"),
-    _unsupported("trec_eval", "11pt_avg", "11-point interpolated average precision is not "
-                 "implemented in xdiv; AP is"),
-    _unsupported("trec_eval", "ndcg_rel", "trec_eval's ndcg_rel (nDCG averaged over the "
-                 "relevant documents) is not implemented in xdiv"),
+    Translation("trec_eval", "iprec_at_recall", "IPrec", "interpolated precision at recall "
+                "level r, " + _NEW, arg="recall", defaults=_RECALL_LEVELS),
+    Translation("trec_eval", "11pt_avg", "11pt-AP", "the mean of the interpolated "
+                "precisions at recall 0, 0.1, ..., 1 (xdiv: at trec_eval's 11 default levels "
+                "only)", cutoff="none"),
+    Translation("trec_eval", "ndcg_rel", "nDCG-rel", "nDCG averaged over the relevant "
+                "documents, gain = level, " + _NEW, cutoff="none"),
     _unsupported("trec_eval", "ndcg_p", "trec_eval's ndcg_p with explicit gains: ask for "
                  "nDCG(gain=(g1,...,gH)) with the gains of levels 1..H"),
-    _unsupported("trec_eval", "Rndcg", "trec_eval's Rndcg (nDCG at rank R) is not "
-                 "implemented in xdiv"),
-    _unsupported("trec_eval", "binG", "trec_eval's binG is not implemented in xdiv"),
-    _unsupported("trec_eval", "G", "trec_eval's G is not implemented in xdiv"),
-    _unsupported("trec_eval", "utility", "trec_eval's utility is not implemented in xdiv"),
-    _unsupported("trec_eval", "relative_P", "trec_eval's relative_P is not implemented in "
-                 "xdiv; P@k is"),
-    _unsupported("trec_eval", "set_P", "set-based precision is not implemented in xdiv; "
-                 "P@k is"),
-    _unsupported("trec_eval", "set_relative_P", "set-based measures are not implemented in "
-                 "xdiv"),
-    _unsupported("trec_eval", "set_recall", "set-based measures are not implemented in xdiv"),
-    _unsupported("trec_eval", "set_map", "set-based measures are not implemented in xdiv"),
-    _unsupported("trec_eval", "set_F", "set-based measures are not implemented in xdiv"),
-    _unsupported("trec_eval", "num_q", "counts (num_q) are not measures in xdiv; the score "
-                 "cube's topic dimension gives them"),
+    Translation("trec_eval", "Rndcg", "RnDCG", "nDCG averaged over the ranks where the ideal "
+                "gain drops, gain = level, " + _NEW, cutoff="none"),
+    Translation("trec_eval", "binG", "binG", "binary gain over log2 of the non-relevant "
+                "documents above, " + _NEW, cutoff="none"),
+    Translation("trec_eval", "G", "G", "gain over log2 of the cost so far, gain = level, "
+                + _NEW, cutoff="none"),
+    Translation("trec_eval", "utility", "Utility", "a rr + b (ret - rr) + c (R - rr) + d (N + "
+                "rr - ret - R) with trec_eval's defaults 1, -1, 0, 0 (other coefficients: ask "
+                "for Utility(a=...,b=...,c=...,d=...,N=...))", cutoff="none"),
+    Translation("trec_eval", "relative_P", "RelP", "C(k) / min(k, R)", cutoff="required",
+                defaults=TREC_CUTOFFS),
+    Translation("trec_eval", "set_P", "SetP", "precision of the retrieved set",
+                cutoff="none"),
+    Translation("trec_eval", "set_relative_P", "SetRelP", "C(n) / min(n, R) of the retrieved "
+                "set", cutoff="none"),
+    Translation("trec_eval", "set_recall", "SetR", "recall of the retrieved set",
+                cutoff="none"),
+    Translation("trec_eval", "set_map", "SetAP", "set precision times set recall",
+                cutoff="none"),
+    Translation("trec_eval", "set_F", "SetF", "(x+1) P R / (x P + R) of the retrieved set",
+                arg="x"),
+    _unsupported("trec_eval", "num_q", "num_q counts the topics, a property of the "
+                 "evaluation, not a per-topic score: the score cube's topic dimension gives "
+                 "it (e.g. scores.count('topic'))"),
     Translation("trec_eval", "num_ret", "NumRet", "the number of documents retrieved "
                 + _COUNTS, cutoff="none"),
     Translation("trec_eval", "num_rel", "NumRel", "the number of relevant documents "
                 + _COUNTS, cutoff="none"),
     Translation("trec_eval", "num_rel_ret", "NumRelRet", "the number of relevant documents "
                 "retrieved " + _COUNTS, cutoff="none"),
-    _unsupported("trec_eval", "num_nonrel_judged_ret", "num_nonrel_judged_ret is not "
-                 "implemented in xdiv; NumRet, NumRel and NumRelRet are"),
-    _unsupported("trec_eval", "relstring", "relstring is a listing, not a measure"),
-    _unsupported("trec_eval", "runid", "runid is a label, not a measure"),
+    Translation("trec_eval", "num_nonrel_judged_ret", "NumNonrelJudgedRet", "the number of "
+                "retrieved documents judged non-relevant " + _COUNTS, cutoff="none"),
+    Translation("trec_eval", "unj", "Unj", "the unjudged share of the top k (no qrels line, "
+                "or only negative levels), over k", cutoff="required", defaults=(5, 10, 20)),
+    Translation("trec_eval", "rbp_resid", "RBP-resid", "the RBP residual at p = 0.9, "
+                + _NEW + " (other p: ask for RBP-resid(p=...))", cutoff="none"),
+    _unsupported("trec_eval", "rbp", "trec_eval 10.0's rbp rescales each topic's linear "
+                 "gains by its highest judged level; xdiv's RBP divides by gv(H) of the "
+                 "collection: ask for RBP(p=0.9,gain=linear) (xdiv's meaning) or run "
+                 "xdiv trec_eval"),
+    Translation("trec_eval", "yaap", "YAAP", "log((1 + s) / (1 + R - s)), s = R x AP, "
+                + _NEW, cutoff="none"),
+    _unsupported("trec_eval", "map_avgjg", "map_avgjg " + _JG),
+    _unsupported("trec_eval", "P_avgjg", "P_avgjg " + _JG),
+    _unsupported("trec_eval", "Rprec_mult_avgjg", "Rprec_mult_avgjg " + _JG),
+    _unsupported("trec_eval", "relstring", "relstring is a string of the ranked documents' "
+                 "levels, not a number: read the judged cube's level (xdiv.judge) instead"),
+    _unsupported("trec_eval", "runid", "runid is the run's name, not a measure: it is the "
+                 "score cube's run coordinate"),
     # ir_measures (MacAvaney et al., ECIR 2022); each measure through the provider that its
     # default pipeline uses for it: pytrec_eval, gdeval, MS MARCO's MRR, ranx or pyndeval
     Translation("ir_measures", "nDCG", "nDCG(gain=linear)", "trec_eval's ndcg / ndcg_cut "
@@ -197,16 +231,16 @@ TRANSLATIONS: tuple[Translation, ...] = (
     Translation("ir_measures", "Judged", "Judged", "the judged share of the top k (any qrels "
                 "line, whatever its level) over min(k, documents retrieved); ties by docno "
                 "ascending, as its provider ranks", order=ASC),
-    _unsupported("ir_measures", "R", "recall at k (share of the relevant documents "
-                 "retrieved) is not implemented in xdiv; I-rec@k is intent recall"),
+    Translation("ir_measures", "R", "Recall", "trec_eval's recall (through pytrec_eval)",
+                cutoff="required", require=_BINARY),
     Translation("ir_measures", "Rprec", "Rprec", "trec_eval's Rprec (through pytrec_eval)",
                 cutoff="none", require=_BINARY),
     Translation("ir_measures", "Bpref", "bpref", "trec_eval's bpref (through pytrec_eval): "
                 + _BPREF, cutoff="none", require=(("rel", 1),)),
     Translation("ir_measures", "infAP", "infAP", "trec_eval's infAP (through pytrec_eval): "
                 + _INFAP, cutoff="none", require=(("rel", 1),)),
-    _unsupported("ir_measures", "IPrec", "interpolated precision at recall levels is not "
-                 "implemented in xdiv"),
+    _unsupported("ir_measures", "IPrec", "ir_measures' IPrec@r takes a recall level as its "
+                 "cutoff: ask for xdiv's IPrec(recall=r), trec_eval's iprec_at_recall_r"),
     _unsupported("ir_measures", "RBP", "ir_measures' RBP is cwl_eval's (binary with rel=r); "
                  "xdiv's RBP(p=...) is graded, gv(x)/gv(H): for binary RBP give "
                  "gain=(1,...,1) with a 1 for every level"),
@@ -233,11 +267,11 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 cutoff="none", when=(("rel", None),)),
     Translation("ir_measures", "NumRet", "NumRelRet", "trec_eval's num_rel_ret (NumRelRet) "
                 + _COUNTS, cutoff="none", when=(("rel", 1),)),
-    _unsupported("ir_measures", "SetP", "set-based measures are not implemented in xdiv; "
-                 "P@k is"),
-    _unsupported("ir_measures", "SetR", "set-based measures are not implemented in xdiv"),
-    _unsupported("ir_measures", "SetF", "set-based measures are not implemented in xdiv"),
-    _unsupported("ir_measures", "SetAP", "set-based measures are not implemented in xdiv"),
+    _unsupported("ir_measures", "SetP", "ask for xdiv's SetP or SetRelP (trec_eval's set_P, "
+                 "set_relative_P)"),
+    _unsupported("ir_measures", "SetR", "ask for xdiv's SetR (trec_eval's set_recall)"),
+    _unsupported("ir_measures", "SetF", "ask for xdiv's SetF(x=...) (trec_eval's set_F)"),
+    _unsupported("ir_measures", "SetAP", "ask for xdiv's SetAP (trec_eval's set_map)"),
     _unsupported("ir_measures", "Compat", "rank-biased compatibility (Clarke, Vtyurina & Smucker, "
                  "TOIS 2021) is not "
                  "implemented in xdiv"),
