@@ -394,7 +394,7 @@ def test_strec_label_is_kept_and_selected(tmp_path):
 def test_unknown_and_unsupported_names_are_one_line_errors(tmp_path):
     qrels, run = _tiny(tmp_path)
     for words, expected in ((["P@10,AP,nope"], "unknown measure 'nope'"),
-                            (["iprec_at_recall"], "trec_eval iprec_at_recall")):
+                            (["relstring"], "trec_eval relstring")):
         proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "evaluate", qrels, run, "-m",
                                *words], capture_output=True, text=True)
         assert proc.returncode == 2, proc.stderr
