@@ -74,7 +74,7 @@ def _fields(data: bytes, width: int, skip: tuple[int, ...] = ()) -> list | None:
     ends = breaks if data.endswith(b"\n") else np.r_[breaks, len(raw)]
     if len(ends) == 0 or int(np.diff(np.r_[-1, ends]).max()) - 1 > LIMITS.max_line_bytes:
         return None
-    spans = _single_separated(raw, ends, width, data)
+    spans = single_separated(raw, ends, width, data)
     if spans is None:
         word = ~((raw == 10) | (raw == 32) | (raw == 9))
         edge = np.diff(np.r_[0, word.view(np.int8), 0])
@@ -91,12 +91,14 @@ def _fields(data: bytes, width: int, skip: tuple[int, ...] = ()) -> list | None:
             for j in range(width)]
 
 
-def _single_separated(raw: np.ndarray, ends: np.ndarray, width: int,
-                      data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+def single_separated(raw: np.ndarray, ends: np.ndarray, width: int, data: bytes,
+                     begins: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
     """The ``(line, field)`` starts and stops of the fields when every line is ``width``
     fields separated by single tabs, or by single spaces (the layout TREC tools write),
     else None: the ``width - 1`` separators of line ``i`` lie within it, none starts or
-    ends the line or follows another."""
+    ends the line or follows another. Lines end at ``ends`` and begin at ``begins``
+    (by default each just after the previous one's end)."""
     for separator, other in ((9, b" "), (32, b"\t")):
         if other in data:
             continue
@@ -104,7 +106,8 @@ def _single_separated(raw: np.ndarray, ends: np.ndarray, width: int,
         if len(at) != (width - 1) * len(ends):
             return None
         at = at.reshape(len(ends), width - 1)
-        begins = np.r_[0, ends[:-1] + 1]
+        if begins is None:
+            begins = np.r_[0, ends[:-1] + 1]
         if not ((at[:, 0] > begins) & (at[:, -1] < ends - 1)).all() or \
                 not (np.diff(at, axis=1) > 1).all():
             return None

@@ -44,6 +44,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .plain import single_separated
+
 __all__ = ["NotReproduced", "TrecEvalExit", "TrecPrefs", "TrecQrels", "TrecQrelsJg",
            "TrecResults", "TrecZscores", "byte_codes", "c_atof", "c_atol", "read_trec_prefs",
            "read_trec_qrels", "read_trec_qrels_jg", "read_trec_results", "read_trec_zscores"]
@@ -282,22 +284,8 @@ def _uniform(raw: np.ndarray, data: bytes, ends: np.ndarray, line_start: np.ndar
     spaces, or by single tabs, and holds no other whitespace; else None."""
     if any(other in data for other in (b"\r", b"\v", b"\f")):
         return None
-    for separator, other in ((9, b" "), (32, b"\t")):
-        if other in data:
-            continue
-        at = np.flatnonzero(raw == separator)
-        if len(at) != (width - 1) * len(ends):
-            return None
-        at = at.reshape(len(ends), width - 1)
-        if not ((at[:, 0] > line_start).all() and (at[:, -1] < ends - 1).all()
-                and (np.diff(at, axis=1) > 1).all()):
-            return None
-        starts = np.empty((len(ends), width), dtype=np.int64)
-        stops = np.empty((len(ends), width), dtype=np.int64)
-        starts[:, 0], starts[:, 1:] = line_start, at + 1
-        stops[:, :-1], stops[:, -1] = at, ends
-        return starts.ravel(), stops.ravel()
-    return None
+    found = single_separated(raw, ends, width, data, begins=line_start)
+    return None if found is None else (found[0].ravel(), found[1].ravel())
 
 
 def _cut(tok: _Tokens, fields: np.ndarray) -> np.ndarray:
