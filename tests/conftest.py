@@ -60,6 +60,30 @@ def build_trec_eval(version: str, folder: Path) -> Path:
     return source / "trec_eval"
 
 
+def ndeval_source(folder: Path) -> tuple[str, str]:
+    """The C compiler and the text of TREC's ndeval.c from pyndeval's source distribution
+    (pip downloads it into ``folder``); the test is skipped without either."""
+    import importlib.metadata
+    import shutil
+    import subprocess
+    import sys
+    import tarfile
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build ndeval")
+    version = importlib.metadata.version("pyndeval")
+    fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                              "--no-binary", ":all:", f"pyndeval=={version}", "-d",
+                              str(folder)], capture_output=True, text=True, timeout=120)
+    archives = list(folder.glob("pyndeval-*.tar.gz"))
+    if fetched.returncode != 0 or not archives:
+        pytest.skip(f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}")
+    with tarfile.open(archives[0]) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/ndeval.c"))
+        return compiler, tar.extractfile(member).read().decode("latin-1")
+
+
 @pytest.fixture(scope="session")
 def trec_eval_build(tmp_path_factory):
     """``build(version)``: the path of trec_eval ``version`` ("10.0" or "9.0.8") built from

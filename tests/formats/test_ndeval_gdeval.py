@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import glob
 import gzip
-import importlib.metadata
 import math
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +25,7 @@ import xdiv
 from xdiv.cli import main
 from xdiv.formats.ndeval import NDEVAL_LABELS
 
-from ..conftest import TREC_WEB, require_trec_2009
+from ..conftest import TREC_WEB, ndeval_source, require_trec_2009
 
 
 # ------------------------------------------------------------------ oracles and helpers
@@ -35,21 +33,10 @@ from ..conftest import TREC_WEB, require_trec_2009
 @pytest.fixture(scope="session")
 def ndeval_program(tmp_path_factory) -> Path:
     """TREC's ndeval, compiled from the source in pyndeval's source distribution."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler to build ndeval")
     where = tmp_path_factory.mktemp("ndeval")
-    version = importlib.metadata.version("pyndeval")
-    fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                              "--no-binary", ":all:", f"pyndeval=={version}", "-d", str(where)],
-                             capture_output=True, text=True, timeout=120)
-    archives = list(where.glob("pyndeval-*.tar.gz"))
-    if fetched.returncode != 0 or not archives:
-        pytest.skip(f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}")
-    with tarfile.open(archives[0]) as tar:
-        member = next(m for m in tar.getmembers() if m.name.endswith("/ndeval.c"))
-        source = where / "ndeval.c"
-        source.write_bytes(tar.extractfile(member).read())
+    compiler, text = ndeval_source(where)
+    source = where / "ndeval.c"
+    source.write_text(text, encoding="latin-1")
     program = where / "ndeval"
     subprocess.run([compiler, "-O2", "-o", str(program), str(source), "-lm"], check=True,
                    capture_output=True)

@@ -18,12 +18,9 @@ as the plain ones, take the general path (:mod:`xdiv.formats.ndeval`).
 
 from __future__ import annotations
 
-import importlib.metadata
 import math
 import shutil
 import subprocess
-import sys
-import tarfile
 import warnings
 from pathlib import Path
 
@@ -36,6 +33,8 @@ from xdiv.cli import main
 from xdiv.formats.layout import ToolRefusal
 from xdiv.formats.ndeval import ndeval_report
 
+from ..conftest import ndeval_source
+
 QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n"
 """Diversity qrels: topics 1-3, two subtopics."""
 
@@ -47,20 +46,8 @@ def ndeval_tools(tmp_path_factory) -> dict[str, Path]:
     """ndeval 4.5 as distributed since June 2014 (``"2014"``: the source of pyndeval's
     source distribution, unchanged) and as released in 2013 (``"2013"``: the same source,
     the risk-sensitive label spelt with commas)."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler to build ndeval")
     where = tmp_path_factory.mktemp("ndeval-tools")
-    version = importlib.metadata.version("pyndeval")
-    fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                              "--no-binary", ":all:", f"pyndeval=={version}", "-d", str(where)],
-                             capture_output=True, text=True, timeout=120)
-    archives = list(where.glob("pyndeval-*.tar.gz"))
-    if fetched.returncode != 0 or not archives:
-        pytest.skip(f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}")
-    with tarfile.open(archives[0]) as tar:
-        member = next(m for m in tar.getmembers() if m.name.endswith("/ndeval.c"))
-        source = tar.extractfile(member).read().decode("latin-1")
+    compiler, source = ndeval_source(where)
     label_2014 = 'rwstr = "; rs=1+a; a=";'
     assert source.count(label_2014) == 1, "pyndeval's ndeval.c is not the June 2014 source"
     tools = {}
