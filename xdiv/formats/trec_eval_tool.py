@@ -42,9 +42,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..io.trec_eval_input import (NotReproduced, TrecEvalExit, TrecPrefs, TrecQrels,
-                                  TrecQrelsJg, TrecResults, byte_codes, c_atof, c_atol,
+                                  TrecQrelsJg, TrecResults, c_atof, c_atol,
                                   read_trec_prefs, read_trec_qrels, read_trec_qrels_jg,
                                   read_trec_results, read_trec_zscores)
+from ..io.plain import sorted_codes
 from ..kernels import trec_eval as K
 
 __all__ = ["MEASURES", "NICKNAMES", "Options", "Outcome", "Measure", "c_double",
@@ -628,7 +629,7 @@ def _ranking(topic: np.ndarray, sim: np.ndarray, docno: np.ndarray,
         right = (d[i + 1] <= d[i]) if descending else (d[i + 1] >= d[i])
         if ((s[i + 1] == s[i]) & right).all():
             return order
-    _, code = byte_codes(docno)
+    _, code = sorted_codes(docno)
     order = np.lexsort((-code if descending else code, -sim, topic))
     for t in np.unique(topic[np.isnan(sim)]).tolist():
         at = np.flatnonzero(topic[order] == t)
@@ -660,7 +661,7 @@ def _identities(topic: np.ndarray, docno: np.ndarray) -> np.ndarray:
     same = hs[1:] == hs[:-1]
     a, b = order[:-1][same], order[1:][same]
     if not ((docno[a] == docno[b]) & (topic[a] == topic[b])).all():
-        _, code = byte_codes(docno)
+        _, code = sorted_codes(docno)
         return topic.astype(np.int64) * (int(code.max()) + 1) + code
     ident = np.empty(len(h), dtype=np.int64)
     ident[order] = np.cumsum(np.r_[True, ~same]) - 1

@@ -44,10 +44,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .plain import single_separated
+from .plain import single_separated, sorted_codes
 
 __all__ = ["NotReproduced", "TrecEvalExit", "TrecPrefs", "TrecQrels", "TrecQrelsJg",
-           "TrecResults", "TrecZscores", "byte_codes", "c_atof", "c_atol", "read_trec_prefs",
+           "TrecResults", "TrecZscores", "c_atof", "c_atol", "read_trec_prefs",
            "read_trec_qrels", "read_trec_qrels_jg", "read_trec_results", "read_trec_zscores"]
 
 SPACE_BYTES = b" \t\n\v\f\r"
@@ -129,25 +129,6 @@ def _numbers(tokens: np.ndarray) -> np.ndarray:
         except ValueError:
             pass
     return np.array([c_atof(t) for t in tokens.tolist()], dtype=np.float64)
-
-
-def byte_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``values`` (``S`` dtype) in ``strcmp`` order and each value's int64
-    code into them (``numpy.unique(values, return_inverse=True)``, faster): the bytes are
-    read as big-endian 64-bit words, whose order is the bytes' order, and sorted as
-    integers, leaving out the words every value shares."""
-    if len(values) == 0:
-        return values, np.zeros(0, dtype=np.int64)
-    width = values.dtype.itemsize
-    words = values.astype(f"S{width + -width % 8}").view(">u8").reshape(len(values), -1)
-    varying = [j for j in range(words.shape[1]) if (words[:, j] != words[0, j]).any()]
-    order = (np.lexsort(words[:, varying].T[::-1]) if varying
-             else np.arange(len(values)))
-    ordered = values[order]
-    new = np.r_[True, ordered[1:] != ordered[:-1]]
-    code = np.empty(len(values), dtype=np.int64)
-    code[order] = np.cumsum(new) - 1
-    return ordered[new], code
 
 
 class TrecQrels(NamedTuple):
@@ -353,7 +334,7 @@ def read_trec_qrels(path: str, *, version: int = 10) -> TrecQrels:
     """
     qid, _, docno, rel = _qrels_lines(path, version, "get_qrels")
     rel = _integers(rel)
-    topics, code = byte_codes(qid)
+    topics, code = sorted_codes(qid)
     # by topic, then docno; file order among equal keys (glibc's qsort is a merge sort)
     order = np.argsort(code, kind="stable")
     code, docno, rel = code[order], docno[order], rel[order]
@@ -409,7 +390,7 @@ def read_trec_qrels_jg(path: str, *, version: int = 10) -> TrecQrelsJg:
     new_group = np.r_[True, ~same_group] if len(qid) else np.zeros(0, dtype=bool)
     group_start = np.r_[np.flatnonzero(new_group), len(qid)]
     group_qid = qid[new_group]
-    topics, code = byte_codes(group_qid)
+    topics, code = sorted_codes(group_qid)
     groups = np.searchsorted(code, np.arange(len(topics) + 1))
     return TrecQrelsJg(topics, groups, TrecQrels(group_qid, group_start, docno, rel))
 
@@ -459,7 +440,7 @@ def read_trec_prefs(path: str, *, version: int = 10, qrels: bool = False) -> Tre
         rel = rel.astype(np.float32).astype(np.float64)
     order = np.lexsort((docno, qid))  # stable: glibc's qsort is a merge sort
     qid, jg, jsg, docno, rel = qid[order], jg[order], jsg[order], docno[order], rel[order]
-    topics, code = byte_codes(qid)
+    topics, code = sorted_codes(qid)
     start = np.searchsorted(code, np.arange(len(topics) + 1))
     return TrecPrefs(topics, start, jg, jsg, docno, rel)
 
@@ -506,7 +487,7 @@ def read_trec_results(path: str, *, version: int = 10) -> TrecResults:
         sim = sim.astype(np.float32)
     last = first[-1] + 5
     run_id = data[tok.starts[last]:tok.stops[last]]
-    topics, code = byte_codes(qid)
+    topics, code = sorted_codes(qid)
     return TrecResults(topics, code, docno, sim, run_id)
 
 
