@@ -332,7 +332,8 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     if plan.residuals:  # the same reduction, unjudged documents counted relevant
         high = unjudged_as_relevant(cube)
         high.attrs[MEMO] = {}
-        variables["score_high"] = _values(high, plan, "compute")
+        variables["score_high"] = _values(measure_judgments(high, plan.computed), plan,
+                                          "compute")
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
                                            cube["intent_valid"].values.any(axis=1)) if not ok]
     method = variables.pop("ties_method", None)
@@ -374,16 +375,17 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     return result, unjudged
 
 
-def _values(cube: xr.Dataset, plan: _Plan, how: str, which: list[int] | None = None, *,
-            progress: bool = False) -> list[xr.DataArray]:
-    """``(run, topic)`` values of the measures ``which`` of ``plan`` (all by default) on
-    the judged ``cube``: ``how="compute"`` scores the lists as they stand, ``"expected"``
-    gives each measure's exact expectation over tie orders, ``"best"`` and ``"worst"``
-    score the lists with their tie groups sorted best or worst first
-    (:func:`xdiv.core.ties.sorted_within_ties`)."""
+def _values(views: list[xr.Dataset], plan: _Plan, how: str, which: list[int] | None = None,
+            *, progress: bool = False) -> list[xr.DataArray]:
+    """``(run, topic)`` values of the measures ``which`` of ``plan`` (all by default), each
+    on its judged view (``views``, one per measure of ``plan``:
+    :func:`xdiv.core.adhoc.measure_judgments`): ``how="compute"`` scores the lists as
+    they stand, ``"expected"`` gives each measure's exact expectation over tie orders,
+    ``"best"`` and ``"worst"`` score the lists with their tie groups sorted best or worst
+    first (:func:`xdiv.core.ties.sorted_within_ties`)."""
     which = list(range(len(plan.computed))) if which is None else which
     chosen = [plan.computed[k] for k in which]
-    views = measure_judgments(cube, chosen)
+    views = [views[k] for k in which]
     if how in ("best", "worst"):
         sorted_views: dict[int, xr.Dataset] = {}
         for view in views:
@@ -401,8 +403,9 @@ def _tie_scores(cube: xr.Dataset, plan: _Plan, *, progress: bool = False) -> dic
     """The score variables (lists of ``(run, topic)`` values, one per measure) under
     ``plan.ties``, and ``ties_method``, the way each measure was scored over tie orders."""
     n = len(plan.computed)
+    views = measure_judgments(cube, plan.computed)  # the adhoc conversions, made once
     if plan.ties is None:
-        return {"score": _values(cube, plan, "compute", progress=progress)}
+        return {"score": _values(views, plan, "compute", progress=progress)}
     if plan.ties == "expected":
         exact = [k for k in range(n) if plan.computed[k].definition.expected is not None]
     else:
@@ -410,20 +413,19 @@ def _tie_scores(cube: xr.Dataset, plan: _Plan, *, progress: bool = False) -> dic
     sampled = [k for k in range(n) if k not in exact]
     draws = _sampled_orders(cube, plan, sampled)
     if plan.ties == "expected":
-        score = _placed(n, exact, _values(cube, plan, "expected", exact, progress=progress),
+        score = _placed(n, exact, _values(views, plan, "expected", exact, progress=progress),
                         sampled, [d.mean("sample") for d in draws])
         spread = [d.std("sample", ddof=1) / np.sqrt(d.sizes["sample"]) for d in draws]
         zero = [xr.zeros_like(score[k]) for k in exact]
         return {"score": score, "score_se": _placed(n, exact, zero, sampled, spread),
                 "ties_method": ["exact" if k in exact else "sampled" for k in range(n)]}
-    score = _values(cube, plan, "compute", progress=progress)
-    low = _values(cube, plan, "worst", exact)
-    high = _values(cube, plan, "best", exact)
+    score = _values(views, plan, "compute", progress=progress)
+    low = _values(views, plan, "worst", exact)
+    high = _values(views, plan, "best", exact)
     drawn_low = [np.minimum(d.min("sample"), score[k]) for k, d in zip(sampled, draws)]
     drawn_high = [np.maximum(d.max("sample"), score[k]) for k, d in zip(sampled, draws)]
     score_min = _placed(n, exact, low, sampled, drawn_low)
     score_max = _placed(n, exact, high, sampled, drawn_high)
-    views = measure_judgments(cube, plan.computed)
     method = ["sampled" if k in sampled else "exact" if views[k].sizes["intent"] == 1
               else "bounds" for k in range(n)]
     return {"score": score, "score_min": score_min, "score_max": score_max,
@@ -461,7 +463,8 @@ def _sampled_orders(cube: xr.Dataset, plan: _Plan, which: list[int]) -> list[xr.
     samples = plan.tie_samples
     parts = []
     if (~tied).any():
-        plain = _values(cube.isel(run=np.flatnonzero(~tied)), plan, "compute", which)
+        untied = cube.isel(run=np.flatnonzero(~tied))
+        plain = _values(measure_judgments(untied, plan.computed), plan, "compute", which)
         parts.append([v.expand_dims(sample=samples) for v in plain])
     if tied.any():
         parts.append(_shuffled_values(cube.isel(run=np.flatnonzero(tied)), plan, which))
