@@ -86,8 +86,8 @@ def _refuse(reason: str) -> int:
 def trec_eval_options(args):
     """The :class:`~xdiv.formats.trec_eval_tool.Options` of parsed ``xdiv trec_eval``
     arguments (numbers read with C's ``atol``, as trec_eval reads them)."""
-    from ..formats.trec_eval_tool import MAXLONG, Options
-    from ..io.trec_eval_input import c_atol
+    from ..formats.trec_eval_table import MAXLONG, Options
+    from ..io.trec_eval_text import c_atol
 
     def number(text: str) -> int:
         return c_atol(text.encode("utf-8", "surrogateescape"))

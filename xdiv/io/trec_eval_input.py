@@ -35,9 +35,6 @@ emulation otherwise.
 from __future__ import annotations
 
 import bisect
-import os
-import re
-import stat
 import sys
 from typing import NamedTuple
 
@@ -45,69 +42,13 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .plain import single_separated, sorted_codes
+from .trec_eval_text import (PLAIN_INTEGER, PLAIN_NUMBER, SPACE_BYTES, NotReproduced,
+                             TrecEvalExit, file_bytes, malformed_line, path_message, with_newline,
+                             c_atof, c_atol)
 
 __all__ = ["NotReproduced", "TrecEvalExit", "TrecPrefs", "TrecQrels", "TrecQrelsJg",
            "TrecResults", "TrecZscores", "c_atof", "c_atol", "read_trec_prefs",
            "read_trec_qrels", "read_trec_qrels_jg", "read_trec_results", "read_trec_zscores"]
-
-SPACE_BYTES = b" \t\n\v\f\r"
-"""The bytes C's ``isspace`` accepts in the C locale (Python's ``bytes.split()`` set)."""
-LONG_RANGE = (-(2 ** 63), 2 ** 63 - 1)
-"""What ``atol`` saturates to (a 64-bit ``long``)."""
-PLAIN_INTEGER = b"0123456789+-"
-PLAIN_NUMBER = b"0123456789+-.eE"
-
-_INTEGER_PREFIX = re.compile(rb"[+-]?[0-9]+")
-_NUMBER_PREFIX = re.compile(
-    rb"(?P<sign>[+-]?)(?:"
-    rb"(?P<hex>0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
-    rb"|(?P<dec>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
-    rb"|(?P<inf>[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)"
-    rb"|(?P<nan>[nN][aA][nN](?:\([0-9A-Za-z_]*\))?))")
-
-
-class TrecEvalExit(Exception):
-    """trec_eval stops here: ``stderr`` (bytes) is what it writes on standard error and
-    ``status`` its exit status."""
-
-    def __init__(self, stderr: bytes, status: int):
-        super().__init__(stderr.decode("latin-1"))
-        self.stderr = stderr
-        self.status = status
-
-
-class NotReproduced(Exception):
-    """An input on which trec_eval's behaviour is undefined or cannot be reproduced (it
-    reads past its buffers or crashes); the message says why."""
-
-
-def c_atol(token: bytes) -> int:
-    """C's ``atol``: the longest decimal integer prefix of ``token``, 0 if there is none,
-    saturated to the range of a 64-bit ``long``."""
-    match = _INTEGER_PREFIX.match(token)
-    if match is None:
-        return 0
-    return min(max(int(match.group()), LONG_RANGE[0]), LONG_RANGE[1])
-
-
-def c_atof(token: bytes) -> float:
-    """C's ``atof`` (glibc's ``strtod``, correctly rounded): the value of the longest
-    prefix of ``token`` that is a decimal or hexadecimal number, an infinity or a NaN; 0
-    if there is none."""
-    match = _NUMBER_PREFIX.match(token)
-    if match is None:
-        return 0.0
-    negative = match.group("sign") == b"-"
-    if match.group("hex"):
-        value = float.fromhex(match.group("hex").decode())
-    elif match.group("dec"):
-        value = float(match.group("dec"))
-    elif match.group("inf"):
-        value = float("inf")
-    else:
-        value = float("nan")
-    return -value if negative else value
-
 
 def _integers(tokens: np.ndarray) -> np.ndarray:
     """``atol`` of every token (``S`` dtype), by numpy where each is a plain integer."""
@@ -175,35 +116,6 @@ class TrecResults(NamedTuple):
     docno: np.ndarray
     sim: np.ndarray
     run_id: bytes | None
-
-
-def _say(text: str, path: str) -> bytes:
-    return text.encode() % os.fsencode(path)
-
-
-def _file_bytes(path: str, what: str, reader: str) -> bytes:
-    """The bytes of a regular, non-empty file, or trec_eval's refusal."""
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
-            raise _cannot_read(path, what, reader)
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        raise _cannot_read(path, what, reader) from None
-    if not data:
-        raise _cannot_read(path, what, reader)
-    return data
-
-
-def _cannot_read(path: str, what: str, reader: str) -> TrecEvalExit:
-    return TrecEvalExit(_say(f"trec_eval.{reader}: Cannot read {what} file '%s'\n", path)
-                        + _say("trec_eval: Quit in file '%s'\n", path), 2)
-
-
-def _malformed(path: str, reader: str, line: int) -> TrecEvalExit:
-    return TrecEvalExit(f"trec_eval.{reader}: Malformed line {line}\n".encode()
-                        + _say("trec_eval: Quit in file '%s'\n", path), 2)
 
 
 class _Tokens(NamedTuple):
@@ -284,21 +196,12 @@ def _cut(tok: _Tokens, fields: np.ndarray) -> np.ndarray:
     return rows.view(f"S{longest}").ravel()
 
 
-def _with_newline(data: bytes, path: str, what: str) -> bytes:
-    if b"\0" in data:
-        hint = " (gzip data: trec_eval reads files as they are; decompress it first)" if \
-            data.startswith(b"\x1f\x8b") else ""
-        raise NotReproduced(f"{what} file {path!r} holds a NUL byte, which trec_eval does "
-                            f"not read as a character{hint}")
-    return data if data.endswith(b"\n") else data + b"\n"
-
-
 def _qrels_lines(path: str, version: int, reader: str, *, width: int = 4,
                  what: str = "qrels") -> list[np.ndarray]:
     """The ``width`` fields of the data lines of a qrels file (``S`` arrays), read as
     trec_eval's ``get_qrels`` (``reader``) reads them."""
-    data = _file_bytes(path, what, "get_prefs" if what == "prefs" else reader)
-    data = _with_newline(data, path, what)
+    data = file_bytes(path, what, "get_prefs" if what == "prefs" else reader)
+    data = with_newline(data, path, what)
     tok = _tokens(data, width)
     n_lines = len(tok.counts)
     data_line = np.ones(n_lines, dtype=bool)
@@ -316,7 +219,7 @@ def _qrels_lines(path: str, version: int, reader: str, *, width: int = 4,
     counts = tok.counts[data_line]
     bad = np.flatnonzero(counts != width)
     if len(bad):
-        raise _malformed(path, reader, int(bad[0]) + 1)
+        raise malformed_line(path, reader, int(bad[0]) + 1)
     fields = (tok.first[data_line][:, None] + np.arange(width)).ravel()
     return [_cut(tok, fields[k::width]) for k in range(width)]
 
@@ -386,7 +289,7 @@ def read_trec_qrels_jg(path: str, *, version: int = 10) -> TrecQrelsJg:
     if len(twice):
         raise TrecEvalExit(b"trec_eval.get_qrels: duplicate docs %s\n"
                            % bytes(docno[twice[0] + 1])
-                           + _say("trec_eval: Quit in file '%s'\n", path), 2)
+                           + path_message("trec_eval: Quit in file '%s'\n", path), 2)
     new_group = np.r_[True, ~same_group] if len(qid) else np.zeros(0, dtype=bool)
     group_start = np.r_[np.flatnonzero(new_group), len(qid)]
     group_qid = qid[new_group]
@@ -456,9 +359,9 @@ def read_trec_results(path: str, *, version: int = 10) -> TrecResults:
     """
     if version >= 10 and path.startswith("-"):
         data = sys.stdin.buffer.read()
-        data = _with_newline(data, path, "results") if data else b"\n"
+        data = with_newline(data, path, "results") if data else b"\n"
     else:
-        data = _with_newline(_file_bytes(path, "results", "get_results"), path, "results")
+        data = with_newline(file_bytes(path, "results", "get_results"), path, "results")
     tok = _tokens(data, 6)
     has_fields = tok.counts > 0
     if version >= 10:
@@ -470,7 +373,7 @@ def read_trec_results(path: str, *, version: int = 10) -> TrecResults:
     counts = tok.counts[data_line]
     bad = np.flatnonzero(counts < 6)
     if len(bad):
-        raise _malformed(path, "get_results", int(bad[0]) + 1)
+        raise malformed_line(path, "get_results", int(bad[0]) + 1)
     first = tok.first[data_line]
     if len(first) == 0:
         empty = np.zeros(0, dtype="S1")
@@ -526,12 +429,12 @@ def read_trec_zscores(path: str, *, version: int = 10) -> TrecZscores:
         For a NUL byte.
     """
     try:
-        data = _file_bytes(path, "zscores", "get_zscores")
+        data = file_bytes(path, "zscores", "get_zscores")
     except TrecEvalExit:
         reader = "get_zscores" if version >= 10 else "get_prefs"  # 9.0.8's message
-        raise TrecEvalExit(_say(f"trec_eval.{reader}: Cannot read zscores file '%s'\n",
+        raise TrecEvalExit(path_message(f"trec_eval.{reader}: Cannot read zscores file '%s'\n",
                                 path), 255) from None
-    tok = _tokens(_with_newline(data, path, "zscores"), 4)
+    tok = _tokens(with_newline(data, path, "zscores"), 4)
     bad = np.flatnonzero(tok.counts != 4)
     if len(bad):
         raise TrecEvalExit(f"trec_eval.get_zscores: Malformed line {int(bad[0]) + 1}\n"
