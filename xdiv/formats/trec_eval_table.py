@@ -15,7 +15,7 @@ from ..io.trec_eval_text import NotReproduced, c_atof, c_atol
 
 __all__ = ["MAXLONG", "MEASURES", "NICKNAMES", "Marked", "Measure", "Options", "Outcome",
            "Stop", "c_double", "c_long", "encoded", "initialised", "measure_arguments",
-           "supported_measures", "version_string"]
+           "summary_lines", "supported_measures", "topic_lines", "version_string"]
 
 MAXLONG = 2147483647
 """trec_eval's default ``-M`` (its ``MAXLONG``)."""
@@ -379,3 +379,92 @@ SUPPORTED = frozenset(m.name for m in MEASURES)
 def supported_measures() -> list[str]:
     """The measures ``xdiv trec_eval`` computes, in trec_eval's order."""
     return [m.name for m in MEASURES if m.name in SUPPORTED]
+
+
+
+# ------------------------------------------------------------------ printing
+
+
+def topic_lines(marked: list[Marked], values: list[list], e: int, qid: bytes,
+                zscore: bool, relstrings: list | None) -> list[bytes]:
+    """The ``-q`` lines of evaluated topic ``e`` (``qid``): ``values[k][e][j]`` is the
+    ``j``-th value of measure ``marked[k]`` (``Z`` before each name with ``-Z``)."""
+    lines = []
+    for m, v in zip(marked, values):
+        kind = m.measure.per_topic
+        if kind == "none":
+            continue
+        if kind == "relstring":
+            lines.append(b"%-22s\t%s\t'%s'\n" % (m.names[0].encode(), qid,
+                                                   relstrings[e] if relstrings else b""))
+            continue
+        for j, name in enumerate(m.names):
+            value = float(v[e][j])
+            if kind == "long" and not zscore:
+                text = c_long(value)
+            else:
+                text = c_double(value)
+            lines.append(b"%s%-22s\t%s\t%s\n" % (b"Z" if zscore else b"", name.encode(),
+                                                  qid, text.encode()))
+    return lines
+
+
+def _sequential_sums(rows: list, width: int) -> list[float]:
+    """Per value, the sum over the topics (``rows``), added in order."""
+    if not rows:
+        return [0.0] * width
+    total = [float(x) for x in rows[0]]
+    for row in rows[1:]:
+        total = [a + b for a, b in zip(total, row)]
+    return total
+
+
+def summary_lines(marked: list[Marked], values: list[list], n_evaluated: int,
+                  n_topics: int, n_relevant: int, run_id: bytes | None,
+                  options: Options) -> list[bytes]:
+    """The summary lines: each measure's values (``values[k][e][j]`` as in
+    :func:`topic_lines`) added over the topics in order and averaged as trec_eval
+    averages it (``-c``: over the ``n_topics`` of the qrels; num_rel: the ``n_relevant``
+    judgments above 0 of the whole qrels)."""
+    n = n_topics if options.complete else n_evaluated
+    zscore = options.zscores is not None
+    prefix = b"Z" if zscore else b""
+    lines = []
+    for m, v in zip(marked, values):
+        measure = m.measure
+        total = _sequential_sums(v, len(m.names))
+        if measure.average == "mean":
+            if n:
+                total = [t / float(n) for t in total]
+        elif measure.average == "geometric":
+            if n > 0:
+                s = total[0]
+                if options.complete:
+                    s += (n - n_evaluated) * math.log(MIN_GEO_MEAN)
+                total = [_c_exp(s / n)]
+        elif measure.average == "topics":
+            total = [float(n)]
+        elif measure.average == "relevant" and options.complete:
+            total = [float(n_relevant)]
+        if not options.summary or measure.summary == "none":
+            continue
+        if measure.summary == "runid":
+            lines.append(b"%-22s\t%s\t%s\n" % (b"runid", b"all", run_id))
+            continue
+        for j, name in enumerate(m.names):
+            value = total[j]
+            text = c_long(value) if measure.summary == "long" and not zscore else \
+                c_double(value)
+            lines.append(b"%s%-22s\t%s\t%s\n" % (prefix, name.encode(), b"all",
+                                                  text.encode()))
+    return lines
+
+
+def _c_exp(x: float) -> float:
+    """C's ``exp`` (libm's, through ``math.exp``), infinite on overflow, NaN for NaN."""
+    if math.isnan(x):
+        return x
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf

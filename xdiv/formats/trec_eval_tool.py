@@ -49,9 +49,9 @@ from ..io.plain import sorted_codes
 from ..kernels import trec_eval as K
 from .trec_eval_table import (BOGUS_DOCNO, LEVEL_LIMIT, MEASURES, MIN_GEO_MEAN, NICKNAMES,
                               REL_FORMATS, RESULTS_FORMATS, SUPPORTED, Measure, Options,
-                              Outcome, c_long, encoded, initialised, Marked,
+                              Outcome, encoded, initialised, Marked,
                               measure_arguments, Stop, c_double, supported_measures,
-                              version_string)
+                              summary_lines, topic_lines, version_string)
 
 __all__ = ["MEASURES", "NICKNAMES", "Options", "Outcome", "Measure", "c_double",
            "supported_measures", "trec_eval_run", "version_string"]
@@ -990,86 +990,6 @@ def _prefs_pair(name: str, t: _PrefsTopic) -> float:
 # ------------------------------------------------------------------ the program
 
 
-def _lines_of_topic(marked: list[Marked], values: list[np.ndarray], e: int, qid: bytes,
-                    zscore: bool, relstrings: list | None) -> list[bytes]:
-    lines = []
-    for m, v in zip(marked, values):
-        kind = m.measure.per_topic
-        if kind == "none":
-            continue
-        if kind == "relstring":
-            lines.append(b"%-22s\t%s\t'%s'\n" % (m.names[0].encode(), qid,
-                                                   relstrings[e] if relstrings else b""))
-            continue
-        for j, name in enumerate(m.names):
-            value = float(v[e, j])
-            if kind == "long" and not zscore:
-                text = c_long(value)
-            else:
-                text = c_double(value)
-            lines.append(b"%s%-22s\t%s\t%s\n" % (b"Z" if zscore else b"", name.encode(),
-                                                  qid, text.encode()))
-    return lines
-
-
-def _sequential_sum(values: np.ndarray) -> np.ndarray:
-    """Sum over the topic axis (the first), adding the topics in order."""
-    if len(values) == 0:
-        return np.zeros(values.shape[1:])
-    return np.cumsum(values, axis=0)[-1]
-
-
-def _summary(marked: list[Marked], values: list[np.ndarray], n_evaluated: int,
-             n_topics: int, n_relevant: int, run_id: bytes | None,
-             options: Options) -> list[bytes]:
-    """The summary lines: each measure's values added over the topics in order and
-    averaged as trec_eval averages it (``-c``: over the ``n_topics`` of the qrels;
-    num_rel: the ``n_relevant`` judgments above 0 of the whole qrels)."""
-    n = n_topics if options.complete else n_evaluated
-    zscore = options.zscores is not None
-    prefix = b"Z" if zscore else b""
-    lines = []
-    for m, v in zip(marked, values):
-        measure = m.measure
-        total = _sequential_sum(v)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if measure.average == "mean":
-                if n:
-                    total = total / np.float64(n)
-            elif measure.average == "geometric":
-                if n > 0:
-                    s = float(total[0])
-                    if options.complete:
-                        s += (n - n_evaluated) * math.log(MIN_GEO_MEAN)
-                    total = np.array([_c_exp(s / n)])
-            elif measure.average == "topics":
-                total = np.array([float(n)])
-            elif measure.average == "relevant" and options.complete:
-                total = np.array([float(n_relevant)])
-        if not options.summary or measure.summary == "none":
-            continue
-        if measure.summary == "runid":
-            lines.append(b"%-22s\t%s\t%s\n" % (b"runid", b"all", run_id))
-            continue
-        for j, name in enumerate(m.names):
-            value = float(total[j])
-            text = c_long(value) if measure.summary == "long" and not zscore else \
-                c_double(value)
-            lines.append(b"%s%-22s\t%s\t%s\n" % (prefix, name.encode(), b"all",
-                                                  text.encode()))
-    return lines
-
-
-def _c_exp(x: float) -> float:
-    """C's ``exp`` (libm's, through ``math.exp``), infinite on overflow, NaN for NaN."""
-    if math.isnan(x):
-        return x
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return math.inf
-
-
 def _read(qrels_path: str, results_path: str, options: Options):
     if options.rel_format not in REL_FORMATS:
         raise Stop(b"trec_eval: Illegal rel_format '%s'\n" % encoded(options.rel_format), 2)
@@ -1323,17 +1243,18 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
     if zscores is not None:
         _zscored(marked, values, qids, zscores)
 
+    rows = [v.tolist() for v in values]
     out: list[bytes] = []
     if options.query:
         for e in range(evaluated):
-            out += _lines_of_topic(marked, values, e, qids[e], options.zscores is not None,
-                                   relstrings)
+            out += topic_lines(marked, rows, e, qids[e], options.zscores is not None,
+                               relstrings)
     if stop is not None:
         return Outcome(b"".join(out), stop[1], stop[2])
     if not pairs:
         return Outcome(b"".join(out),
                        b"trec_eval: No queries with both results and relevance info\n", 7)
-    out += _summary(marked, values, evaluated, len(qrels.topics),
+    out += summary_lines(marked, rows, evaluated, len(qrels.topics),
                     int((all_judgments > 0).sum()), results.run_id, options)
     return Outcome(b"".join(out), b"", 0)
 
