@@ -18,13 +18,12 @@ from ._lazy import register_accessors_when_loaded
 from ._version import __version__  # noqa: F401  (xdiv.__version__)
 from .errors import (AlignmentWarning, InputError, MeasureError, ParseError, XdivError,
                      XdivWarning)
-from .options import get_options, set_options
 
 _NAMES = {
     "to_adhoc": "core.adhoc", "qrels_frame": "core.collection", "summarize": "core.cube",
     "judge": "core.judge", "build_runs": "core.runs", "decode_docnos": "core.runs",
     "runs_frame": "core.runs", "evaluate": "engine", "evaluate_files": "engine",
-    "build_collection": "io.api",
+    "build_collection": "io.api", "get_options": "options", "set_options": "options",
     "read_qrels": "io.api", "read_prels": "io.prels", "set_doc_lengths": "io.api",
     "set_probabilities": "io.api",
     "write_qrels": "io.api", "write_run": "io.api", "attach_hierarchy": "io.hierarchy",

@@ -10,14 +10,14 @@ itself once the accessors are registered.
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import sys
-import threading
 
 __all__ = ["register_accessors_when_loaded"]
 
 _WATCHED = ("pandas", "xarray")
-_LOCK = threading.RLock()
+_LOCK = _thread.RLock()
 
 
 def _loaded(name: str) -> bool:

@@ -6,8 +6,8 @@ shown as :func:`xdiv.errors.shown` shows text (control characters escaped, at mo
 
 from __future__ import annotations
 
-import inspect
 import os
+import sys
 import warnings
 
 from .errors import MESSAGE_LIMIT, shown
@@ -20,7 +20,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 def find_stack_level() -> int:
     """The ``stacklevel`` of the innermost frame whose file lies outside the xdiv package
     (1 is the caller of :func:`warnings.warn`)."""
-    frame = inspect.currentframe()
+    frame = sys._getframe()
     level = 0
     try:
         while frame is not None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -99,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             # outputs being written were removed on the way out (xdiv.io.atomic); end as
             # a command stopped by Ctrl-C does, without a traceback
+            import signal
+
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGINT)
             return 130

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import glob
 import math
 import os
 import sys
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from .._warnings import warn
 from ..errors import InputError, XdivError, XdivWarning, shown
-from ..io._guard import check_output_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -177,6 +175,8 @@ def expand_inputs(words: list[str]) -> list[str]:
     XdivError
         ``PATTERN: no file matches``.
     """
+    import glob
+
     files = []
     for word in words:
         if word == "-" or os.path.exists(word) or not glob.has_magic(word):
@@ -192,6 +192,8 @@ def expand_inputs(words: list[str]) -> list[str]:
 def names_input(word: str) -> bool:
     """Whether ``word`` names an input: ``-`` (standard input), an existing file (a pipe
     or device included) or a glob pattern matching files."""
+    import glob
+
     if word == "-" or (os.path.exists(word) and not os.path.isdir(word)):
         return True
     return glob.has_magic(word) and bool(glob.glob(word))
@@ -217,6 +219,8 @@ def refuse_empty_outputs(args: argparse.Namespace) -> None:
 def output(path: str, *inputs: str | None) -> str:
     """Check an output path before any work: it is not empty, its folder exists, it is no
     folder, and it is not one of the command's inputs (which it would overwrite)."""
+    from ..io._guard import check_output_path
+
     text = check_output_path(path)
     for source in inputs:
         if source and os.path.exists(source) and os.path.exists(text) and \
@@ -235,6 +239,8 @@ def save_figure(fig, path: str) -> None:
 
 def figure_output(path: str, *inputs: str) -> str:
     """:func:`output` for a figure, whose format follows the extension."""
+    from ..io._guard import check_output_path
+
     check_output_path(path)
     if os.path.splitext(path)[1].lower() not in FIGURE_FORMATS:
         raise XdivError(f"{path}: name a .png, .svg or .pdf file (the format follows the "
