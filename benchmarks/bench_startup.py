@@ -96,6 +96,13 @@ def main() -> None:
     xdiv = shutil.which("xdiv") or sys.exit("the xdiv command is not installed")
     if not os.access(GNU_TIME, os.X_OK):
         raise SystemExit("GNU time is needed for the peak memory: apt-get install time")
+    # an installed package carries its compiled bytecode (pip compiles it); a checkout run
+    # with PYTHONDONTWRITEBYTECODE set would otherwise compile every changed module at
+    # each start
+    import xdiv as package
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(package.__file__).parent)],
+                   check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         ndeval = build_ndeval(folder / "ndeval-src")

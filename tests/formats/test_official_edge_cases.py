@@ -6,10 +6,12 @@ built from the same source with only the risk-sensitive label changed, its 2013 
 (``run (rel to. base, rs=1+a, a=A)``, commas where the source has semicolons); the
 gdeval.pl that ir_measures ships (run with perl; skipped when absent). That gdeval.pl is
 a 2019 revision of gdeval 1.2 without ``-c``, ``-k`` (the depth is its third argument)
-and ``-baseline``, and prints no mean line: its rows are compared, and gdeval 1.3's
+and ``-baseline``, and prints no mean line: its rows are compared. gdeval 1.3's
 risk-sensitive behaviour (its label, its bug with ``-c -baseline``) is checked on a
-hand-built example whose numbers are derived here from gdeval 1.3's documented
-behaviour, not by running gdeval 1.3.
+hand-built example whose numbers are derived here from gdeval 1.3's behaviour, and
+against gdeval 1.3 itself (the TREC 2013 Web Track release) on random cases when
+``XDIV_GDEVAL_13`` names its gdeval.pl, which neither xdiv nor the package registry
+distributes (skipped otherwise).
 
 Each case runs both paths of the commands: plain files take the numpy path
 (:mod:`xdiv.formats.plain`); the same files with CRLF line ends, which both tools read
@@ -307,6 +309,65 @@ def test_gdeval_baseline_bug_by_hand(tmp_path, capsys):
     plain = _xdiv(capsys, "gdeval", "-baseline", base, "-riskAlpha", "1", qrels, run)
     assert _xdiv(capsys, "gdeval", "--gdeval-baseline-bug", "-baseline", base,
                  "-riskAlpha", "1", qrels, run) == plain
+
+
+@pytest.fixture(scope="module")
+def gdeval_13() -> list[str]:
+    """gdeval 1.3, the TREC 2013 Web Track release, as ``perl PATH``: neither xdiv nor the
+    package registry distributes it, so the tests that run it need ``XDIV_GDEVAL_13``
+    set to its gdeval.pl (whose ``-v`` prints ``version 1.3``)."""
+    import os
+
+    path = os.environ.get("XDIV_GDEVAL_13")
+    if not path:
+        pytest.skip("set XDIV_GDEVAL_13 to gdeval 1.3's gdeval.pl to compare with it")
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    version = subprocess.run(["perl", path, "-v"], capture_output=True, text=True).stdout
+    if "version 1.3 " not in version:
+        pytest.fail(f"XDIV_GDEVAL_13={path} is not gdeval 1.3: {version.strip()}")
+    return ["perl", path]
+
+
+def _gdeval_case(seed: int) -> tuple[str, str, str]:
+    """Adhoc qrels, a run and a baseline for gdeval 1.3: numeric topics, grades -2 to 4,
+    ties in score, topics missing from either run."""
+    rng = np.random.default_rng(seed)
+    topics = [str(t) for t in sorted(rng.choice(np.arange(1, 12), size=rng.integers(2, 8),
+                                                replace=False))]
+    docs = [f"doc{k}" for k in range(12)]
+    qrels = "".join(f"{t} 0 {d} {rng.choice([-2, 0, 0, 1, 2, 3, 4])}\n" for t in topics
+                    for d in rng.choice(docs, size=rng.integers(1, 8), replace=False))
+
+    def run(tag: str) -> str:
+        lines = []
+        for t in topics:
+            if rng.random() < 0.3:
+                continue  # a topic this run did not retrieve
+            for rank, d in enumerate(rng.choice(docs, size=rng.integers(1, 10),
+                                                replace=False), 1):
+                lines.append(f"{t} Q0 {d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}\n")
+        return "".join(lines) or f"{topics[0]} Q0 doc0 1 1 {tag}\n"
+
+    return qrels, run("run"), run("base")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_gdeval_matches_gdeval_13(seed, gdeval_13, tmp_path, capsys):
+    """``xdiv gdeval --risk-label 2013 --gdeval-baseline-bug`` prints what gdeval 1.3
+    prints, with and without -c and a baseline, at several -k."""
+    qrels, run, base = (tmp_path / name for name in ("q", "run", "base"))
+    for path, text in zip((qrels, run, base), _gdeval_case(seed)):
+        path.write_text(text)
+    k = ["-k", str(1 + seed % 7)] if seed % 2 else []
+    for flags in ([], ["-c"], ["-baseline", base, "-riskAlpha", "1.5"],
+                  ["-c", "-baseline", base, "-riskAlpha", "0"],
+                  ["-c", "-baseline", base, "-riskAlpha", "2"]):
+        theirs = subprocess.run([*gdeval_13, *k, *map(str, flags), str(qrels), str(run)],
+                                capture_output=True, text=True)
+        status, out, _ = _xdiv(capsys, "gdeval", "--risk-label", "2013",
+                               "--gdeval-baseline-bug", *k, *flags, qrels, run)
+        assert (status, out) == (theirs.returncode, theirs.stdout), flags
 
 
 # ------------------------------------------------------------------ topic labels
