@@ -67,3 +67,16 @@ def test_the_lean_modules_load_none_of_the_heavy_libraries():
             "            blame.setdefault(m.split('.')[0], name)\n"
             "print(json.dumps(blame))")
     assert _python(code) == "{}"
+
+
+NUMPY_FREE = ("xdiv.cli", "xdiv.cli.trec_eval", "xdiv.io.trec_eval_text",
+              "xdiv.formats.trec_eval_table", "xdiv.formats.trec_eval_lean")
+"""What ``xdiv trec_eval`` imports before it knows whether the full program is needed
+(docs/contributing.md)."""
+
+
+def test_the_trec_eval_start_loads_no_numpy():
+    loaded = _python(f"import sys\nfor name in {NUMPY_FREE!r}:\n    __import__(name)\n"
+                     "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+                     "('numpy', 'dataclasses', 'pathlib', 'tempfile', 'inspect')))")
+    assert loaded == "[]"

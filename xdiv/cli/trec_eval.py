@@ -1,6 +1,7 @@
 """``xdiv trec_eval``: TREC's trec_eval (10.0, or 9.0.8 with ``--version-9``), with its
-options, its output, its messages and its exit statuses, byte for byte (see
-:mod:`xdiv.formats.trec_eval_tool`)."""
+options, its output, its messages and its exit statuses, byte for byte: the everyday
+case in plain Python (:mod:`xdiv.formats.trec_eval_lean`), anything else by the full
+program (:mod:`xdiv.formats.trec_eval_tool`)."""
 
 from __future__ import annotations
 
