@@ -412,6 +412,19 @@ def test_option_errors_and_parameters(trec_eval_10, trec_eval_9, tmp_path, args)
     _compare(trec_eval_9, [*args, q, r], version=9)
 
 
+@pytest.mark.parametrize("args", [["--nosuch"], ["-x"], [], ["only-one"], ["a", "b", "c"],
+                                  ["-M"]], ids=str)
+def test_usage_errors_exit_as_trec_eval_does(trec_eval_10, args):
+    """A bad option or a wrong number of file names: trec_eval prints its usage and exits
+    with 1; xdiv prints argparse's usage and message, and exits with 1 too."""
+    theirs = subprocess.run([str(trec_eval_10), *args], capture_output=True)
+    ours = subprocess.run([sys.executable, "-c", "import sys; from xdiv.cli import main; "
+                           "sys.exit(main(sys.argv[1:]))", "trec_eval", *args],
+                          capture_output=True, text=True)
+    assert theirs.returncode == ours.returncode == 1
+    assert ours.stderr.startswith("usage: xdiv trec_eval") and "error:" in ours.stderr
+
+
 def test_refusals_say_so(tmp_path, capsys):
     """What is not reproduced is one line on standard error and status 1."""
     from xdiv.cli import main

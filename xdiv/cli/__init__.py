@@ -75,7 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     alone = ALONE.get(argv[0]) if argv else None
-    args = parser((alone,) if alone else COMMAND_FAMILIES).parse_args(argv)
+    top = parser((alone,) if alone else COMMAND_FAMILIES)
+    args, extra = top.parse_known_args(argv)
+    if extra:  # as parse_args says it, by the command's own error when it has one
+        getattr(args, "usage_error", top.error)(f"unrecognized arguments: {' '.join(extra)}")
     with warnings.catch_warnings():
         if args.quiet:
             warnings.simplefilter("ignore")

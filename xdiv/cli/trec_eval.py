@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
         "trec_eval", help="TREC's trec_eval, output byte for byte",
         description=textwrap.fill(ABOUT, 79), epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.set_defaults(handler=run_trec_eval)
+    parser.error = _error_with_status_1(parser)
+    parser.set_defaults(handler=run_trec_eval, usage_error=parser.error)
     add = parser.add_argument
     add("-q", "--query_eval_wanted", action="store_true", dest="query",
         help="also print each topic's values")
@@ -76,6 +77,17 @@ def add_parser(sub) -> None:
     add("qrels", metavar="QRELS", help="qrels file (topic iter docno level)")
     add("results", metavar="RESULTS",
         help="run file (topic Q0 docno rank score tag); '-' for standard input")
+
+
+def _error_with_status_1(parser: argparse.ArgumentParser):
+    """The parser's ``error``: argparse's usage line and message, and the status
+    trec_eval exits with on a bad option or a missing file name (1; argparse's is 2)."""
+
+    def error(message: str):
+        parser.print_usage(sys.stderr)
+        parser.exit(1, f"{parser.prog}: error: {message}\n")
+
+    return error
 
 
 def _refuse(reason: str) -> int:
