@@ -192,7 +192,8 @@ def test_the_command_answers_clean_files_without_numpy(tmp_path):
     probe = ("import sys\nfrom xdiv.cli import main\nstatus = main(sys.argv[1:])\n"
              "print('numpy' in sys.modules, status)")
     outputs = []
-    for text in ("1 Q0 d1 1 2.5 r\n1 Q0 d2 2 1.0 r\n", "1 Q0 d1 1 2.5 r\n# c\n1 Q0 d2 2 1 r\n"):
+    for text in ("1 Q0 d1 1 2.5 r\n1 Q0 d2 2 1.0 r\n",
+                 "1 Q0 d1 1 2.5 r\n# c\n1 Q0 d2 2 1 r\n"):
         run.write_text(text)
         proc = subprocess.run([sys.executable, "-c", probe, "trec_eval", "-m", "map",
                                "-m", "P.1", str(qrels), str(run)], capture_output=True,

@@ -28,10 +28,10 @@ import itertools
 import math
 import operator
 
-from ..io.trec_eval_text import LONG_RANGE, PLAIN_NUMBER, NotReproduced, TrecEvalExit, file_bytes
-from .trec_eval_table import (LEVEL_LIMIT, MEASURES, NICKNAMES, MIN_GEO_MEAN, Options,
-                              Outcome, Stop, initialised, measure_arguments, summary_lines,
-                              topic_lines)
+from ..io.trec_eval_text import (LONG_RANGE, PLAIN_NUMBER, NotReproduced, TrecEvalExit,
+                                 file_bytes)
+from .trec_eval_table import (LEVEL_LIMIT, MIN_GEO_MEAN, NICKNAMES, Options, Outcome, Stop,
+                              marked_measures, measure_arguments, summary_lines, topic_lines)
 
 __all__ = ["LEAN_MEASURES", "lean_run"]
 
@@ -51,14 +51,9 @@ def lean_run(qrels_path: str, results_path: str, options: Options) -> Outcome | 
         return None
     try:
         names, given = measure_arguments(options.measures, options.version)
-        names = names or list(NICKNAMES["official"])
-        if not set(names) <= LEAN_MEASURES:
+        if not set(names or NICKNAMES["official"]) <= LEAN_MEASURES:
             return None
-        first_given: dict = {}
-        for name, params in given:
-            first_given.setdefault(name, params)
-        by_name = {m.name: m for m in MEASURES}
-        marked = [initialised(by_name[n], first_given.get(n)) for n in names]
+        marked = marked_measures(names, given)
         qrels = _clean_qrels(file_bytes(qrels_path, "qrels", "get_qrels"))
         if qrels is None:
             return None

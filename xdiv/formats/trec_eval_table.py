@@ -14,7 +14,7 @@ from typing import NamedTuple
 from ..io.trec_eval_text import NotReproduced, c_atof, c_atol
 
 __all__ = ["MAXLONG", "MEASURES", "NICKNAMES", "Marked", "Measure", "Options", "Outcome",
-           "Stop", "c_double", "c_long", "encoded", "initialised", "measure_arguments",
+           "Stop", "c_double", "c_long", "encoded", "initialised", "marked_measures", "measure_arguments",
            "summary_lines", "supported_measures", "topic_lines", "version_string"]
 
 MAXLONG = 2147483647
@@ -349,6 +349,18 @@ def initialised(measure: Measure, given: str | None) -> Marked:
             return Marked(measure, tuple(measure.defaults), (name,))
         return Marked(measure, _pairs(name, given), (f"{name}_{given}",))
     return Marked(measure, (), (name,))
+
+
+def marked_measures(names: list[str], given: list[tuple[str, str]]) -> list[Marked]:
+    """The measures ``names`` (:func:`measure_arguments`' first value, or the default
+    ``official`` ones when it is empty) with their parameters: the first ``-m
+    NAME.params`` of each in ``given`` wins; raises :class:`Stop` as trec_eval exits."""
+    first_given: dict = {}
+    for name, params in given:
+        first_given.setdefault(name, params)
+    by_name = {m.name: m for m in MEASURES}
+    return [initialised(by_name[n], first_given.get(n))
+            for n in names or NICKNAMES["official"]]
 
 
 def _pairs(name: str, given: str) -> tuple[tuple[str, float], ...]:

@@ -48,10 +48,10 @@ from ..io.trec_eval_input import (NotReproduced, TrecEvalExit, TrecPrefs, TrecQr
 from ..io.plain import sorted_codes
 from ..kernels import trec_eval as K
 from .trec_eval_table import (BOGUS_DOCNO, LEVEL_LIMIT, MEASURES, MIN_GEO_MEAN, NICKNAMES,
-                              REL_FORMATS, RESULTS_FORMATS, SUPPORTED, Measure, Options,
-                              Outcome, encoded, initialised, Marked,
-                              measure_arguments, Stop, c_double, supported_measures,
-                              summary_lines, topic_lines, version_string)
+                              REL_FORMATS, RESULTS_FORMATS, SUPPORTED, Marked, Measure,
+                              Options, Outcome, Stop, c_double, encoded, marked_measures,
+                              measure_arguments, summary_lines, supported_measures,
+                              topic_lines, version_string)
 
 __all__ = ["MEASURES", "NICKNAMES", "Options", "Outcome", "Measure", "c_double",
            "supported_measures", "trec_eval_run", "version_string"]
@@ -1180,13 +1180,8 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
     if options.max_docs < 0:
         raise NotReproduced("-M below 0 (trec_eval crashes)")
     qrels, results, zscores = _read(qrels_path, results_path, options)
-    if not names:
-        names = list(NICKNAMES["official"])
-    first_given: dict = {}
-    for name, params in given:
-        first_given.setdefault(name, params)
-    by_name = {m.name: m for m in MEASURES}
-    marked = [initialised(by_name[n], first_given.get(n)) for n in names]
+    marked = marked_measures(names, given)
+    names = [m.measure.name for m in marked]
     for m in marked:
         if m.measure.params == "pairs" and any(not math.isfinite(v) for _, v in m.values):
             raise NotReproduced(f"a gain that is not a finite number in -m {m.names[0]}")

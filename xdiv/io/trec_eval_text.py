@@ -92,7 +92,8 @@ def file_bytes(path: str, what: str, reader: str) -> bytes:
 
 
 def _cannot_read(path: str, what: str, reader: str) -> TrecEvalExit:
-    return TrecEvalExit(path_message(f"trec_eval.{reader}: Cannot read {what} file '%s'\n", path)
+    return TrecEvalExit(path_message(f"trec_eval.{reader}: Cannot read {what} file '%s'\n",
+                                     path)
                         + path_message("trec_eval: Quit in file '%s'\n", path), 2)
 
 
