@@ -26,6 +26,18 @@ def test_ndcg_by_hand():
     assert score(col, runs, "nDCG(gain=(5,10))@3") == pytest.approx(explicit, abs=1e-12)
 
 
+def test_dcg_and_idcg_by_hand():
+    """DCG and IDCG are nDCG's numerator and denominator, with its gains and cutoffs."""
+    col, runs = adhoc({"a": 2, "b": 1, "c": 0}, ["c", "b", "a"])
+    dcg, ideal = 1 / math.log2(3) + 3 / math.log2(4), 3 + 1 / math.log2(3)
+    assert score(col, runs, "DCG@3") == pytest.approx(dcg, abs=1e-12)
+    assert score(col, runs, "IDCG@3") == pytest.approx(ideal, abs=1e-12)
+    assert score(col, runs, "DCG@1") == 0.0
+    assert score(col, runs, "IDCG(gain=linear)@1") == 2.0
+    assert score(col, runs, "DCG(gain=linear)") == pytest.approx(
+        1 / math.log2(3) + 2 / math.log2(4), abs=1e-12)
+
+
 def test_case_g_ndcg_of_one_l2_document_at_rank_2():
     # seed 000 Case G: gain 2^2-1 = 3 at rank 2 over ideal 3 at rank 1 = log 2 / log 3
     col, runs = adhoc({"n": 0, "x": 2}, ["n", "x"])

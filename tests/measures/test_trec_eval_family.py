@@ -26,7 +26,8 @@ PRINTED = ["iprec_at_recall_0.00", "iprec_at_recall_0.10", "iprec_at_recall_0.50
            "Rprec_mult_1.00", "Rprec_mult_2.00", "utility", "recall_5", "recall_10",
            "recall_1000", "relative_P_5", "relative_P_30", "unj_5", "unj_20", "binG", "G",
            "ndcg_rel", "Rndcg", "success_5", "set_P", "set_relative_P", "set_recall",
-           "set_map", "set_F", "num_nonrel_judged_ret", "rbp_resid", "yaap"]
+           "set_map", "set_F", "num_nonrel_judged_ret", "rbp_resid", "yaap", "dcg",
+           "ideal_dcg"]
 """trec_eval's printed names of the measures this family adds (success: Hit)."""
 
 
@@ -65,7 +66,7 @@ def test_scores_equal_trec_evals_printed_values(tmp_path, seed):
     labels = PRINTED  # evaluate labels each measure by the name it is asked for
     checked = 0
     for run, path in paths.items():
-        printed = _printed(qrels_path, path, ("all_trec", "yaap"))
+        printed = _printed(qrels_path, path, ("all_trec", "yaap", "dcg", "ideal_dcg"))
         for name, label in zip(PRINTED, labels):
             for topic in scores["topic"].values:
                 mine = float(scores.score.sel(metric=label, run=run, topic=topic))
@@ -84,7 +85,9 @@ def test_other_parameters_follow_trec_eval(tmp_path):
     asked = {"set_F_0.5": "set_F.0.5", "rbp_resid_p=0.5": "rbp_resid.p=0.5",
              "utility_2,-1,-0.5,0": "utility.2,-1,-0.5,0"}
     ours = {"set_F_0.5": "set_F_0.5", "rbp_resid_p=0.5": "RBP-resid(p=0.5)",
-            "utility_2,-1,-0.5,0": "Utility(a=2,b=-1,c=-0.5)"}
+            "utility_2,-1,-0.5,0": "utility_2,-1,-0.5,0"}  # trec_eval's printed name
+    assert xdiv.resolve_measure("utility_2,-1,-0.5,0") == \
+        xdiv.resolve_measure("Utility(a=2,b=-1,c=-0.5)")
     printed = _printed(qrels_path, paths["run0"], tuple(asked.values()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -96,6 +99,13 @@ def test_other_parameters_follow_trec_eval(tmp_path):
             mine = float(scores.score.sel(metric=label, run="run0", topic=topic))
             if not np.isnan(mine):
                 assert abs(mine - printed[(name, topic)]) <= 5e-5 + 1e-12, (name, topic)
+
+
+@pytest.mark.parametrize("name", ["utility_1,2", "utility.1,-1,0", "utility_1,-1,0,0.5.5",
+                                  "utility.1,-1,0,0,5"])
+def test_utility_names_give_four_coefficients(name):
+    with pytest.raises(MeasureError, match="utility takes 4 numbers"):
+        xdiv.resolve_measure(name)
 
 
 def test_names_resolve_to_the_family():

@@ -25,6 +25,17 @@ def ndcg(levels, ideal, *, cutoff, table):
     return defined_where(value, count_relevant(ideal))
 
 
+def dcg_at(levels, ideal, *, cutoff, table):
+    """DCG@l = sum_{r<=l} gv(x_r) / log2(r + 1), nDCG's numerator."""
+    return defined_where(dcg(cut(levels, cutoff), table), count_relevant(ideal))
+
+
+def ideal_dcg_at(levels, ideal, *, cutoff, table):
+    """The ideal list's DCG@l, nDCG's denominator (the same for every ranking)."""
+    value = defined_where(dcg(cut(ideal, cutoff), table), count_relevant(ideal))
+    return np.broadcast_to(value, np.broadcast_shapes(value.shape, levels.shape[:-1])).copy()
+
+
 def _blended(levels, ideal, table, beta):
     """``J(r)``, ``C(r)`` and the blended ratio ``BR(r)`` for r = 1..K."""
     k = levels.shape[-1]

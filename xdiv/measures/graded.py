@@ -174,6 +174,19 @@ _declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_tab
              "ideal list (all judged relevant documents by level).",
          formula=r"$\frac{\sum_{r \le l} g(r)\, \mathrm{disc}(r)}{\sum_{r \le l} g^*(r)\, "
                  r"\mathrm{disc}(r)}$")
+_declare("DCG", K.dcg_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+         reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) (Burges et al., "
+                   "ICML 2005); trec_eval 10.0 dcg (gain=linear, no cutoff)",
+         doc="DCG@l = sum_{r<=l} g(r)/log2(r+1), nDCG's numerator (not normalised: its "
+             "scale depends on the topic's relevant documents).",
+         formula=r"$\sum_{r \le l} g(r)\, \mathrm{disc}(r)$")
+_declare("IDCG", K.ideal_dcg_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+         tie_invariant=True,
+         reference="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10.0 ideal_dcg (gain=linear, "
+                   "no cutoff)",
+         doc="IDCG@l = sum_{r<=l} g*(r)/log2(r+1), the DCG@l of the ideal list (all judged "
+             "relevant documents by level), nDCG's denominator; the same for every run.",
+         formula=r"$\sum_{r \le l} g^*(r)\, \mathrm{disc}(r)$")
 _declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
          options=_table_beta, intent_aware_form=True, expected=T.expected_q,
          reference="Sakai, EVIA 2007 / NTCIR",

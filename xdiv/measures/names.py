@@ -110,7 +110,7 @@ def _table(tool: Tool) -> dict[str, list[Translation]]:
 _TREC_EVAL = {name: entries[0] for name, entries in _table("trec_eval").items()}
 _IR_MEASURES = _table("ir_measures")
 _TREC_FORM = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9_]*?)"
-                        r"(?:(?P<sep>[._])(?P<arg>[0-9][0-9.,]*))?$")
+                        r"(?:(?P<sep>[._])(?P<arg>-?[0-9][-0-9.,]*))?$")
 
 
 # ------------------------------------------------------------------------ resolving
@@ -259,7 +259,8 @@ def _items(metrics: Any) -> Iterable[tuple[list[Resolved], bool]]:
 
 def _split_words(text: str) -> list[str]:
     """Split at commas outside brackets; a bare number continues a trec_eval cutoff list
-    (``P.5,10`` and ``iprec_at_recall.0.1,0.5`` are one word each)."""
+    (``P.5,10``, ``iprec_at_recall.0.1,0.5`` and ``utility_2,-1,0,0`` are one word
+    each)."""
     words: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(text + ","):
@@ -272,12 +273,22 @@ def _split_words(text: str) -> list[str]:
             start = i + 1
             if not word:
                 continue
-            if (re.fullmatch(r"[0-9]+(\.[0-9]*)?", word) and words
-                    and re.fullmatch(r"[A-Za-z0-9_]+\.[0-9.,]+", words[-1])):
+            if (re.fullmatch(r"-?[0-9]+(\.[0-9]*)?", word) and words
+                    and _takes_more_numbers(words[-1])):
                 words[-1] += "," + word
             else:
                 words.append(word)
     return words
+
+
+def _takes_more_numbers(word: str) -> bool:
+    """Whether a number after ``word`` and a comma continues it: ``word`` is a trec_eval
+    name with its parameters after a dot, or one whose printed name lists its
+    coefficients (``utility_2``)."""
+    if re.fullmatch(r"[A-Za-z0-9_]+\.[-0-9.,]+", word):
+        return True
+    match = re.fullmatch(r"(?P<base>[A-Za-z0-9_]+?)_-?[0-9][-0-9.,]*", word)
+    return bool(match) and bool(getattr(_TREC_EVAL.get(match["base"]), "args", ()))
 
 
 def _resolve_string(text: str) -> list[Resolved]:
@@ -310,6 +321,8 @@ def _trec_eval(text: str) -> list[Resolved] | None:
     if entry.target is None:
         raise MeasureError(f"trec_eval {text}: {entry.note}")
     arg = match["arg"]
+    if arg is not None and entry.args:
+        return [_trec_eval_coefficients(entry, arg, text)]
     if arg is None:
         cutoffs: tuple[Any, ...] = entry.defaults or (None,)
     elif entry.cutoff == "none":
@@ -332,6 +345,18 @@ def _trec_eval(text: str) -> list[Resolved] | None:
                          "trec_eval", text, entry.order, entry.note) for v in cutoffs]
     return [Resolved(_build(entry, {}, k, text), "trec_eval", text, entry.order, entry.note)
             for k in cutoffs]
+
+
+def _trec_eval_coefficients(entry: Translation, arg: str, text: str) -> Resolved:
+    """The measure of a name whose suffix gives every parameter of ``entry.args``."""
+    pieces = arg.split(",")
+    if len(pieces) != len(entry.args) or not all(
+            re.fullmatch(r"-?[0-9]+(\.[0-9]*)?", p) for p in pieces):
+        raise MeasureError(f"trec_eval {text}: {entry.name} takes {len(entry.args)} numbers, "
+                           f"e.g. {entry.name}_{','.join(['1'] * len(entry.args))}")
+    params = dict(zip(entry.args, map(float, pieces)))
+    return Resolved(_build(entry, params, None, text), "trec_eval", text, entry.order,
+                    entry.note)
 
 
 # ------------------------------------------------------------------------ ir_measures

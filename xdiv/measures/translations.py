@@ -61,6 +61,10 @@ class Translation:
     arg : str, optional
         trec_eval: the registry parameter that the name's numeric suffix sets
         (``iprec_at_recall_0.10`` is ``IPrec(recall=0.1)``), instead of a cutoff.
+    args : tuple of str
+        trec_eval: the registry parameters that the name's comma-separated suffix sets,
+        one value each and all of them (``utility_2,-1,0,0`` is
+        ``Utility(a=2,b=-1,c=0,d=0)``).
     """
 
     tool: Tool
@@ -76,6 +80,7 @@ class Translation:
     copy: tuple[tuple[str, str], ...] = ()
     defaults: tuple[float, ...] = ()
     arg: str | None = None
+    args: tuple[str, ...] = ()
 
 
 _BINARY = (("rel", 1), ("judged_only", False))
@@ -139,6 +144,10 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 "only)", cutoff="none"),
     Translation("trec_eval", "ndcg_rel", "nDCG-rel", "nDCG averaged over the relevant "
                 "documents, gain = level, " + _NEW, cutoff="none"),
+    Translation("trec_eval", "dcg", "DCG(gain=linear)", "DCG over the whole run with gain "
+                "= level, " + _NEW, cutoff="none"),
+    Translation("trec_eval", "ideal_dcg", "IDCG(gain=linear)", "DCG of the ideal list (the "
+                "judged levels, descending) with gain = level, " + _NEW, cutoff="none"),
     _unsupported("trec_eval", "ndcg_p", "trec_eval's ndcg_p with explicit gains: ask for "
                  "nDCG(gain=(g1,...,gH)) with the gains of levels 1..H"),
     Translation("trec_eval", "Rndcg", "RnDCG", "nDCG averaged over the ranks where the ideal "
@@ -148,8 +157,9 @@ TRANSLATIONS: tuple[Translation, ...] = (
     Translation("trec_eval", "G", "G", "gain over log2 of the cost so far, gain = level, "
                 + _NEW, cutoff="none"),
     Translation("trec_eval", "utility", "Utility", "a rr + b (ret - rr) + c (R - rr) + d (N + "
-                "rr - ret - R) with trec_eval's defaults 1, -1, 0, 0 (other coefficients: ask "
-                "for Utility(a=...,b=...,c=...,d=...,N=...))", cutoff="none"),
+                "rr - ret - R), trec_eval's defaults 1, -1, 0, 0; utility_a,b,c,d (as -m "
+                "utility.a,b,c,d prints it) sets the four (N, trec_eval's -N: ask for "
+                "Utility(...,N=...))", cutoff="none", args=("a", "b", "c", "d")),
     Translation("trec_eval", "relative_P", "RelP", "C(k) / min(k, R)", cutoff="required",
                 defaults=TREC_CUTOFFS),
     Translation("trec_eval", "set_P", "SetP", "precision of the retrieved set",
