@@ -56,7 +56,9 @@ TREC_NAMES = [
 IR_ADHOC = ["NDCG@10", "NDCG", "nDCG(dcg='log2')@5", "nDCG(dcg='exp-log2')@10", "AP", "MAP",
             "MAP@10", "P@10", "Precision@5", "RR", "MRR@5", "RR@10", "Success@5",
             "ERR(cutoff=20)", "nDCG(gains={0:0,1:1,2:3,3:7,4:15})@10",
-            "nDCG(gains={1:1,2:5,3:6,4:9})@10", "P(rel=1)@10", "AP(judged_only=False)"]
+            "nDCG(gains={1:1,2:5,3:6,4:9})@10", "P(rel=1)@10", "AP(judged_only=False)",
+            "SetP", "SetP(relative=True)", "SetR", "SetF", "SetF(beta=0.5)", "SetF(beta=3.0)",
+            "SetAP"]
 IR_DIVERSITY = ["alpha_nDCG@20", "α_nDCG(alpha=0.3)@10", "alpha_nDCG(alpha=0.5)@20",
                 "alpha_DCG@10", "ERR_IA@20", "nERR_IA@10", "NRBP", "nNRBP",
                 "NRBP(alpha=0.2,beta=0.7)", "nNRBP(beta=0.8)", "AP_IA", "MAP_IA", "P_IA@10",

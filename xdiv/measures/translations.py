@@ -277,11 +277,17 @@ TRANSLATIONS: tuple[Translation, ...] = (
                 cutoff="none", when=(("rel", None),)),
     Translation("ir_measures", "NumRet", "NumRelRet", "trec_eval's num_rel_ret (NumRelRet) "
                 + _COUNTS, cutoff="none", when=(("rel", 1),)),
-    _unsupported("ir_measures", "SetP", "ask for xdiv's SetP or SetRelP (trec_eval's set_P, "
-                 "set_relative_P)"),
-    _unsupported("ir_measures", "SetR", "ask for xdiv's SetR (trec_eval's set_recall)"),
-    _unsupported("ir_measures", "SetF", "ask for xdiv's SetF(x=...) (trec_eval's set_F)"),
-    _unsupported("ir_measures", "SetAP", "ask for xdiv's SetAP (trec_eval's set_map)"),
+    Translation("ir_measures", "SetP", "SetP", "trec_eval's set_P (through pytrec_eval)",
+                cutoff="none", require=_BINARY, when=(("relative", False),)),
+    Translation("ir_measures", "SetP", "SetRelP", "trec_eval's set_relative_P (through "
+                "pytrec_eval)", cutoff="none", require=_BINARY, when=(("relative", True),)),
+    Translation("ir_measures", "SetR", "SetR", "trec_eval's set_recall (through pytrec_eval)",
+                cutoff="none", require=(("rel", 1),)),
+    Translation("ir_measures", "SetF", "SetF", "trec_eval's set_F (through pytrec_eval): "
+                "(beta+1) P R / (beta P + R), beta itself as trec_eval weighs it, not its "
+                "square", cutoff="none", require=_BINARY, copy=(("beta", "x"),)),
+    Translation("ir_measures", "SetAP", "SetAP", "trec_eval's set_map (through pytrec_eval)",
+                cutoff="none", require=_BINARY),
     _unsupported("ir_measures", "Compat", "rank-biased compatibility (Clarke, Vtyurina & Smucker, "
                  "TOIS 2021) is not "
                  "implemented in xdiv"),
@@ -305,9 +311,11 @@ IR_MEASURES_DEFAULTS: dict[str, Any] = {"rel": 1, "judged_only": False, "dcg": "
 """ir_measures' parameter defaults the translation reads (ir_measures objects list only
 the parameters given)."""
 
-IR_MEASURES_OWN_DEFAULTS: dict[str, dict[str, Any]] = {"NumRet": {"rel": None}}
+IR_MEASURES_OWN_DEFAULTS: dict[str, dict[str, Any]] = {
+    "NumRet": {"rel": None}, "SetP": {"relative": False}, "SetF": {"beta": 1.0}}
 """Defaults of particular measures that differ from :data:`IR_MEASURES_DEFAULTS`
-(``NumRet`` without ``rel`` counts every document retrieved)."""
+(``NumRet`` without ``rel`` counts every document retrieved; ``SetF`` weighs recall as
+much as precision)."""
 
 
 def describe_translations() -> str:
