@@ -176,7 +176,8 @@ def test_what_the_lean_path_declines(tmp_path, change, why):
 @pytest.mark.parametrize("options", [
     Options(measures=("all_trec",)), Options(measures=("ndcg",)), Options(version=9),
     Options(judged_only=True), Options(rel_format="qrels_jg"), Options(max_docs=0),
-    Options(measures=("P.0",)), Options(measures=("nonsense",))])
+    Options(measures=("P.0",)), Options(measures=("nonsense",)),
+    Options(measures=("iprec_at_recall.inf",)), Options(measures=("iprec_at_recall.1e300",))])
 def test_options_the_lean_path_leaves_to_the_full_program(tmp_path, options):
     paths = [str(tmp_path / "qrels"), str(tmp_path / "run")]
     Path(paths[0]).write_bytes(b"1 0 d1 1\n")

@@ -17,6 +17,7 @@ import functools
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -152,7 +153,10 @@ def _ours(args: list[str], version: int):
     """What ``xdiv trec_eval ARGS`` writes and returns, computed in this process."""
     namespace = _parser().parse_args(["trec_eval", *(["--version-9"] if version < 10 else []),
                                      *args])
-    outcome = trec_eval_run(namespace.qrels, namespace.results, trec_eval_options(namespace))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the command would print a warning trec_eval does not
+        outcome = trec_eval_run(namespace.qrels, namespace.results,
+                                trec_eval_options(namespace))
     return outcome.stdout, outcome.stderr, outcome.status
 
 
@@ -405,7 +409,9 @@ def test_messages_and_statuses(trec_eval_10, trec_eval_9, tmp_path, case, option
     ["-m", "P."], ["-m", "nosuch"], ["-m", "rbp"], ["-Z", "missing"], ["-m", "P.0,5"], ["-m", "P.5,5"], ["-m", "P.5,"],
     ["-m", "iprec_at_recall.0.5,.5"], ["-R", "nosuch"], ["-T", "nosuch"],
     ["-m", "P.7,3", "-m", "P.4"], ["-m", "map.5"], ["-m", "official.3"],
-    ["-miprec_at_recall.1234.5,-0.125"], ["-q", "-m", "num_q", "-m", "runid"]], ids=str)
+    ["-miprec_at_recall.1234.5,-0.125"], ["-q", "-m", "num_q", "-m", "runid"],
+    ["-q", "-m", "iprec_at_recall.inf,-inf,1e300,-1e300"], ["-q", "-m", "Rprec_mult.1e300"],
+    ["-q", "-m", "11pt_avg.inf,0.5"]], ids=str)
 def test_option_errors_and_parameters(trec_eval_10, trec_eval_9, tmp_path, args):
     q, r = _write(tmp_path, b"1 0 a 1\n1 0 b 0\n", b"1 Q0 a 1 1 r\n1 Q0 b 2 2 r\n")
     _compare(trec_eval_10, [*args, q, r])

@@ -54,6 +54,9 @@ def lean_run(qrels_path: str, results_path: str, options: Options) -> Outcome | 
         if not set(names or NICKNAMES["official"]) <= LEAN_MEASURES:
             return None
         marked = marked_measures(names, given)
+        if any(not -1e6 <= v <= 1e6 for m in marked if m.measure.params == "double_cutoffs"
+               for v in m.values):
+            return None  # recall levels whose lround overflows: the full program's
         qrels = _clean_qrels(file_bytes(qrels_path, "qrels", "get_qrels"))
         if qrels is None:
             return None

@@ -1019,7 +1019,9 @@ def trec_eval_run(qrels_path: str, results_path: str, options: Options) -> Outco
         For a measure, an option or an input that ``xdiv trec_eval`` does not reproduce.
     """
     try:
-        return _run(qrels_path, results_path, options)
+        # C's arithmetic warns of nothing (an infinite recall level cast to a long, say)
+        with np.errstate(all="ignore"):
+            return _run(qrels_path, results_path, options)
     except Stop as stop:
         return Outcome(b"", stop.stderr, stop.status)
     except TrecEvalExit as stop:
