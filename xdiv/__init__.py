@@ -4,8 +4,8 @@ Collections, runs and results are labelled :mod:`xarray` datasets; measures are 
 once in a registry with parseable names (``nDCG@10``, ``Q(beta=0)@10``); readers and
 writers handle the TREC/NTCIR text formats and NetCDF.
 
-What loads when: ``import xdiv`` loads only the errors, the settings and this table of
-names; each public name loads its module on first use (the readers and the model load
+What loads when: ``import xdiv`` loads only the errors and this table of names; each
+public name (the settings' :func:`set_options` too) loads its module on first use (the readers and the model load
 pandas and xarray, the analyses scipy and statsmodels, the plots matplotlib), so that a
 command such as ``xdiv --version`` starts as fast as Python does. The ``.xdiv`` accessors
 of pandas DataFrames and xarray Datasets are registered as soon as pandas or xarray is
