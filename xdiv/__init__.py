@@ -5,9 +5,10 @@ once in a registry with parseable names (``nDCG@10``, ``Q(beta=0)@10``); readers
 writers handle the TREC/NTCIR text formats and NetCDF.
 
 What loads when: ``import xdiv`` loads only the errors and this table of names; each
-public name (the settings' :func:`set_options` too) loads its module on first use (the readers and the model load
-pandas and xarray, the analyses scipy and statsmodels, the plots matplotlib), so that a
-command such as ``xdiv --version`` starts as fast as Python does. The ``.xdiv`` accessors
+public name (the settings' :func:`set_options` too) loads its module on first use (the
+readers and the model load pandas and xarray, the analyses scipy and statsmodels, the
+plots matplotlib), so that a command such as ``xdiv --version`` starts as fast as Python
+does. The ``.xdiv`` accessors
 of pandas DataFrames and xarray Datasets are registered as soon as pandas or xarray is
 imported, by whoever imports it.
 """
