@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from xdiv.cli import parser
-from xdiv.cli.trec_eval import trec_eval_options
+from xdiv.cli.trec_eval import trec_eval_options, trec_eval_outcome
 from xdiv.formats.trec_eval_tool import (MEASURES, NICKNAMES, supported_measures,
                                          trec_eval_run)
 from xdiv.io.trec_eval_input import NotReproduced, c_atof, c_atol
@@ -480,6 +480,11 @@ def test_quicktest(trec_eval_build, monkeypatch, version):
     lines = _quicktest_lines(source)
     assert len(lines) == (15 if version == 10 else 11)
     for args, expected in lines:
-        stdout, stderr, status = _ours(args, version)
-        assert (stderr, status) == (b"", 0), args
-        assert stdout == (source / expected).read_bytes(), args
+        # as the command evaluates them: the lean path first, then the full program
+        namespace = _parser().parse_args(["trec_eval", *(["--version-9"] if version < 10
+                                                         else []), *args])
+        outcome = trec_eval_outcome(namespace.qrels, namespace.results,
+                                    trec_eval_options(namespace))
+        assert (outcome.stderr, outcome.status) == (b"", 0), args
+        assert outcome.stdout == (source / expected).read_bytes(), args
+        assert _ours(args, version)[0] == outcome.stdout, args  # the full program alone

@@ -115,32 +115,39 @@ def trec_eval_options(args):
         version=9 if args.version_9 else 10)
 
 
-def run_trec_eval(args) -> int:
+def trec_eval_outcome(qrels: str, results: str, options):
+    """What the command writes and its status: the everyday case (clean files, common
+    measures) from :func:`~xdiv.formats.trec_eval_lean.lean_run`, without numpy, whose
+    import alone takes longer than trec_eval's whole run; anything else from the full
+    program, :func:`~xdiv.formats.trec_eval_tool.trec_eval_run` (which raises
+    ``NotReproduced`` for what it does not reproduce)."""
     from ..formats.trec_eval_lean import lean_run
+
+    outcome = lean_run(qrels, results, options)
+    if outcome is not None:
+        return outcome
+    # the command does no linear algebra, so numpy need not start BLAS threads (a tenth
+    # of a second on a loaded machine)
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from ..formats.trec_eval_tool import trec_eval_run
+
+    return trec_eval_run(qrels, results, options)
+
+
+def run_trec_eval(args) -> int:
     from ..formats.trec_eval_table import version_string
+    from ..io.trec_eval_text import NotReproduced
 
     if args.tool_version:
         sys.stderr.write(f"trec_eval version {version_string(9 if args.version_9 else 10)}\n")
         return 0
     if args.debug is not None:
         return _refuse("option -D (debug output) is not supported")
-    options = trec_eval_options(args)
-    # the everyday case (clean files, common measures) is evaluated without numpy,
-    # whose import alone takes longer than trec_eval's whole run; anything else goes to
-    # the full program
-    outcome = lean_run(args.qrels, args.results, options)
-    if outcome is None:
-        # the command does no linear algebra, so numpy need not start BLAS threads (a
-        # tenth of a second on a loaded machine)
-        if "numpy" not in sys.modules:
-            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        from ..formats.trec_eval_tool import trec_eval_run
-        from ..io.trec_eval_text import NotReproduced
-
-        try:
-            outcome = trec_eval_run(args.qrels, args.results, options)
-        except NotReproduced as exc:
-            return _refuse(str(exc))
+    try:
+        outcome = trec_eval_outcome(args.qrels, args.results, trec_eval_options(args))
+    except NotReproduced as exc:
+        return _refuse(str(exc))
     sys.stdout.flush()
     sys.stdout.buffer.write(outcome.stdout)
     sys.stdout.buffer.flush()
