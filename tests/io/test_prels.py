@@ -112,6 +112,12 @@ def test_read_prels_is_public_and_lazy():
     ("1 d1 1 -0.5\n", 1, "inclusion probability -0.5 is outside (0, 1]"),
     ("1 d1 1 1e999\n", 1, "inclusion probability 1e999 is outside (0, 1]"),
     ("1 d1 1 half\n", 1, "inclusion probability 'half' is not a number"),
+    # third audit, item 3: weights 1/probability too large to estimate from (1e-19 crashed
+    # infNDCG, 1e-310 made statAP NaN)
+    ("1 d1 1 0.5\n1 d2 1 1e-19\n", 2, "inclusion probability 1e-19 is below 2^-53"),
+    ("1 d1 1 1e-310\n", 1, "inclusion probability 1e-310 is below 2^-53"),
+    ("1 d1 1 0.5\n1 d2 0 1e-300\n", 2, "inclusion probability 1e-300 is below 2^-53"),
+    ("1 d1 1 1 1e-17\n", 1, "inclusion probability 1e-17 is below 2^-53"),
     ("1 d1 1 nan\n", 1, "inclusion probability 'nan' is not a number"),
     ("1 d1 1 NA\n", 1, "inclusion probability 'NA' is not a number"),
     ("1 d1 one 0.5\n", 1, "relevance 'one' is not a decimal integer"),
@@ -130,6 +136,16 @@ def test_bad_lines_are_one_line_errors_naming_the_file_and_line(tmp_path, text, 
     text = str(error.value)
     assert text.startswith(f"{path}:{line}: ") and message in text
     assert "\n" not in text
+
+
+def test_the_smallest_probability_read_is_two_to_the_minus_53(tmp_path):
+    # third audit, item 3: 2^-53 itself is read (and estimated from), just below is not
+    smallest = 2.0 ** -53
+    collection, path = _read(tmp_path, f"1 d1 1 {smallest!r}\n1 d2 0 0.5\n")
+    assert collection["inclusion"].values.tolist() == [[smallest, 0.5]]
+    path.write_text(f"1 d1 1 {float(np.nextafter(smallest, 0))!r}\n")
+    with pytest.raises(xdiv.InputError, match=rf"^{path}:1: inclusion probability .* below"):
+        xdiv.read_prels(path)
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "1 d1 -999 1 0.5\n1 d2 1 1 NA\n"])

@@ -131,6 +131,37 @@ def test_inclusion_outside_the_unit_interval_is_not_a_sampled_judgment():
         0.0, 0.0, 0.0, 0.0, 0.0, 2.0]
 
 
+def test_discount_sums_of_any_length_equal_the_sums_rank_by_rank():
+    # third audit, item 3: the ideal list of infNDCG is summed without a list of its ranks
+    for n in (0, 1, 7, E.EXACT_DEPTH - 1, E.EXACT_DEPTH, E.EXACT_DEPTH + 1, 10 ** 5,
+              3 * 10 ** 6):
+        ranks = np.arange(1, n + 1, dtype=np.float64)
+        expected = math.fsum((1.0 / np.log2(ranks + 1)).tolist())
+        assert E.discount_sum(np.array(float(n))) == pytest.approx(expected, rel=1e-13, abs=0)
+
+
+def test_huge_estimated_counts_give_a_finite_ideal_dcg_between_its_integral_bounds():
+    # third audit, item 3: 2000 relevant documents of weight 2^53 each estimate 2000 * 2^53
+    # (1.8e19) relevant documents, past int64: infNDCG raised IndexError
+    n = 2000
+    qrels = np.ones(n, dtype=np.int64)
+    inclusion = np.full(n, 2.0 ** -53)
+    levels, slot = np.ones(3, dtype=np.int64), np.arange(3)
+    table = np.array([0.0, 1.0])
+    value = E.inferred_ndcg(levels, slot, qrels, inclusion, cutoff=None, table=table)
+    count = n * 2.0 ** 53
+    # 1/log2(x + 1) decreases: its integral over [1, N + 1] <= sum_{r <= N} <= 1 + over [1, N]
+    from scipy.special import expi
+
+    def integral(x):  # of 1/log2(t + 1) dt from 1 to x: ln 2 (li(x + 1) - li(2))
+        return math.log(2) * (expi(math.log(x + 1)) - expi(math.log(2)))
+
+    dcg = 2.0 ** 53 * sum(_d(r) for r in (1, 2, 3))
+    assert dcg / (1 + integral(count)) <= value <= dcg / integral(count + 1)
+    assert E.inferred_ndcg(levels, slot, qrels, inclusion, cutoff=2, table=table) == (
+        pytest.approx((1 + _d(2)) * 2.0 ** 53 / (1 + _d(2)), rel=1e-12))
+
+
 # ------------------------------------------------------------------ every sample of a design
 
 def _samples(pi: np.ndarray):

@@ -6,7 +6,7 @@ same number of fields (gzip recognised by content, as every reader does):
 
 - 4 fields, ``topic docno relevance probability``: a sampled document, its relevance
   level (a decimal integer, as in qrels) and its inclusion probability (a decimal number
-  in (0, 1]);
+  in [2^-53, 1]: see :data:`SMALLEST_INCLUSION`);
 - 5 fields, ``topic docno relevance method probability``: the prels of the TREC Million
   Query track (2007-2008) and of the TREC 2009 Web track, as ``statAP_MQ_eval_v3.pl``
   reads them (ir_datasets' ``TrecPrel``: query_id, doc_id, relevance, method, iprob).
@@ -41,6 +41,13 @@ NOT_SAMPLED = "-999"
 NOT_AVAILABLE = "NA"
 """The probability of a 5-field line whose document has none (skipped)."""
 
+SMALLEST_INCLUSION = 2.0 ** -53
+"""The smallest inclusion probability read (about 1.1e-16). A sampled document stands for
+1/probability documents in the estimators (Horvitz-Thompson weights); past 2^53 such a
+count is no longer a whole number in double precision, and the estimates it enters (the
+estimated number of relevant documents, statAP, the ideal list of infNDCG) cannot be
+computed; a smaller probability, subnormal ones included, is refused."""
+
 CERTAIN_METHODS = (0, 2)
 """The selection methods of the 5-field layout whose documents get probability 1 (MTC's
 selection, alone or with statAP's sampling), as ``statAP_MQ_eval_v3.pl`` sets them."""
@@ -70,6 +77,10 @@ def _parse_line(where: str, fields: list[str], width: int):
     if not 0.0 < value <= 1.0:
         raise InputError(f"{where}: inclusion probability {shown(probability)} is outside "
                          "(0, 1]")
+    if value < SMALLEST_INCLUSION:
+        raise InputError(f"{where}: inclusion probability {shown(probability)} is below "
+                         "2^-53 (1.1e-16): its weight 1/probability is too large to estimate "
+                         "from")
     if width == 5:
         method = fields[3]
         if not DECIMAL_INTEGER.fullmatch(method):
@@ -88,8 +99,9 @@ def read_prels(path) -> xr.Dataset:
         A prels file of 4 fields a line, ``topic docno relevance probability``, or of 5,
         ``topic docno relevance method probability`` (TREC Million Query track and TREC
         2009 Web track prels; see the module docstring for how they are read). The
-        relevance is a decimal integer level, the probability a decimal number in (0, 1]:
-        the probability that the document was drawn into the judged sample.
+        relevance is a decimal integer level, the probability a decimal number in (0, 1],
+        at least 2^-53 (about 1.1e-16): the probability that the document was drawn into
+        the judged sample.
 
     Returns
     -------
@@ -104,7 +116,8 @@ def read_prels(path) -> xr.Dataset:
     InputError
         One line naming the file and the line: a line with another number of fields than
         4 or 5 (or than the file's first line), a relevance that is not a decimal integer
-        (or outside -127..127), a probability that is not a number or not in (0, 1], a
+        (or outside -127..127), a probability that is not a number, not in (0, 1] or below
+        2^-53, a
         method that is not a decimal integer, a (topic, docno) given twice; also a file
         without a sampled judgment.
 

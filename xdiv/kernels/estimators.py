@@ -21,6 +21,7 @@ Inputs shared by the kernels:
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import expi
 
 from .common import cut, defined_where, discount, divide, lookup, rank_sum, ranks
 
@@ -200,6 +201,44 @@ def estimated_grade_counts(qrels_levels: np.ndarray, inclusion: np.ndarray, *,
     return (weight * (grade == np.arange(1, highest + 1))).sum(axis=-2)
 
 
+EXACT_DEPTH = 2 ** 16
+"""Up to this many ranks :func:`discount_sum` adds the discounts one by one; past it, it
+adds the rest in closed form."""
+
+
+def discount_sum(n: np.ndarray) -> np.ndarray:
+    r"""The sum of the discounts of ranks 1..n, :math:`S(n) = \sum_{r=1}^{n} 1/\log_2(r+1)`,
+    for whole numbers ``n >= 0`` of any size (as floats), without a list of n ranks.
+
+    Up to :data:`EXACT_DEPTH` ranks the discounts are added one by one; past it the rest,
+    :math:`\ln 2 \sum_{m=a}^{b} 1/\ln m` with :math:`a = 2^{16} + 2`, :math:`b = n + 1`,
+    is its Euler-Maclaurin sum :math:`\mathrm{li}(b) - \mathrm{li}(a) + (f(a) + f(b))/2 +
+    (f'(b) - f'(a))/12`, :math:`f(x) = 1/\ln x`, whose next term is below
+    :math:`10^{-20}` there (li, the logarithmic integral, is :math:`\mathrm{Ei}(\ln x)`).
+
+    >>> discount_sum(np.array([0.0, 1.0, 3.0])).tolist()  # 0, 1, 1 + 1/log2(3) + 1/2
+    [0.0, 1.0, 2.1309297535714578]
+    """
+    n = np.asarray(n, dtype=np.float64)
+    exact = np.minimum(n, EXACT_DEPTH)
+    prefix = np.concatenate([[0.0], np.cumsum(discount(int(exact.max(initial=0))))])
+    out = np.array(prefix[exact.astype(np.int64)])
+    far = n > EXACT_DEPTH
+    if far.any():
+        a, b = float(EXACT_DEPTH + 2), n[far] + 1.0
+
+        def f(x):
+            return 1.0 / np.log(x)
+
+        def slope(x):
+            return -1.0 / (x * np.log(x) ** 2)
+
+        tail = (expi(np.log(b)) - expi(np.log(a)) + (f(a) + f(b)) / 2
+                + (slope(b) - slope(a)) / 12)
+        out[far] += np.log(2.0) * tail
+    return out
+
+
 def estimated_ideal_dcg(counts: np.ndarray, *, cutoff: int | None,
                         table: np.ndarray) -> np.ndarray:
     r"""The DCG@l of the ideal list built from estimated counts of documents per level.
@@ -212,22 +251,23 @@ def estimated_ideal_dcg(counts: np.ndarray, *, cutoff: int | None,
     .. math::
 
         \mathrm{IDCG}@l = \sum_{g=1}^{H} \mathrm{gv}(g)
-        \sum_{r = \min(C_{g+1}, l) + 1}^{\min(C_g, l)} \frac{1}{\log_2(r + 1)},
-        \qquad C_g = \sum_{g' \ge g} N_{g'}.
+        \bigl(S(\min(C_g, l)) - S(\min(C_{g+1}, l))\bigr),
+        \qquad C_g = \sum_{g' \ge g} N_{g'},
+
+    :math:`S(n)` the sum of the discounts of ranks 1..n (:func:`discount_sum`, which needs
+    no list of the ranks: a count may be far larger than any list).
 
     >>> round(float(estimated_ideal_dcg(np.array([3.0, 4.0]), cutoff=None,
     ...                                 table=np.array([0.0, 1.0, 3.0]))), 12)
     8.76121226261
     """
-    counts = np.floor(np.asarray(counts, dtype=np.float64) + 0.5).astype(np.int64)
+    counts = np.floor(np.asarray(counts, dtype=np.float64) + 0.5)
     above = np.cumsum(counts[..., ::-1], axis=-1)[..., ::-1]  # C_g, g = 1..H
     below = np.concatenate([above[..., 1:], np.zeros_like(above[..., :1])], axis=-1)
     if cutoff is not None:
         above, below = np.minimum(above, cutoff), np.minimum(below, cutoff)
-    depth = int(above.max(initial=0))
-    prefix = np.concatenate([[0.0], np.cumsum(discount(depth))])  # prefix[n]: ranks 1..n
     gains = np.asarray(table, dtype=np.float64)[1:counts.shape[-1] + 1]
-    return ((prefix[above] - prefix[below]) * gains).sum(axis=-1)
+    return ((discount_sum(above) - discount_sum(below)) * gains).sum(axis=-1)
 
 
 def inferred_ndcg(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
