@@ -108,9 +108,12 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         with it. Recorded, with ``tie_samples``, in the attributes.
     judged_only : bool
         Condensed lists (Sakai, SIGIR 2007; trec_eval's ``-J``): remove from each ranked
-        list the documents without a qrels line for the topic before scoring, the judged
-        ones moving up in their order; every measure, adhoc and diversity, then reads the
-        condensed lists, and its cutoff counts judged documents only.
+        list the unjudged documents before scoring, the judged ones moving up in their
+        order; every measure, adhoc and diversity, then reads the condensed lists, and its
+        cutoff counts judged documents only. A document is judged when it has a qrels line
+        of level >= 0 for the topic (for some intent); one whose levels are all negative
+        (-1, pooled but not judged; TREC's spam -2) is unjudged, as for trec_eval ``-J``,
+        infAP and bpref.
     residuals : bool
         Add ``score_high(metric, run, topic)``, the score when every unjudged document of
         the list (within the measure's cutoff) is counted relevant, at the collection's

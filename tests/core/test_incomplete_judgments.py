@@ -336,3 +336,110 @@ def test_rbp_residual_agrees_with_trec_eval_rbp_resid(trec_eval_10, adhoc_2009):
     print(f"rbp_resid: {compared} topics of {len(paths)} runs, max |diff| {worst:.1e}")
     assert worst < 1e-6
     assert compared >= 4 * 45
+
+
+# ------------------------------------------------------------------ one rule for "judged"
+# third audit, item 12: a document whose only levels are negative (-1: pooled but not
+# judged; TREC's spam -2) is unjudged for judged_only, as for trec_eval -J, infAP and bpref
+
+JUDGED_MEASURES = ["map", "P_5", "ndcg_cut_10", "recip_rank", "bpref"]
+
+
+def _negative_levels_case(tmp_path, seed: int):
+    """Random adhoc qrels with -1 and -2 levels, and runs ranking many of those documents,
+    written as files; scores -rank so that no oracle reorders ties."""
+    from ..helpers import random_adhoc_frames
+
+    rng = np.random.default_rng(seed)
+    qrels, frame = random_adhoc_frames(rng, 6, 3, depth=30, pool=30, spam=True)
+    qrels["level"] = np.where(rng.random(len(qrels)) < 0.2, -1, qrels["level"])
+    (tmp_path / "qrels").write_text("".join(
+        f"{t} 0 {d} {lv}\n" for t, d, lv in qrels[["topic", "docno", "level"]].itertuples(
+            index=False)))
+    runs = _quiet(xdiv.build_runs, frame)
+    ranked = xdiv.runs_frame(runs)
+    paths = []
+    for name, part in ranked.groupby("run"):
+        path = tmp_path / f"{name}.run"
+        path.write_text("".join(f"{t} Q0 {d} {r} {-float(r)} {name}\n" for t, d, r in
+                                part[["topic", "docno", "rank"]].itertuples(index=False)))
+        paths.append(path)
+    return qrels, paths
+
+
+def _judged_only_scores(qrels_path, path):
+    collection = _quiet(xdiv.read_qrels, str(qrels_path))
+    runs = _quiet(xdiv.read_runs, str(path))
+    scores = _quiet(xdiv.evaluate, runs, collection, JUDGED_MEASURES, judged_only=True)
+    return scores["score"].sel(run=str(runs["run"].values[0]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_judged_only_drops_negative_levels_as_pytrec_eval_minus_J(tmp_path, seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, paths = _negative_levels_case(tmp_path, seed)
+    assert (qrels["level"] == -1).sum() > 10 and (qrels["level"] == -2).sum() > 3
+    judgments: dict = {}
+    for t, d, lv in qrels[["topic", "docno", "level"]].itertuples(index=False):
+        judgments.setdefault(str(t), {})[d] = int(lv)
+    names = {"map": "map", "P_5": "P_5", "ndcg_cut_10": "ndcg_cut_10",
+             "recip_rank": "recip_rank", "bpref": "bpref"}
+    evaluator = pytrec_eval.RelevanceEvaluator(judgments, set(names.values()),
+                                               judged_docs_only_flag=True)
+    compared = 0
+    for path in paths:
+        run: dict = {}
+        for line in path.read_text().splitlines():
+            t, _, d, _, score, _ = line.split()
+            run.setdefault(t, {})[d] = float(score)
+        mine = _judged_only_scores(tmp_path / "qrels", path)
+        for topic, values in evaluator.evaluate(run).items():
+            for measure, name in names.items():
+                value = float(mine.sel(metric=measure, topic=topic))
+                if np.isnan(value):  # no relevant document: xdiv NaN, trec_eval 0
+                    assert values[name] == 0.0
+                    continue
+                assert value == pytest.approx(values[name], abs=1e-9), (path.name, topic,
+                                                                         measure)
+                compared += 1
+    assert compared >= 3 * 4 * len(names)
+
+
+def test_judged_only_agrees_with_trec_eval_minus_J_on_negative_levels(trec_eval_10, tmp_path):
+    _, paths = _negative_levels_case(tmp_path, 2)
+    compared = 0
+    for path in paths:
+        mine = _judged_only_scores(tmp_path / "qrels", path)
+        oracle = _trec_eval(trec_eval_10, "-J", "-m", "map", "-m", "P.5", "-m",
+                            "ndcg_cut.10", "-m", "recip_rank", "-m", "bpref",
+                            tmp_path / "qrels", path)
+        for (measure, topic), value in oracle.items():
+            mine_value = float(mine.sel(metric=measure, topic=topic))
+            if np.isnan(mine_value):
+                assert value == 0.0
+                continue
+            assert mine_value == pytest.approx(value, abs=1e-9), (path.name, topic, measure)
+            compared += 1
+    assert compared >= 3 * 4 * len(JUDGED_MEASURES)
+
+
+def test_judged_only_by_hand_on_a_pooled_but_unjudged_document(tmp_path, capsys):
+    # b (-1) ranked first, then a (1), x (no line), c (0), d (1): the condensed list is
+    # a, c, d (trec_eval -J), not b, a, c, d
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b -1\n1 0 c 0\n1 0 d 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"1 Q0 {d} {k} {10 - k} r\n"
+                           for k, d in enumerate(["b", "a", "x", "c", "d"], start=1)))
+    collection = xdiv.read_qrels(tmp_path / "qrels")
+    runs = xdiv.read_runs(str(run))
+    scores = _quiet(xdiv.evaluate, runs, collection, ["P@1", "AP", "RR"], judged_only=True)
+    assert scores["score"].squeeze().values.tolist() == [1.0, (1 + 2 / 3) / 2, 1.0]
+    cube = xdiv.judge(runs, collection, judged_only=True)
+    assert int(cube["length"].squeeze()) == 3
+    # the same through the accessors and the command line
+    lines = xdiv.runs_frame(runs).rename(columns={"topic": "query_id", "docno": "doc_id"})
+    frame = _quiet(lines.xdiv.evaluate, collection, ["AP"], judged_only=True)
+    assert frame["score"].tolist() == [(1 + 2 / 3) / 2]
+    assert _quiet(main, ["evaluate", str(tmp_path / "qrels"), str(run), "-m", "AP",
+                         "--judged-only", "--format", "tsv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split("\t") == ["r", "0.833333"]

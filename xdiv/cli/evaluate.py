@@ -100,8 +100,9 @@ def add_parser(sub) -> None:
                     help="score of a judged topic a run lacks (default: %(default)s)")
     ev.add_argument("--judged-only", action="store_true",
                     help="condensed lists (Sakai, SIGIR 2007; trec_eval -J): remove the "
-                         "documents without a qrels line for the topic from each ranked "
-                         "list before scoring; cutoffs then count judged documents only")
+                         "unjudged documents (no qrels line of level >= 0 for the topic) "
+                         "from each ranked list before scoring; cutoffs then count judged "
+                         "documents only")
     ev.add_argument("--residuals", action="store_true",
                     help="also compute each score's upper bound, every unjudged document "
                          "counted relevant (at the highest level, to every intent): "

@@ -180,11 +180,13 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None,
     depth : int, optional
         Keep only the top ``depth`` ranks (the measures' largest cutoff); all by default.
     judged_only : bool
-        Condensed lists (Sakai, SIGIR 2007; trec_eval's ``-J``): the documents without a
-        qrels line for the topic are removed from each ranked list before anything else,
-        the judged ones moving up in their order; ``length`` then counts the judged
-        documents, and ``depth`` the judged ranks. ``retrieved`` still tells whether the
-        run retrieved anything for the topic.
+        Condensed lists (Sakai, SIGIR 2007; trec_eval's ``-J``): the unjudged documents are
+        removed from each ranked list before anything else, the judged ones moving up in
+        their order; ``length`` then counts the judged documents, and ``depth`` the judged
+        ranks. ``retrieved`` still tells whether the run retrieved anything for the topic.
+        A document is judged when it has a qrels line of level >= 0 for the topic (for some
+        intent): one without a line, or whose levels are all negative (-1, pooled but not
+        judged; TREC's spam -2), is not, as trec_eval ``-J``, infAP and bpref read it.
 
     Returns
     -------
@@ -239,6 +241,12 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     length = runs["length"]
     score = runs["score"]
     if judged_only:
+        slot = xr.apply_ufunc(
+            _assessed_slots, slot.transpose("run", "rank", "topic"),
+            kwargs={"assessed_td": coll["qrels_assessed"].values},
+            input_core_dims=[["topic"]], output_core_dims=[["topic"]], dask="parallelized",
+            output_dtypes=[slot.dtype], dask_gufunc_kwargs={"allow_rechunk": True},
+        ).transpose(*slot.dims)
         if ties:  # the scores follow their documents up
             score = xr.apply_ufunc(_condensed_values, score, slot, input_core_dims=[["rank"]] * 2,
                                    output_core_dims=[["rank"]], dask="parallelized",
@@ -284,6 +292,12 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     cube["ideal_level"] = ideal
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
+
+
+def _assessed_slots(slot, assessed_td):
+    """Kernel: ``slot`` (topic last axis) with -1 where the document has no qrels line of
+    level >= 0 (``assessed_td``, ``(topic, doc)``): its slot when it is judged."""
+    return np.where(_gather_values(slot, assessed_td) > 0, slot, np.int32(-1))
 
 
 def _condense(slot):

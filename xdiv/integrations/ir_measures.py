@@ -20,7 +20,9 @@ The provider computes
   and ``judged_only`` parameters are honoured as pyndeval's provider honours them:
   ``rel=r`` reads levels >= r as relevant and the others as non-relevant (the qrels are
   made binary at r), ``judged_only=True`` drops the documents without a qrels line for
-  the topic from the ranking (``xdiv.evaluate(..., judged_only=True)``). Measures
+  the topic from the run before ranking it, as that provider filters the run (a document
+  whose levels are all negative stays, where ``xdiv.evaluate(..., judged_only=True)``,
+  like trec_eval ``-J``, drops it as unjudged). Measures
   ir_measures puts before xdiv in its pipeline keep their provider: with pyndeval
   installed, ``ir_measures.calc_aggregate`` still computes these through pyndeval; ask
   :data:`provider` (or ``ir_measures.providers.registry["xdiv"]``) directly for xdiv's
@@ -372,6 +374,8 @@ class XdivEvaluator(Evaluator):
             group = self.groups.setdefault((plan.order, plan.rel, plan.judged_only), {})
             group.setdefault(plan.measure.name, (plan.measure, []))[1].append(measure)
         self.collections: dict[int, xr.Dataset] = {}
+        self.lines = pd.MultiIndex.from_arrays([qrels["query_id"].astype(str),
+                                                qrels["doc_id"]])
         if not self.query_ids:
             return
         if any(p.measure.definition.family != SINGLE_INTENT_FAMILY for p in plans):
@@ -387,14 +391,24 @@ class XdivEvaluator(Evaluator):
         frame = run_frame(run, self.query_ids)
         if frame.empty:
             return  # every topic gets ir_measures' default, 0
-        runs: dict[str, xr.Dataset] = {}
+        runs: dict[tuple[str, bool], xr.Dataset | None] = {}
         for (order, rel, judged_only), members in self.groups.items():
-            if order not in runs:
-                runs[order] = frame_to_runs(frame, name=RUN_LABEL, order=order)
+            if (order, judged_only) not in runs:
+                # judged_only as ir_measures' pyndeval provider reads it: the documents
+                # with a qrels line for the topic, whatever its level
+                kept = frame[pd.MultiIndex.from_arrays(
+                    [frame["query_id"], frame["doc_id"]]).isin(self.lines)] \
+                    if judged_only else frame
+                runs[order, judged_only] = None if kept.empty else \
+                    frame_to_runs(kept, name=RUN_LABEL, order=order)
+            if runs[order, judged_only] is None:  # no document left: ir_measures' default
+                yield from (Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
+                            for _, asked in members.values() for measure in asked
+                            for query_id in self.query_ids.values())
+                continue
             try:
-                scores = evaluate(runs[order], self.collections[rel],
-                                  [measure for measure, _ in members.values()],
-                                  judged_only=judged_only)
+                scores = evaluate(runs[order, judged_only], self.collections[rel],
+                                  [measure for measure, _ in members.values()])
             except MeasureError as exc:
                 raise MeasureError(f"{exc} (through ir_measures, give the collection what "
                                    "ir_measures' qrels lack with XdivProvider(topics=..., "
