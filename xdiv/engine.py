@@ -9,14 +9,14 @@ import numpy as np
 import xarray as xr
 from tqdm.auto import tqdm
 
-from .core.collection import check_collection
+from .core.collection import ABSENT, check_collection
 from .core.adhoc import measure_judgments
-from .errors import AlignmentWarning, InputError, XdivWarning
+from .errors import AlignmentWarning, InputError, SingleIntentWarning, XdivWarning
 from .core.hierarchy import flat_hierarchy
 from .core.labels import from_json, natural_sorted, object_strings, preview, to_json
 from .measures.common import MEMO
 from .measures.names import expand_resolved
-from .measures.registry import Measure, with_adhoc
+from .measures.registry import SINGLE_INTENT_FAMILY, Measure, with_adhoc
 from .core.judge import check_runs, judged_cube, unjudged_as_relevant
 from .core.ties import TIE_START, shuffled_samples, sorted_within_ties, untied_depth
 from ._warnings import warn
@@ -244,6 +244,7 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     parts = [_scores(runs, plan) for runs in read_run_blocks(
         paths, order=order, duplicates=duplicates, block=block, progress=progress)]
     _warn_intent_types(plan)
+    _warn_single_intent(plan)
     result = _joined([result for result, _ in parts], plan)
     _warn_unjudged_runs([run for _, unjudged in parts for run in unjudged])
     _warn_alignment(result)
@@ -303,6 +304,7 @@ def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None
                  bool(judged_only), bool(residuals), ties, int(tie_samples), int(seed))
     if warn_types:
         _warn_intent_types(plan)
+        _warn_single_intent(plan)
     if adhoc is not None and adhoc not in ADHOC_METHODS:
         raise InputError(f"adhoc must be 'max', 'count' or None, not {adhoc!r}")
     computed = [with_adhoc(m, adhoc) for m in measures]  # each with its conversion decided
@@ -319,6 +321,17 @@ def _warn_intent_types(plan: _Plan) -> None:
              "so every intent is taken as informational (these measures treat "
              "navigational intents differently; give the qrels their topic file)",
              XdivWarning)
+
+
+def _warn_single_intent(plan: _Plan) -> None:
+    """Warn when diversity measures are asked of qrels where no topic has two intents."""
+    diversity = [m.name for m in plan.measures if m.definition.family != SINGLE_INTENT_FAMILY]
+    judged = (plan.collection["judgment"] != ABSENT).any("doc")
+    if diversity and int(judged.sum("intent").max(initial=0)) <= 1:
+        warn(f"{preview(diversity, 5)}: no topic of the qrels has more than one subtopic "
+             "(intent), so these diversity measures reduce to single-intent ones; give "
+             "diversity qrels (topic subtopic docno level; in ir_measures, the subtopic in "
+             "'iteration' or 'subtopic_id')", SingleIntentWarning)
 
 
 def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False

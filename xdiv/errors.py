@@ -97,3 +97,8 @@ class XdivWarning(UserWarning):
 
 class AlignmentWarning(XdivWarning):
     """Runs and qrels cover different topics (scored by the ``missing`` rule, or NaN)."""
+
+
+class SingleIntentWarning(XdivWarning):
+    """Diversity measures asked of qrels with one intent per topic (they reduce to
+    single-intent measures)."""

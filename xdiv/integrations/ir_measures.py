@@ -46,8 +46,9 @@ an iterable of ``ir_measures.Qrel`` / ``ScoredDoc`` namedtuples such as
 ``query_id``, ``doc_id``, ``score``. ir_measures' diversity qrels carry the subtopic in
 ``iteration`` (its pyndeval provider reads it as the subtopic id); a TREC diversity qrels
 file read by ``ir_measures.read_trec_qrels`` has it there. Qrels without a subtopic (a
-dict of dicts, adhoc qrels) give one intent per topic, and the provider warns, as
-pyndeval's does. Labels are compared as strings (query ids ``1`` and ``"1"`` are one
+dict of dicts, adhoc qrels) give one intent per topic, and the provider warns once, as
+pyndeval's does (the :class:`~xdiv.errors.SingleIntentWarning` of
+:func:`xdiv.evaluate`). Labels are compared as strings (query ids ``1`` and ``"1"`` are one
 topic); the metrics carry the qrels' own query ids.
 
 Conventions, those of ir_measures:
@@ -76,6 +77,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -88,11 +90,10 @@ from ir_measures.measures import ParamInfo
 from ir_measures.providers import Evaluator, Provider, PyNdEvalProvider
 from ir_measures.util import Metric, QrelsConverter, RunConverter
 
-from .._warnings import warn
 from ..accessors import frame_to_collection, frame_to_runs
 from ..core.labels import from_json
 from ..engine import evaluate
-from ..errors import InputError, MeasureError, XdivWarning
+from ..errors import InputError, MeasureError, SingleIntentWarning
 from ..io.api import set_doc_lengths
 from ..io.topics import read_topics
 from ..measures.names import TREC, translate
@@ -374,12 +375,13 @@ class XdivEvaluator(Evaluator):
             group = self.groups.setdefault((plan.order, plan.rel, plan.judged_only), {})
             group.setdefault(plan.measure.name, (plan.measure, []))[1].append(measure)
         self.collections: dict[int, xr.Dataset] = {}
+        self.warned = False
+        """Whether xdiv.evaluate was asked for a diversity measure (and so gave its
+        warning about qrels with one intent per topic, if it applies) by this evaluator."""
         self.lines = pd.MultiIndex.from_arrays([qrels["query_id"].astype(str),
                                                 qrels["doc_id"]])
         if not self.query_ids:
             return
-        if any(p.measure.definition.family != SINGLE_INTENT_FAMILY for p in plans):
-            _warn_single_intent(qrels)
         for rel in {key[1] for key in self.groups}:
             frame = qrels if rel == 1 else qrels.assign(
                 relevance=(qrels["relevance"] >= rel).astype("int64"))
@@ -406,9 +408,15 @@ class XdivEvaluator(Evaluator):
                             for _, asked in members.values() for measure in asked
                             for query_id in self.query_ids.values())
                 continue
+            measures = [measure for measure, _ in members.values()]
             try:
-                scores = evaluate(runs[order, judged_only], self.collections[rel],
-                                  [measure for measure, _ in members.values()])
+                with warnings.catch_warnings():
+                    if self.warned:  # xdiv.evaluate's warning about one intent, given once
+                        warnings.simplefilter("ignore", SingleIntentWarning)
+                    scores = evaluate(runs[order, judged_only], self.collections[rel],
+                                      measures)
+                self.warned = self.warned or any(
+                    m.definition.family != SINGLE_INTENT_FAMILY for m in measures)
             except MeasureError as exc:
                 raise MeasureError(f"{exc} (through ir_measures, give the collection what "
                                    "ir_measures' qrels lack with XdivProvider(topics=..., "
@@ -478,15 +486,6 @@ def run_frame(run, query_ids: Iterable[str]) -> pd.DataFrame:
                         "doc_id": frame["doc_id"].astype(str).to_numpy(dtype=object),
                         "score": frame["score"].to_numpy()})
     return out[out["query_id"].isin(set(query_ids))].reset_index(drop=True)
-
-
-def _warn_single_intent(qrels: pd.DataFrame) -> None:
-    """Warn, as ir_measures' pyndeval provider does, when no topic has two subtopics."""
-    if qrels.groupby("query_id", sort=False)["iteration"].nunique().max() <= 1:
-        warn("xdiv provider: no topic of the qrels has more than one subtopic, so the "
-             "diversity measures reduce to single-intent ones; give diversity qrels with "
-             "the subtopic in 'iteration' (ir_measures.Qrel, read_trec_qrels, a DataFrame "
-             "column) or 'subtopic_id'", XdivWarning)
 
 
 # ------------------------------------------------------------------ registration
