@@ -537,8 +537,9 @@ def _unjudged_section(scores: xr.Dataset, primary: str, order: Sequence[str]) ->
     if condensed:
         parts.append(_p(
             "The scores were computed on condensed lists (Sakai, \"Alternatives to bpref\", "
-            "SIGIR 2007): the documents without a qrels line for the topic were removed "
-            "from each ranked list before scoring, the judged ones moving up, so that "
+            "SIGIR 2007): the unjudged documents (without a qrels line of level >= 0 for "
+            "the topic) were removed from each ranked list before scoring, the judged ones "
+            "moving up, so that "
             "unjudged documents neither count as non-relevant nor take places within a "
             "cutoff."))
     if high:
