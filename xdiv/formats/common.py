@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from ..errors import AlignmentWarning
+from ..errors import AlignmentWarning, SingleIntentWarning
 from ..engine import evaluate
 from ..core.labels import from_json, object_strings
 
@@ -23,9 +23,12 @@ def per_topic_scores(runs: xr.Dataset, collection: xr.Dataset,
                      measures: Sequence[str]) -> xr.DataArray:
     """``score(metric, run, topic)`` with NaN (undefined or unjudged) read as 0, as both
     tools print. The evaluation's warnings about topics only the runs or only the qrels
-    hold are silenced: the callers list and average topics by the tools' own rules."""
+    hold are silenced: the callers list and average topics by the tools' own rules; so is
+    its warning about qrels with one intent per topic, which the tools read without a
+    word."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AlignmentWarning)
+        warnings.simplefilter("ignore", SingleIntentWarning)
         return evaluate(runs, collection, list(measures))["score"].fillna(0.0)
 
 
