@@ -63,7 +63,7 @@ def test_meta_command_refuses_b_below_one_over_alpha_before_reading(tmp_path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("xdiv: error: B = 1 resamples")
     assert "1/alpha = 20" in err and "not-there" not in err
-    assert main(["meta", str(missing), "-B", "50", "--alpha", "0.01", "--test",
+    assert main(["meta", str(missing), "-B", "50", "--sig-level", "0.01", "--test",
                  "tukey"]) == 2
     assert "1/alpha = 100" in capsys.readouterr().err
 

@@ -332,7 +332,7 @@ def test_risk_command_prints_and_writes_trisk(demo_scores, tmp_path, capsys):
     baseline = str(cube["run"].values[0])
     out = tmp_path / "risk.nc"
     capsys.readouterr()
-    assert main(["risk", str(demo_scores), "--baseline", baseline, "--alpha", "2", "-m",
+    assert main(["risk", str(demo_scores), "--baseline", baseline, "--risk-alpha", "2", "-m",
                  "alpha-nDCG@10", "ERR-IA@10", "--format", "tsv", "-o", str(out)]) == 0
     printed = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t")
     assert list(printed.columns) == ["metric", "run", "URisk", "TRisk", "p-value", "topics"]

@@ -88,7 +88,7 @@ def test_plot_command(tmp_path):
     assert main(["-q", "demo", "-o", str(scores), "--topics", "8", "--runs", "4"]) == 0
     metas = tmp_path / "m.nc"
     assert main(["meta", str(scores), "-B", "100", "-o", str(metas)]) == 0
-    concordance = ["--metrics", "alpha-nDCG@10", "D#-nDCG@10", "P+Q#@10", "--gold",
+    concordance = ["-m", "alpha-nDCG@10", "D#-nDCG@10", "P+Q#@10", "--gold",
                    "I-rec@10"]
     for kind, source, extra in [("asl", metas, []), ("scatter", scores, []),
                                 ("topics", scores, []), ("concordance", scores, concordance),
@@ -96,7 +96,7 @@ def test_plot_command(tmp_path):
         out = tmp_path / f"{kind}.png"
         assert main(["plot", kind, str(source), "-o", str(out)] + extra) == 0
         assert out.read_bytes().startswith(b"\x89PNG") and out.stat().st_size > 1000
-    assert main(["plot", "concordance", str(scores), "--metrics", "D#-nDCG@10", "--gold",
+    assert main(["plot", "concordance", str(scores), "-m", "D#-nDCG@10", "--gold",
                  "I-rec@10", "-o", str(tmp_path / "c.png")]) == 2
 
 
@@ -165,7 +165,7 @@ def demo_cube(tmp_path_factory):
      "metric 'foo@10' is not in the score cube; it holds I-rec@10, alpha-nDCG@10"),
     (["concordance", "{s}", "alpha-nDCG@10", "D#-nDCG@10", "--gold", "Ef-P@5"],
      "metric 'Ef-P@5' is not in the score cube"),
-    (["plot", "topics", "{s}", "--metric", "foo", "-o", "{o}"],
+    (["plot", "topics", "{s}", "-m", "foo", "-o", "{o}"],
      "metric 'foo' is not in the score cube"),
     (["plot", "diff", "{s}", "--runs", "run01", "nope", "-o", "{o}"],
      "run 'nope' is not in the score cube; it holds run01, run02"),
@@ -197,7 +197,7 @@ def test_concordance_accepts_any_spelling_of_a_metric(demo_cube, capsys):
 def test_plot_diff(demo_cube, tmp_path):
     scores, _ = demo_cube
     out = tmp_path / "diff.svg"
-    assert main(["plot", "diff", str(scores), "--metric", "D#-nDCG@10", "--runs", "run02",
+    assert main(["plot", "diff", str(scores), "-m", "D#-nDCG@10", "--runs", "run02",
                  "run01", "-o", str(out)]) == 0
     assert out.read_text().lstrip().startswith("<?xml") and out.stat().st_size > 1000
 
@@ -284,8 +284,11 @@ def test_bad_input_and_output_are_one_line_errors(files, capsys, argv, message):
 
 @pytest.mark.parametrize("argv, message", [
     ("meta {s} -B 0", "argument -B: must be at least 1, not 0"),
+    ("meta {s} --sig-level 1.5",
+     "argument --sig-level: must lie strictly between 0 and 1, not 1.5"),
+    ("meta {s} --sig-level nan",
+     "argument --sig-level: must lie strictly between 0 and 1, not nan"),
     ("meta {s} --alpha 1.5", "argument --alpha: must lie strictly between 0 and 1, not 1.5"),
-    ("meta {s} --alpha nan", "argument --alpha: must lie strictly between 0 and 1, not nan"),
     ("meta {s} --seed -1", "argument --seed: must be at least 0, not -1"),
     ("meta {s} --seed 99999999999999999999",
      "argument --seed: must be at most 9223372036854775807, not 99999999999999999999"),

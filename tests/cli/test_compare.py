@@ -88,7 +88,7 @@ def test_a_table_goes_to_a_file_with_o(cube_path, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--baseline", "no-such-run"], "no-such-run"),
     (["--format", "netcdf"], "-o FILE"),
-    (["--metric", "nDCG@99"], "nDCG@99"),
+    (["-m", "nDCG@99"], "nDCG@99"),
 ])
 def test_bad_input_is_one_line(cube_path, capsys, argv, message):
     assert main(["compare", str(cube_path), *argv]) == 2

@@ -29,7 +29,7 @@ SCORE_COMMANDS = {
     "plot scatter": ["plot", "scatter", "{f}", "-o", "{out}"],
     "plot topics": ["plot", "topics", "{f}", "-o", "{out}"],
     "plot diff": ["plot", "diff", "{f}", "--runs", "ra", "rb", "-o", "{out}"],
-    "plot concordance": ["plot", "concordance", "{f}", "--metrics", "D-nDCG@10",
+    "plot concordance": ["plot", "concordance", "{f}", "-m", "D-nDCG@10",
                          "alpha-nDCG@10", "--gold", "I-rec@10", "-o", "{out}"],
     "plot correlation": ["plot", "correlation", "{f}", "-o", "{out}"],
 }

@@ -162,7 +162,7 @@ def test_report_command_writes_the_page_and_checks_its_inputs(tmp_path):
     assert main(["-q", "meta", str(cube), "-B", "100", "--test", "tukey", "-o",
                  str(metas)]) == 0
     out = tmp_path / "report.html"
-    assert main(["report", str(cube), str(metas), "--metric", "D#-nDCG@10", "-o",
+    assert main(["report", str(cube), str(metas), "-m", "D#-nDCG@10", "-o",
                  str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     _check_page(text)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
-from .common import QUIET_HELP, refuse_empty_outputs
+from .common import QUIET_HELP, apply_renamed, refuse_empty_outputs
 
 __all__ = ["main", "measures_page"]
 
@@ -86,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", XdivWarning)
             warnings.showwarning = _show_warning
         try:
+            apply_renamed(args)
             refuse_empty_outputs(args)
             status = args.handler(args)
             sys.stdout.flush()

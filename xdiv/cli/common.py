@@ -13,7 +13,7 @@ import os
 import sys
 import textwrap
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .._warnings import warn
 from ..errors import InputError, XdivError, XdivWarning, shown
@@ -36,13 +36,14 @@ Handler = Callable[[argparse.Namespace], int]
 def command(sub, name: str, summary: str, handler: Handler, *, about: str | None = None,
             examples: str | None = None) -> argparse.ArgumentParser:
     """Declare subcommand ``name`` run by ``handler``; its --help shows ``about`` (wrapped)
-    and ``examples`` (verbatim), and it takes ``-q`` after its name as well as before."""
+    and ``examples`` (verbatim), it takes ``-q`` after its name as well as before, and an
+    argument it does not know is reported with its usage (``args.usage_error``)."""
     parser = sub.add_parser(name, help=summary, description=textwrap.fill(about or summary, 79),
                             epilog=examples,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                         help=QUIET_HELP)
-    parser.set_defaults(handler=handler)
+    parser.set_defaults(handler=handler, usage_error=parser.error)
     return parser
 
 
@@ -98,6 +99,21 @@ def level(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, not {text}")
     return value
+
+
+SIGNIFICANCE = "--sig-level"
+"""The option of the significance level in every command that tests at one (as R's
+``sig.level``); ``--alpha``, its former spelling, stays a deprecated alias."""
+
+
+def significance_option(parser: argparse.ArgumentParser, help: str,
+                        default: float | None = 0.05) -> None:
+    """Declare :data:`SIGNIFICANCE` ``LEVEL`` on ``parser``, the significance level
+    (``args.alpha``, a :func:`level`), with its former spelling ``--alpha`` kept working
+    with a deprecation warning (:func:`renamed`)."""
+    parser.add_argument(SIGNIFICANCE, type=level, dest="alpha", metavar="LEVEL", help=help)
+    renamed(parser, "--alpha", SIGNIFICANCE, dest="alpha", metavar="LEVEL",
+            what="the significance level", default=default, type=level)
 
 
 def print_frame(frame: pd.DataFrame, fmt: str) -> None:
@@ -271,13 +287,71 @@ def progress_wanted(args: argparse.Namespace) -> bool:
     return not args.quiet and sys.stderr.isatty()
 
 
-def renamed_option(value, old_value, *, twice: str, deprecated: str):
-    """An option's value given under its name (``value``) or, with a deprecation warning
-    ``deprecated``, under its former spelling (``old_value``); both given is the error
-    ``twice``. ``None`` when neither is given."""
-    if old_value is None:
-        return value
-    if value is not None:
-        raise XdivError(twice)
-    warn(deprecated, XdivWarning)
-    return old_value
+class Renamed(NamedTuple):
+    """An option's former spelling, kept working as a hidden alias of its new name: given,
+    it warns once that it is deprecated and names the new spelling; given with the new
+    spelling, it is an error. Declared by :func:`renamed`, applied by
+    :func:`apply_renamed` before the command runs."""
+
+    command: str
+    """The subcommand, as its usage names it after ``xdiv`` (``"design mdd"``)."""
+    old: str
+    """The former spelling (``"--alpha"``)."""
+    new: str
+    """The option's name, as its help shows it (``"-m/--measure"``)."""
+    dest: str
+    """The ``args`` attribute of the new spelling's value."""
+    metavar: str
+    """What the option takes, in the messages (``"MEASURE"``)."""
+    what: str
+    """What the option gives, in the error about both spellings (``"the measures"``)."""
+    note: str = ""
+    """Said in parentheses after the deprecation."""
+    default: object = None
+    """The value when neither spelling is given."""
+
+    @property
+    def hidden(self) -> str:
+        """The ``args`` attribute of the former spelling's value."""
+        return "deprecated_" + self.old.lstrip("-").replace("-", "_")
+
+
+def renamed(parser: argparse.ArgumentParser, old: str, new: str, *, dest: str,
+            metavar: str, what: str, note: str = "", default: object = None,
+            **kwargs) -> None:
+    """Keep ``old``, the former spelling of option ``new`` of ``parser``, as a hidden alias
+    (see :class:`Renamed`). ``new`` must be declared with ``default=None`` (so that giving
+    it can be told from not giving it) and its default passed here; ``kwargs`` declare the
+    alias as ``new`` is declared (``nargs``, ``type``, ``action``)."""
+    rename = Renamed(parser.prog.removeprefix("xdiv "), old, new, dest, metavar, what,
+                     note, default)
+    parser.add_argument(old, dest=rename.hidden, metavar=metavar, help=argparse.SUPPRESS,
+                        **kwargs)
+    parser.set_defaults(renamed=(*(parser.get_default("renamed") or ()), rename))
+
+
+def apply_renamed(args: argparse.Namespace) -> None:
+    """Move the values given under the former spellings of the command's options (see
+    :func:`renamed`) to their new names, each with a deprecation warning, and fill in the
+    defaults of the options given under neither.
+
+    Raises
+    ------
+    XdivError
+        An option given under both spellings.
+    """
+    renames = getattr(args, "renamed", ())
+    for rename in renames:
+        old_value = getattr(args, rename.hidden)
+        if old_value is None:
+            continue
+        if getattr(args, rename.dest) is not None:
+            raise XdivError(f"give {rename.what} once, as {rename.new} {rename.metavar} "
+                            f"({rename.old} is its deprecated spelling)")
+        note = f" ({rename.note})" if rename.note else ""
+        warn(f"{rename.command} {rename.old} {rename.metavar} is deprecated, use "
+             f"{rename.new} {rename.metavar}{note}", XdivWarning)
+        setattr(args, rename.dest, old_value)
+    for rename in renames:
+        if getattr(args, rename.dest) is None:
+            setattr(args, rename.dest, rename.default)

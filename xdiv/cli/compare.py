@@ -8,7 +8,8 @@ import sys
 
 from ..errors import XdivError
 from ..typing import COMPARE_CIS, COMPARE_CORRECTIONS, COMPARE_FAMILIES, COMPARE_TESTS
-from .common import about, command, level, open_netcdf, output, print_frame, whole
+from .common import about, command, open_netcdf, output, print_frame, renamed, \
+    significance_option, whole
 
 FORMATS = ("table", "latex", "markdown", "html", "netcdf")
 """What ``--format`` writes: a tidy table of the comparisons (``table``), the paper table
@@ -17,7 +18,7 @@ FORMATS = ("table", "latex", "markdown", "html", "netcdf")
 EXAMPLES = """examples:
   xdiv compare scores.nc --baseline MSRABASE --test t permutation --correction holm
   xdiv compare scores.nc --baseline MSRABASE uogTrDYCcsB --format latex --methods -o table.tex
-  xdiv compare scores.nc --test tukey --metric alpha-nDCG@20 --format markdown
+  xdiv compare scores.nc --test tukey -m alpha-nDCG@20 --format markdown
   xdiv compare scores.nc --baseline MSRABASE --correction maxt --family all -o cmp.nc \\
       --format netcdf
 """
@@ -49,15 +50,17 @@ def add_parser(sub) -> None:
     cp.add_argument("--family", choices=COMPARE_FAMILIES, default="metric",
                     help="the comparisons corrected together: those of each measure "
                          "(default), or every measure's")
-    cp.add_argument("--metric", nargs="+", metavar="MEASURE",
+    cp.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
+                    metavar="MEASURE",
                     help="the measures compared (default: every measure of the cube)")
+    renamed(cp, "--metric", "-m/--measure", dest="measures", metavar="MEASURE",
+            what="the measures", nargs="+", action="extend")
     cp.add_argument("-B", type=whole(1), default=10_000, dest="B",
                     help="resamples of the resampling tests and of MaxT (default: 10000)")
     cp.add_argument("--seed", type=whole(0), default=0,
                     help="seed of the resampling (default: 0)")
-    cp.add_argument("--alpha", type=level, default=0.05,
-                    help="significance level and 1 - the coverage of the intervals "
-                         "(default: 0.05)")
+    significance_option(cp, "significance level, and 1 - the coverage of the intervals "
+                            "(default: 0.05)")
     cp.add_argument("--ci", choices=COMPARE_CIS, default="t",
                     help="confidence interval of the mean difference: Student's t "
                          "(default) or the bootstrap BCa")
@@ -88,10 +91,10 @@ def run(args) -> int:
         output(args.bibtex, args.scores)
     scores = open_netcdf(args.scores, "scores")
     with about(args.scores):
-        if args.metric:
+        if args.measures:
             from ..core.cube import score_array
 
-            scores = score_array(scores, args.metric).to_dataset(name="score").assign_attrs(
+            scores = score_array(scores, args.measures).to_dataset(name="score").assign_attrs(
                 scores.attrs)
         result = compare(scores, baseline=args.baseline, tests=tuple(args.test),
                          correction=args.correction, family=args.family, B=args.B,

@@ -4,14 +4,13 @@ sizes, detectable differences, the power of each run pair, swap rates and G-theo
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
-                     print_frame, renamed_option, save_figure, whole)
+                     print_frame, renamed, save_figure, significance_option, whole)
 from ..typing import DESIGN_TESTS, PAIR_VARIANCES, TABLE_FORMATS
 
 if TYPE_CHECKING:
@@ -60,8 +59,7 @@ def _design_options(parser, *, with_beta: bool = True) -> None:
                         help="paired t test, one-way ANOVA of --systems systems (the "
                              "difference is the range of the means), or the width of a "
                              "confidence interval (default: %(default)s)")
-    parser.add_argument("--alpha", type=level, default=0.05,
-                        help="significance level (default: %(default)s)")
+    significance_option(parser, "significance level (default: 0.05)")
     if with_beta:
         parser.add_argument("--beta", type=level, default=0.2,
                             help="type II error rate: power 1 - beta (default: %(default)s)")
@@ -102,8 +100,9 @@ def add_parser(sub) -> None:
     _common(mdd, out="the detectable differences")
     mdd.add_argument("--n-topics", type=whole(2), nargs="+", metavar="N",
                      help="numbers of topics (required)")
-    mdd.add_argument("--topics", type=whole(2), nargs="+", dest="old_topics",
-                     help=argparse.SUPPRESS)
+    renamed(mdd, "--topics", "--n-topics", dest="n_topics", metavar="N",
+            what="the numbers of topics", note="in xdiv evaluate, --topics names a topic file",
+            type=whole(2), nargs="+")
     _design_options(mdd)
 
     pairs = command(actions, "pairs", "the power each run pair was compared with",
@@ -115,8 +114,7 @@ def add_parser(sub) -> None:
                     examples="examples:\n  xdiv design pairs scores.nc\n"
                              "  xdiv design pairs scores.nc -m D#-nDCG@10 --list")
     _common(pairs, out="the pairs' differences and power")
-    pairs.add_argument("--alpha", type=level, default=0.05,
-                       help="significance level (default: %(default)s)")
+    significance_option(pairs, "significance level (default: 0.05)")
     pairs.add_argument("--beta", type=level, default=0.2,
                        help="pairs with power below 1 - beta are underpowered (default: "
                             "%(default)s)")
@@ -168,8 +166,9 @@ def add_parser(sub) -> None:
 
 
 def _no_subcommand(args) -> int:
-    raise XdivError("xdiv design needs an action: size, mdd, pairs, swap or gstudy "
-                    "(xdiv design --help)")
+    """``xdiv design`` without an action: a usage error, as any missing argument."""
+    args.usage_error("needs an action: size, mdd, pairs, swap or gstudy (xdiv design --help)")
+    return 2
 
 
 def _open(args) -> xr.DataArray:
@@ -255,13 +254,8 @@ def run_size(args) -> int:
 
 
 def _n_topics(args) -> list[int]:
-    """``--n-topics``, or its deprecated spelling ``--topics`` with a warning."""
-    n_topics = renamed_option(
-        args.n_topics, args.old_topics,
-        twice="give the numbers of topics once, as --n-topics N [N ...] (--topics is its "
-              "deprecated spelling)",
-        deprecated="design mdd --topics N is deprecated, use --n-topics N (in xdiv "
-                   "evaluate, --topics names a topic file)")
+    """``--n-topics`` (or its deprecated spelling ``--topics``), which mdd needs."""
+    n_topics = args.n_topics
     if n_topics is None:
         raise XdivError("design mdd needs --n-topics N [N ...], the numbers of topics")
     return n_topics

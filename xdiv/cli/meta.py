@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import about, command, level, open_netcdf, output, print_frame, \
-    progress_wanted, whole
+from .common import about, command, open_netcdf, output, print_frame, \
+    progress_wanted, significance_option, whole
 from ..typing import META_TESTS, RANK_CORRELATIONS
 
 DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}
-"""The replicates of each test when -B is not given (those of
-:func:`xdiv.meta.discriminative_power`)."""
+"""The replicates of each test when neither -B nor the test's own option is given (those
+of :func:`xdiv.meta.discriminative_power`)."""
 
 
 TIES = ("ties: a (topic, run pair) case that M1 or M2 ties is no disagreement; in a\n"
@@ -31,16 +31,22 @@ def add_parser(sub) -> None:
                        "(two-sided paired bootstrap and/or randomised Tukey HSD) "
                        "and the difference that takes.",
                  examples="examples:\n  xdiv meta scores.nc --test both -o meta.nc\n"
-                          "  xdiv meta scores.nc --test tukey -B 10000 --seed 7\n\n"
-                          "-B must be at least 1/alpha (20 at alpha = 0.05): an achieved "
-                          "significance\nlevel from B resamples moves in steps of 1/B.")
+                          "  xdiv meta scores.nc --test tukey -B 10000 --seed 7\n"
+                          "  xdiv meta scores.nc --bootstrap-B 2000 --tukey-B 10000 "
+                          "--sig-level 0.01\n\n"
+                          "Each B must be at least 1/LEVEL (20 at the default level 0.05): "
+                          "an achieved\nsignificance level from B resamples moves in steps "
+                          "of 1/B.")
     mt.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     mt.add_argument("--test", choices=META_TESTS, default="both",
                     help="which test (default: %(default)s)")
     mt.add_argument("-B", type=whole(1),
-                    help="replicates (default 1000 bootstrap, 5000 Tukey)")
-    mt.add_argument("--alpha", type=level, default=0.05,
-                    help="significance level (default: %(default)s)")
+                    help="replicates of each test (default 1000 bootstrap, 5000 Tukey)")
+    for test, name in (("bootstrap", "the paired bootstrap"), ("tukey", "the Tukey HSD test")):
+        mt.add_argument(f"--{test}-B", type=whole(1), metavar="B",
+                        help=f"replicates of {name} alone (default: -B, else "
+                             f"{DEFAULT_B[test]})")
+    significance_option(mt, "significance level (default: 0.05)")
     mt.add_argument("--seed", type=whole(0, 2 ** 63 - 1), default=0,
                     help="seed of the resampling, recorded in the output (default: %(default)s)")
     mt.add_argument("-o", "--output", help="write the meta-evaluation to this NetCDF file")
@@ -80,16 +86,21 @@ def run_meta(args) -> int:
     from ..io.netcdf import to_netcdf
 
     tests = list(META_TESTS[:-1]) if args.test == "both" else [args.test]
-    for test in tests:  # before any work: B against the level, each test's default B
+    for test in META_TESTS[:-1]:
+        if getattr(args, f"{test}_B") is not None and test not in tests:
+            raise XdivError(f"--{test}-B is for --test {test} or both, not --test {args.test}")
+    replicates = {test: getattr(args, f"{test}_B") or args.B or DEFAULT_B[test]
+                  for test in tests}
+    for test in tests:  # before any work: each test's B against the level
         try:
-            check_resampling(args.B or DEFAULT_B[test], args.seed, args.alpha)
+            check_resampling(replicates[test], args.seed, args.alpha)
         except InputError as exc:
             raise XdivError(str(exc)) from None
     if args.output:
         output(args.output, args.scores)
     scores = open_netcdf(args.scores, "scores")
     with about(args.scores):
-        results = [discriminative_power(scores, method=t, alpha=args.alpha, B=args.B,
+        results = [discriminative_power(scores, method=t, alpha=args.alpha, B=replicates[t],
                                         seed=args.seed, progress=progress_wanted(args))
                    for t in tests]
     table = pd.DataFrame({f"{t} {col}": r[var].to_pandas()

@@ -6,13 +6,18 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from .common import about, command, figure_output, open_netcdf, save_figure, whole
+from .common import about, command, figure_output, open_netcdf, renamed, save_figure, \
+    whole
 from ..typing import MAX_CUTOFF, META_TESTS, RANK_CORRELATIONS
 
 if TYPE_CHECKING:
     import xarray as xr
 
 KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation")
+ONE_MEASURE = ("topics", "diff")
+"""The plots of one measure (-m/--measure, else the cube's first)."""
+MEASURE_PLOTS = (*ONE_MEASURE, "concordance")
+"""The plots that take -m/--measure (concordance two or more measures)."""
 
 
 def add_parser(sub) -> None:
@@ -24,17 +29,17 @@ def add_parser(sub) -> None:
                        "D#-nDCG contour lines (Sakai & Song, SIGIR 2011, Fig. 3); topics: "
                        "per-topic score distributions of one measure, "
                        "one box per run; diff: per-topic differences of two runs under one "
-                       "measure; concordance: the concordance of every pair of --metrics "
+                       "measure; concordance: the concordance of every pair of the measures -m "
                        "against the --gold measure(s) as a heat map; correlation: the "
                        "rank-correlation matrix of the measures. All but asl read a score "
                        "cube from 'xdiv evaluate -o'.",
                  examples="examples:\n"
                           "  xdiv plot asl meta.nc --test tukey -o asl.pdf\n"
                           "  xdiv plot scatter scores.nc --cutoff 10 -o irec-dndcg.png\n"
-                          "  xdiv plot topics scores.nc --metric D#-nDCG@10 -o topics.svg\n"
-                          "  xdiv plot diff scores.nc --metric D#-nDCG@10 --runs runA runB "
+                          "  xdiv plot topics scores.nc -m D#-nDCG@10 -o topics.svg\n"
+                          "  xdiv plot diff scores.nc -m D#-nDCG@10 --runs runA runB "
                           "-o diff.png\n"
-                          "  xdiv plot concordance scores.nc --metrics alpha-nDCG@10 "
+                          "  xdiv plot concordance scores.nc -m alpha-nDCG@10 "
                           "D#-nDCG@10 P+Q#@10 --gold I-rec@10 -o concordance.png\n"
                           "  xdiv plot correlation scores.nc --method tau_ap -o tau.png\n\n"
                           "scatter needs both I-rec@l and D-nDCG@l in the cube, at the "
@@ -46,11 +51,16 @@ def add_parser(sub) -> None:
     pl.add_argument("--test", choices=META_TESTS[:-1],
                     help="asl: which test of a meta file holding both (default: the only "
                          "test the file holds, else bootstrap)")
-    pl.add_argument("--metric", help="topics, diff: the measure (default: the cube's first)")
+    pl.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
+                    metavar="MEASURE",
+                    help="topics, diff: the measure (default: the cube's first); "
+                         "concordance: the measures to compare (two or more)")
+    renamed(pl, "--metric", "-m/--measure", dest="measures", metavar="MEASURE",
+            what="the measures", action="append")
+    renamed(pl, "--metrics", "-m/--measure", dest="measures", metavar="MEASURE",
+            what="the measures", nargs="+", action="extend")
     pl.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"),
                     help="diff: the two runs (RUN_A - RUN_B)")
-    pl.add_argument("--metrics", nargs="+", metavar="MEASURE",
-                    help="concordance: the measures to compare (two or more)")
     pl.add_argument("--gold", action="append", metavar="MEASURE",
                     help="concordance: gold-standard measure (repeat for several)")
     pl.add_argument("--cutoff", type=whole(1, MAX_CUTOFF), default=10,
@@ -65,6 +75,7 @@ def run(args) -> int:
     matplotlib.use("Agg")
     from .. import meta, plots
 
+    _check_measures(args)
     figure_output(args.output, args.input)
     data = open_netcdf(args.input, "meta" if args.kind == "asl" else "scores")
     with about(args.input):
@@ -73,16 +84,15 @@ def run(args) -> int:
         elif args.kind == "scatter":
             fig = plots.irec_dndcg(data, cutoff=args.cutoff)
         elif args.kind == "topics":
-            fig = plots.topic_distributions(data, args.metric or _first_metric(data))
+            fig = plots.topic_distributions(data, _one_measure(args, data))
         elif args.kind == "diff":
             if not args.runs or args.runs[0] == args.runs[1]:
                 raise XdivError("plot diff needs --runs RUN_A RUN_B, two different runs")
-            fig = plots.run_differences(data, args.metric or _first_metric(data), *args.runs)
+            fig = plots.run_differences(data, _one_measure(args, data), *args.runs)
         elif args.kind == "concordance":
-            if not args.metrics or len(args.metrics) < 2 or not args.gold:
-                raise XdivError("plot concordance needs --metrics M1 M2 [...] and --gold "
-                                "MEASURE")
-            fig = plots.concordance_heatmap(meta.concordance_table(data, args.metrics,
+            if not args.measures or len(args.measures) < 2 or not args.gold:
+                raise XdivError("plot concordance needs -m M1 M2 [...] and --gold MEASURE")
+            fig = plots.concordance_heatmap(meta.concordance_table(data, args.measures,
                                                                    args.gold))
         else:
             fig = plots.correlation_matrix(meta.rank_correlation(data, args.method))
@@ -91,5 +101,18 @@ def run(args) -> int:
     return 0
 
 
-def _first_metric(data: xr.Dataset) -> str:
-    return str(data["metric"].values[0])
+def _check_measures(args) -> None:
+    """-m/--measure only for the plots that take measures, one for topics and diff."""
+    if not args.measures:
+        return
+    if args.kind not in MEASURE_PLOTS:
+        raise XdivError(f"plot {args.kind} takes no -m/--measure (only "
+                        f"{', '.join(MEASURE_PLOTS)} do)")
+    if args.kind in ONE_MEASURE and len(args.measures) > 1:
+        raise XdivError(f"plot {args.kind} draws one measure; -m/--measure gave "
+                        f"{len(args.measures)}: {' '.join(args.measures)}")
+
+
+def _one_measure(args, data: xr.Dataset) -> str:
+    """The measure of a topics or diff plot: -m/--measure's, else the cube's first."""
+    return args.measures[0] if args.measures else str(data["metric"].values[0])

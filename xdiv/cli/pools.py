@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, XdivError
+from ..errors import InputError
 from ..typing import ORDER_HELP, ORDERS, RANK_CORRELATIONS, TABLE_FORMATS
 from .common import command, number, output, print_frame
 
@@ -126,8 +126,9 @@ def add_parser(sub) -> None:
 
 
 def _no_action(args) -> int:
-    raise XdivError("xdiv pools needs an action: leave-one-out or downsample "
-                    "(xdiv pools --help)")
+    """``xdiv pools`` without an action: a usage error, as any missing argument."""
+    args.usage_error("needs an action: leave-one-out or downsample (xdiv pools --help)")
+    return 2
 
 
 def read_groups(path: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import about, command, level, open_netcdf, output
+from .common import about, command, open_netcdf, output, renamed, significance_option
 
 
 def add_parser(sub) -> None:
@@ -23,17 +23,19 @@ def add_parser(sub) -> None:
                        "judgment downsampling).",
                  examples="examples:\n"
                           "  xdiv report scores.nc -o report.html\n"
-                          "  xdiv report scores.nc meta.nc --metric D#-nDCG@10 -o report.html\n"
+                          "  xdiv report scores.nc meta.nc -m D#-nDCG@10 -o report.html\n"
                           "  xdiv report scores.nc meta.nc -o report.html --pools loo.nc "
                           "down.nc")
     rp.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     rp.add_argument("meta", nargs="?", help="its meta-evaluation, written by 'xdiv meta -o'")
     rp.add_argument("-o", "--output", required=True, help="the HTML file to write")
-    rp.add_argument("--metric", help="the primary measure (default: alpha-nDCG@20 when the "
-                                     "cube holds it, as TREC reported it, else the cube's "
-                                     "first)")
-    rp.add_argument("--alpha", type=level,
-                    help="significance level (default: the meta-evaluation's, else 0.05)")
+    rp.add_argument("-m", "--measure", dest="measure", metavar="MEASURE",
+                    help="the primary measure (default: alpha-nDCG@20 when the cube holds "
+                         "it, as TREC reported it, else the cube's first)")
+    renamed(rp, "--metric", "-m/--measure", dest="measure", metavar="MEASURE",
+            what="the primary measure")
+    significance_option(rp, "significance level (default: the meta-evaluation's, else 0.05)",
+                        default=None)
     rp.add_argument("--baseline", nargs="+", metavar="RUN",
                     help="add the table a paper prints against these baselines (paired "
                          "t-tests, Holm-corrected; xdiv compare for other tests)")
@@ -63,7 +65,7 @@ def run(args) -> int:
         check_pool_study(study, path)
         pools.append(study)
     with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
-        path = write_report(args.output, scores, meta, metric=args.metric, alpha=args.alpha,
+        path = write_report(args.output, scores, meta, metric=args.measure, alpha=args.alpha,
                             full_matrix=args.full_matrix, baseline=args.baseline,
                             pairs_table=args.pairs_table, pools=pools or None)
     print(f"report written to {path}", file=sys.stderr)

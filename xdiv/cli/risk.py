@@ -3,13 +3,12 @@ GeoRisk; see :mod:`xdiv.risk`)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from .common import about, command, nonnegative, open_netcdf, output, print_frame, renamed_option
+from .common import about, command, nonnegative, open_netcdf, output, print_frame, renamed
 from ..typing import TABLE_FORMATS
 
 if TYPE_CHECKING:
@@ -29,8 +28,9 @@ EXAMPLES = """examples:
   xdiv risk scores.nc --test georisk -o georisk.nc
   xdiv risk scores.nc --baseline MSRABASE --test urisk --format tsv
 
---risk-alpha was --alpha, which still works but is deprecated (elsewhere --alpha is
-a significance level, or alpha-nDCG's redundancy parameter in xdiv ndeval).
+--risk-alpha was --alpha, which still works but is deprecated (other commands name a
+significance level --sig-level, and xdiv ndeval's -alpha is alpha-nDCG's redundancy
+parameter).
 """
 RISK_ALPHA = 0.0
 """The default risk sensitivity: that of ndeval's and gdeval's -riskAlpha."""
@@ -54,7 +54,9 @@ def add_parser(sub) -> None:
                          "differences), is that of ndeval's and gdeval's -riskAlpha for the "
                          "same quantity; the TREC 2013-2014 Web Track used A = 1, 5 and 10, "
                          "so give the value you report (default: 0)")
-    rk.add_argument("--alpha", type=nonnegative, dest="old_alpha", help=argparse.SUPPRESS)
+    renamed(rk, "--alpha", "--risk-alpha", dest="risk_alpha", metavar="A",
+            what="the risk sensitivity", note="as ndeval's -riskAlpha; its default is 0",
+            default=RISK_ALPHA, type=nonnegative)
     rk.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                     metavar="MEASURE", help="only these metrics of the cube (default: all)")
     rk.add_argument("--format", choices=TABLE_FORMATS, default="table",
@@ -62,23 +64,11 @@ def add_parser(sub) -> None:
     rk.add_argument("-o", "--output", help="write the result to this NetCDF file")
 
 
-def _risk_alpha(args) -> float:
-    """``--risk-alpha``, or its deprecated spelling ``--alpha`` with a warning."""
-    alpha = renamed_option(
-        args.risk_alpha, args.old_alpha,
-        twice="give the risk sensitivity once, as --risk-alpha A (--alpha is its "
-              "deprecated spelling)",
-        deprecated="risk --alpha A is deprecated, use --risk-alpha A (as ndeval's "
-                   "-riskAlpha; its default is 0)")
-    return RISK_ALPHA if alpha is None else alpha
-
-
 def run(args) -> int:
     from .. import risk
     from ..core.cube import score_array
     from ..io.netcdf import to_netcdf
 
-    args.alpha = _risk_alpha(args)
     if args.output:
         output(args.output, args.scores)
     if args.test == "georisk" and args.baseline is not None:
@@ -87,19 +77,20 @@ def run(args) -> int:
     if args.test != "georisk" and args.baseline is None:
         raise XdivError(f"--test {args.test} needs --baseline RUN (a run of the cube)")
     cube = open_netcdf(args.scores, "scores")
+    alpha = args.risk_alpha
     with about(args.scores):
         scores = score_array(cube, metrics=args.measures)
         if args.test == "georisk":
-            result = risk.georisk(scores, alpha=args.alpha)
-            title = f"GeoRisk against all {scores.sizes['run']} runs, alpha = {args.alpha:g}"
+            result = risk.georisk(scores, alpha=alpha)
+            title = f"GeoRisk against all {scores.sizes['run']} runs, alpha = {alpha:g}"
         elif args.test == "trisk":
-            result = risk.trisk(scores, args.baseline, alpha=args.alpha)
-            title = (f"TRisk against {args.baseline}, alpha = {args.alpha:g} (two-sided "
+            result = risk.trisk(scores, args.baseline, alpha=alpha)
+            title = (f"TRisk against {args.baseline}, alpha = {alpha:g} (two-sided "
                      "p-values, Student's t with topics - 1 degrees of freedom)")
         else:
-            result = risk.urisk(scores, args.baseline, alpha=args.alpha).to_dataset()
-            result.attrs.update(test="URisk", baseline=args.baseline, alpha=args.alpha)
-            title = f"URisk against {args.baseline}, alpha = {args.alpha:g}"
+            result = risk.urisk(scores, args.baseline, alpha=alpha).to_dataset()
+            result.attrs.update(test="URisk", baseline=args.baseline, alpha=alpha)
+            title = f"URisk against {args.baseline}, alpha = {alpha:g}"
     if args.format == "table":
         print(title)
     print_frame(_pvalues(_table(result, COLUMNS[args.test]), args.format), args.format)
