@@ -1178,10 +1178,6 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
         unsupported = [n for n in NICKNAMES["official"] if n not in SUPPORTED]
     if unsupported:
         raise NotReproduced(f"measure {unsupported[0]} is not supported yet")
-    if options.level < 0:
-        raise NotReproduced("-l below 0 is not supported")
-    if options.max_docs < 0:
-        raise NotReproduced("-M below 0 (trec_eval crashes)")
     qrels, results, zscores = _read(qrels_path, results_path, options)
     marked = marked_measures(names, given)
     names = [m.measure.name for m in marked]
@@ -1191,6 +1187,11 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
 
     # the topics trec_eval evaluates, and where it stops
     pairs, stop = _evaluated_topics(qrels.topics, results, options)
+    if pairs and any(m.measure.judged for m in marked):  # what trec_eval evaluates
+        if options.level < 0:
+            raise NotReproduced("-l below 0 is not supported")
+        if options.max_docs < 0:
+            raise NotReproduced("-M below 0 (trec_eval crashes)")
     if results.run_id is None and (options.complete or options.version < 10) and pairs \
             and "runid" in names:
         raise NotReproduced("a results file without a data line (trec_eval prints an "
