@@ -222,4 +222,4 @@ def test_option_values_quick(trec_eval_10, tmp_path):
 def test_option_values_many(trec_eval_10, tmp_path):
     """3,000 command lines."""
     tally = campaign(trec_eval_10, tmp_path, seed=3035, count=3000)
-    assert tally["same"] >= 1800 and tally["lean and full"] >= 200, tally
+    assert tally["same"] >= 1800 and tally["lean and full"] >= 30, tally

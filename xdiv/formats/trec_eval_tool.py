@@ -641,7 +641,9 @@ def _compute(marked: Marked, context: _Context) -> np.ndarray:
         return _value(K.unjudged_at(ranked.rel, ranked.valid, cutoffs))
     if name in ("Rprec_mult", "Rprec_mult_avgjg"):
         counts = np.multiply.outer(ranked.num_rel.astype(np.float64), np.array(values)) + 0.9
-        if len(counts) and not (np.abs(counts) < 2.0 ** 63).all():
+        # trec_eval takes the multiples from the last down and stops at one whose count
+        # overflows: the ones before it keep 0
+        if len(counts) and not (np.abs(counts[:, 1:]) < 2.0 ** 63).all():
             raise NotReproduced(f"a multiple in -m {name} whose number of documents "
                                 "overflows a long (trec_eval then skips the others)")
         return _value(K.r_precision_multiples(relevant, ranked.num_ret, ranked.num_rel,
