@@ -70,10 +70,11 @@ def lean_run(qrels_path: str, results_path: str, options: Options) -> Outcome | 
     if any(t not in results for t in topics):
         return None
     ranked = []
+    counted = {m.measure.name for m in marked} & {"bpref", "gm_bpref"}
     for qid in topics:
         judged = qrels[qid]
-        if max(judged.values()) < 0:
-            return None
+        if max(judged.values()) < 0 or (counted and options.level > max(judged.values()) + 1):
+            return None  # the full program's (-l past the level counts: refused)
         docnos = _ranked(*results[qid], options.max_docs)
         if len(set(docnos)) < len(docnos):
             return None

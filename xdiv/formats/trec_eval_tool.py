@@ -608,6 +608,9 @@ def _compute(marked: Marked, context: _Context) -> np.ndarray:
     if name == "Rprec":
         return _value(K.r_precision(relevant, ranked.num_ret, ranked.num_rel))
     if name in ("bpref", "gm_bpref"):
+        if len(ranked.max_rel) and ranked.level > int(np.maximum(ranked.max_rel, 0).min()) + 1:
+            raise NotReproduced(f"-l {ranked.level} above a topic's highest level + 1 with "
+                                f"{name} (trec_eval reads past its array of level counts)")
         b = K.bpref(ranked.rel, ranked.valid, ranked.level, ranked.num_rel, ranked.num_nonrel)
         if name == "bpref":
             return _value(b)
@@ -637,6 +640,12 @@ def _compute(marked: Marked, context: _Context) -> np.ndarray:
     if name == "unj":
         return _value(K.unjudged_at(ranked.rel, ranked.valid, cutoffs))
     if name in ("Rprec_mult", "Rprec_mult_avgjg"):
+        counts = np.multiply.outer(ranked.num_rel.astype(np.float64), np.array(values)) + 0.9
+        # trec_eval takes the multiples from the last down and stops at one whose count
+        # overflows: the ones before it keep 0
+        if len(counts) and not (np.abs(counts[:, 1:]) < 2.0 ** 63).all():
+            raise NotReproduced(f"a multiple in -m {name} whose number of documents "
+                                "overflows a long (trec_eval then skips the others)")
         return _value(K.r_precision_multiples(relevant, ranked.num_ret, ranked.num_rel,
                                               ranked.num_rel_ret, np.array(values)))
     if name == "infAP":
@@ -1178,10 +1187,6 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
         unsupported = [n for n in NICKNAMES["official"] if n not in SUPPORTED]
     if unsupported:
         raise NotReproduced(f"measure {unsupported[0]} is not supported yet")
-    if options.level < 0:
-        raise NotReproduced("-l below 0 is not supported")
-    if options.max_docs < 0:
-        raise NotReproduced("-M below 0 (trec_eval crashes)")
     qrels, results, zscores = _read(qrels_path, results_path, options)
     marked = marked_measures(names, given)
     names = [m.measure.name for m in marked]
@@ -1191,6 +1196,12 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
 
     # the topics trec_eval evaluates, and where it stops
     pairs, stop = _evaluated_topics(qrels.topics, results, options)
+    if pairs and any(m.measure.judged for m in marked):  # what trec_eval evaluates
+        if options.level < 0:
+            raise NotReproduced("-l below 0 is not supported")
+        if options.max_docs < 0:
+            raise NotReproduced("-M below 0 (trec_eval crashes, or counts a negative number "
+                                "of documents)")
     if results.run_id is None and (options.complete or options.version < 10) and pairs \
             and "runid" in names:
         raise NotReproduced("a results file without a data line (trec_eval prints an "

@@ -23,8 +23,12 @@ messages it must repeat: what this module reproduces (trec_eval 10.0, and 9.0.8 
   ``inf``, ``nan``); 9.0.8 keeps ``sim`` in single precision.
 * The run's name is the ``run_id`` of its last data line.
 * A results path starting with ``-`` is standard input (10.0).
+* A file holding a NUL byte (a gzip file, say) is read up to the line holding it, which
+  is the last one read: ``Malformed line N`` when it is malformed (see
+  :func:`~xdiv.io.trec_eval_text.up_to_nul`).
 
-Inputs on which trec_eval's behaviour is undefined (it reads past its buffer: a NUL byte,
+Inputs on which trec_eval's behaviour is undefined (it reads past its buffer: a well
+formed line or a comment holding a NUL byte, a NUL on standard input or in a ``-Z`` file,
 a qrels file ending with a skipped comment) raise :class:`NotReproduced`.
 
 Only numpy is imported: the fields are found and cut out on the bytes, the numbers parsed
@@ -43,8 +47,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .plain import single_separated, sorted_codes
 from .trec_eval_text import (PLAIN_INTEGER, PLAIN_NUMBER, SPACE_BYTES, NotReproduced,
-                             TrecEvalExit, file_bytes, malformed_line, path_message, with_newline,
-                             c_atof, c_atol)
+                             NulRead, TrecEvalExit, file_bytes, malformed_line, path_message,
+                             up_to_nul, with_newline, c_atof, c_atol)
 
 __all__ = ["NotReproduced", "TrecEvalExit", "TrecPrefs", "TrecQrels", "TrecQrelsJg",
            "TrecResults", "TrecZscores", "c_atof", "c_atol", "read_trec_prefs",
@@ -196,13 +200,22 @@ def _cut(tok: _Tokens, fields: np.ndarray) -> np.ndarray:
     return rows.view(f"S{longest}").ravel()
 
 
+def _check(read: NulRead, path: str, what: str, tok: _Tokens, comments: np.ndarray,
+           bad: np.ndarray, data_line: np.ndarray) -> None:
+    """:meth:`NulRead.check` of a file's lines (``comments`` and ``data_line`` masks,
+    ``bad`` the malformed data lines)."""
+    if read.nuls:
+        read.check(path, what, tok.line_start.tolist(), np.flatnonzero(data_line).tolist(),
+                   np.flatnonzero(comments).tolist(), int(bad[0]) if len(bad) else None)
+
+
 def _qrels_lines(path: str, version: int, reader: str, *, width: int = 4,
                  what: str = "qrels") -> list[np.ndarray]:
     """The ``width`` fields of the data lines of a qrels file (``S`` arrays), read as
     trec_eval's ``get_qrels`` (``reader``) reads them."""
     data = file_bytes(path, what, "get_prefs" if what == "prefs" else reader)
-    data = with_newline(data, path, what)
-    tok = _tokens(data, width)
+    read = up_to_nul(data, path, what, version=version)
+    tok = _tokens(read.data, width)
     n_lines = len(tok.counts)
     data_line = np.ones(n_lines, dtype=bool)
     if version >= 10:
@@ -211,15 +224,15 @@ def _qrels_lines(path: str, version: int, reader: str, *, width: int = 4,
         index = np.arange(n_lines)
         block_start = hashed & ~np.r_[False, hashed[:-1]]
         within = index - np.maximum.accumulate(np.where(block_start, index, 0))
-        skipped = hashed & (within % 2 == 0)
-        if n_lines and skipped[-1]:
-            raise NotReproduced(f"qrels file {path!r} ends with a comment line, after which "
-                                "trec_eval 10.0 reads past its buffer (it crashes)")
-        data_line = ~skipped
+        data_line = ~(hashed & (within % 2 == 0))
     counts = tok.counts[data_line]
     bad = np.flatnonzero(counts != width)
+    _check(read, path, what, tok, ~data_line, bad, data_line)
     if len(bad):
         raise malformed_line(path, reader, int(bad[0]) + 1)
+    if n_lines and not data_line[-1]:
+        raise NotReproduced(f"{what} file {path!r} ends with a comment line, after which "
+                            "trec_eval 10.0 reads past its buffer (it crashes)")
     fields = (tok.first[data_line][:, None] + np.arange(width)).ravel()
     return [_cut(tok, fields[k::width]) for k in range(width)]
 
@@ -360,8 +373,11 @@ def read_trec_results(path: str, *, version: int = 10) -> TrecResults:
     if version >= 10 and path.startswith("-"):
         data = sys.stdin.buffer.read()
         data = with_newline(data, path, "results") if data else b"\n"
+        read = NulRead(data)
     else:
-        data = with_newline(file_bytes(path, "results", "get_results"), path, "results")
+        read = up_to_nul(file_bytes(path, "results", "get_results"), path, "results",
+                         version=version)
+        data = read.data
     tok = _tokens(data, 6)
     has_fields = tok.counts > 0
     if version >= 10:
@@ -372,6 +388,7 @@ def read_trec_results(path: str, *, version: int = 10) -> TrecResults:
         data_line = has_fields
     counts = tok.counts[data_line]
     bad = np.flatnonzero(counts < 6)
+    _check(read, path, "results", tok, has_fields & ~data_line, bad, data_line)
     if len(bad):
         raise malformed_line(path, "get_results", int(bad[0]) + 1)
     first = tok.first[data_line]

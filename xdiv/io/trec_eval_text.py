@@ -5,13 +5,15 @@ messages (see :mod:`xdiv.io.trec_eval_input` for the conventions).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
+from typing import NamedTuple
 
-__all__ = ["LONG_RANGE", "NotReproduced", "PLAIN_INTEGER", "PLAIN_NUMBER", "SPACE_BYTES",
+__all__ = ["LONG_RANGE", "NotReproduced", "NulRead", "OVERRUN_LIMIT", "PLAIN_INTEGER", "PLAIN_NUMBER", "SPACE_BYTES",
            "TrecEvalExit", "c_atof", "c_atol", "file_bytes", "malformed_line", "path_message",
-           "with_newline"]
+           "up_to_nul", "with_newline"]
 
 SPACE_BYTES = b" \t\n\v\f\r"
 """The bytes C's ``isspace`` accepts in the C locale (Python's ``bytes.split()`` set)."""
@@ -45,9 +47,9 @@ class NotReproduced(Exception):
 
 
 def c_atol(token: bytes) -> int:
-    """C's ``atol``: the longest decimal integer prefix of ``token``, 0 if there is none,
-    saturated to the range of a 64-bit ``long``."""
-    match = _INTEGER_PREFIX.match(token)
+    """C's ``atol``: the longest decimal integer prefix of ``token`` after its leading
+    whitespace, 0 if there is none, saturated to the range of a 64-bit ``long``."""
+    match = _INTEGER_PREFIX.match(token.lstrip(SPACE_BYTES))
     if match is None:
         return 0
     return min(max(int(match.group()), LONG_RANGE[0]), LONG_RANGE[1])
@@ -55,9 +57,9 @@ def c_atol(token: bytes) -> int:
 
 def c_atof(token: bytes) -> float:
     """C's ``atof`` (glibc's ``strtod``, correctly rounded): the value of the longest
-    prefix of ``token`` that is a decimal or hexadecimal number, an infinity or a NaN; 0
-    if there is none."""
-    match = _NUMBER_PREFIX.match(token)
+    prefix of ``token`` after its leading whitespace that is a decimal or hexadecimal
+    number, an infinity or a NaN; 0 if there is none."""
+    match = _NUMBER_PREFIX.match(token.lstrip(SPACE_BYTES))
     if match is None:
         return 0.0
     negative = match.group("sign") == b"-"
@@ -103,9 +105,97 @@ def malformed_line(path: str, reader: str, line: int) -> TrecEvalExit:
 
 
 def with_newline(data: bytes, path: str, what: str) -> bytes:
+    """``data`` ending with a newline; a NUL byte is refused."""
     if b"\0" in data:
-        hint = " (gzip data: trec_eval reads files as they are; decompress it first)" if \
-            data.startswith(b"\x1f\x8b") else ""
-        raise NotReproduced(f"{what} file {path!r} holds a NUL byte, which trec_eval does "
-                            f"not read as a character{hint}")
+        raise _nul_refused(data, path, what, "which trec_eval does not read as a character")
     return data if data.endswith(b"\n") else data + b"\n"
+
+
+OVERRUN_LIMIT = 1000
+"""How many lines past its array of lines trec_eval may store before a malformed line
+for ``xdiv trec_eval`` to repeat its message (see :class:`NulRead`)."""
+
+
+class NulRead(NamedTuple):
+    """A file's bytes as trec_eval's reader acts on them when they may hold NUL bytes (a
+    gzip file, say).
+
+    trec_eval counts the lines before the first NUL to size its array of lines, then
+    parses the lines up to a NUL that begins one, reading any other NUL as a byte of a
+    field. A malformed line stops it with ``Malformed line N``; the lines it parsed past
+    its array's end are written past it, which is undefined behaviour, repeated here
+    only while it is a short overrun of a small array (:data:`OVERRUN_LIMIT` lines) as
+    glibc's heap takes it.
+
+    Attributes
+    ----------
+    data : bytes
+        The bytes read: up to a NUL that begins a line, ending with a newline, the other
+        NUL bytes replaced by ``?`` (a byte of a field, as trec_eval reads them).
+    nuls : tuple of int
+        Where ``data`` held NUL bytes.
+    array : int
+        The lines trec_eval's array holds (it counts them before the first NUL).
+    """
+
+    data: bytes
+    nuls: tuple = ()
+    array: int = 0
+
+    def check(self, path: str, what: str, line_start: list, data_lines: list,
+              comments: list, malformed: int | None) -> None:
+        """Raise :class:`NotReproduced` unless trec_eval's behaviour is defined up to
+        where it stops: ``malformed`` (the index into ``data_lines`` of the first
+        malformed data line) or the end; ``line_start`` is each line's offset in
+        :attr:`data` and ``comments`` the lines read as comments."""
+        if not self.nuls:
+            return
+        if malformed is None:
+            raise _nul_refused(self.data, path, what, "in a line trec_eval stores past "
+                               "its array of lines")
+        if malformed >= self.array and (self.array > OVERRUN_LIMIT
+                                        or malformed - self.array >= OVERRUN_LIMIT):
+            raise _nul_refused(self.data, path, what, "before a malformed line that "
+                               "trec_eval reaches far past its array of lines")
+        last = data_lines[malformed]
+        nul_lines = {bisect.bisect_right(line_start, n) - 1 for n in self.nuls}
+        if any(c < last and c in nul_lines for c in comments):
+            raise _nul_refused(self.data, path, what, "in a comment line (trec_eval looks "
+                               "for its end past the NUL and crashes)")
+
+
+def up_to_nul(data: bytes, path: str, what: str, *, version: int) -> NulRead:
+    """``data`` (a file's bytes) as trec_eval's reader of qrels, prefs or (``what`` is
+    ``"results"``) results lines acts on them (see :class:`NulRead`); raises
+    :class:`NotReproduced` for a NUL byte inside a line of trec_eval 9.0.8 (its line
+    count crashes on it) and for one before any line of a qrels file."""
+    data = data if data.endswith(b"\n") else data + b"\n"
+    first = data.find(b"\0")
+    if first < 0:
+        return NulRead(data)
+    lines = data.split(b"\n")[:-1]
+    kept, nuls, offset = [], [], 0
+    for line in lines:
+        if line.startswith(b"\0"):
+            break  # the reader stops at a NUL that begins a line
+        nuls += [offset + k for k, byte in enumerate(line) if byte == 0]
+        kept.append(line.replace(b"\0", b"?"))
+        offset += len(line) + 1
+    if nuls and version < 10:
+        raise _nul_refused(data, path, what, "inside a line (trec_eval 9.0.8 crashes)")
+    if not kept and what != "results":
+        raise _nul_refused(data, path, what, "before any line")
+    array, skipped = 0, False
+    for line in data[:first].split(b"\n")[:-1]:  # trec_eval's count of its lines
+        skipped = version >= 10 and line.startswith(b"#") and not skipped
+        array += not skipped
+    if data.startswith(b"#", data.rfind(b"\n", 0, first) + 1) and not skipped:
+        raise _nul_refused(data, path, what, "in a comment line (trec_eval looks for its "
+                           "end past the NUL and crashes)")
+    return NulRead(b"".join(k + b"\n" for k in kept) or b"\n", tuple(nuls), array)
+
+
+def _nul_refused(data: bytes, path: str, what: str, where: str) -> NotReproduced:
+    hint = " (gzip data: trec_eval reads files as they are; decompress it first)" if \
+        data.startswith(b"\x1f\x8b") else ""
+    return NotReproduced(f"{what} file {path!r} holds a NUL byte {where}{hint}")
