@@ -42,9 +42,9 @@ from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
 from ..typing import Order
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (NDEVAL_LABELS, TOOL_STATUS, RunBlock, ToolRefusal, nan_propagated,
-                     ndeval_layout, risk_alpha_label, risk_run_label, sorted_topics,
-                     tool_topic)
+from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS, RunBlock, ToolRefusal,
+                     nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
+                     sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
            "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report", "read_tool_runs",
@@ -273,19 +273,42 @@ def blocks_cube(blocks: Sequence[RunBlock], columns: Sequence[str], *,
 # ------------------------------------------------------------------ files as the tools read them
 
 def _untagged(path: str, tool: str) -> ToolRefusal:
-    """The tool's refusal of a run file without tag column: its first line is a syntax
-    error to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a
-    format error to gdeval.pl (``format error on line N of "F"``, status 25)."""
+    """The tool's refusal of a run file without tag column, at its first line without
+    the tag (:func:`xdiv.io.plain.short_line`)."""
     from ..io.plain import short_line
 
-    line, count = short_line(path, 6) or (1, 5)
-    what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
-            f"docno rank score tag: {tool} refuses a run line without its run tag")
+    return _refusal(path, tool, *(short_line(path, 6) or (1, 5)))
+
+
+def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> ToolRefusal:
+    """The tool's refusal of line ``line`` of the run file ``path``, which holds
+    ``count`` fields: fewer than six, or a ``rank`` the tool does not read
+    (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error to
+    ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format error
+    to gdeval.pl (``format error on line N of "F"``, status 25); what follows in
+    parentheses says why."""
+    if count < 6:
+        what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
+                f"docno rank score tag: {tool} refuses a run line without its run tag")
+    else:
+        largest = TOOL_LARGEST_RANK[tool]
+        most = "" if largest is None else f", {largest} at most"
+        what = f"rank {rank!r}: {tool} reads a rank written in digits alone{most}"
     if tool == "ndeval":
         return ToolRefusal(f'syntax error in run file "{path}" at line {line} ({what})',
                            TOOL_STATUS["ndeval"])
     return ToolRefusal(f'format error on line {line} of "{path}" ({what})',
                        TOOL_STATUS["gdeval"])
+
+
+def _refused(path: str, tool: str) -> ToolRefusal | None:
+    """The tool's refusal of the run file ``path`` at the first line it does not read
+    (:func:`xdiv.io.plain.refused_line`: fewer than six fields, or a rank not written as
+    the tool reads ranks); None when it reads every line."""
+    from ..io.plain import refused_line
+
+    found = refused_line(path, largest=TOOL_LARGEST_RANK[tool])
+    return None if found is None else _refusal(path, tool, *found)
 
 
 _TOPIC_RULES = {"ndeval": "ndeval reads a topic number, after a prefix ending in '-' "
@@ -350,10 +373,13 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
 
     Where the tool differs from :func:`xdiv.read_runs`:
 
-    * a run file without tag column (five fields a line), which :func:`xdiv.read_runs`
-      names after the file, is refused as the tool refuses it, in its words and with its
-      exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval: ``syntax error
-      in run file "F" at line N``, 1; gdeval.pl: ``format error on line N of "F"``, 25);
+    * a run line the tool does not read is refused as the tool refuses it, in its words
+      and with its exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval:
+      ``syntax error in run file "F" at line N``, 1; gdeval.pl: ``format error on line N
+      of "F"``, 25): a line without its run tag (a run file without tag column, which
+      :func:`xdiv.read_runs` names after the file), or whose rank is not written in digits
+      alone or is larger than the tool reads (``-1``, ``+1``, ``1.0``; above 1000009 for
+      ndeval: :data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`);
     * the run is ranked and cut to its top ``depth`` documents before repeated documents
       are looked for, as ndeval applies ``-M`` (for gdeval, ``depth`` is ``-k``: the
       documents its output reads); a docno retrieved twice within the cut is an
@@ -367,6 +393,10 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
 
     paths = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) \
         else [os.fspath(p) for p in paths]
+    for path in paths:  # the tool stops at the first line it does not read
+        refusal = _refused(path, tool)
+        if refusal is not None:
+            raise refusal
     failure: XdivError | None = None
     with warnings.catch_warnings(record=True) as said:
         try:
