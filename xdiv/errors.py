@@ -97,3 +97,12 @@ class XdivWarning(UserWarning):
 
 class AlignmentWarning(XdivWarning):
     """Runs and qrels cover different topics (scored by the ``missing`` rule, or NaN)."""
+
+
+class NoRelevantWarning(XdivWarning):
+    """Topics of the qrels without any relevant document (they score NaN)."""
+
+
+class RunTagWarning(XdivWarning):
+    """A run file without run tag column, or with several tags: the run is named after
+    the file."""

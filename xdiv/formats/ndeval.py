@@ -35,7 +35,7 @@ import numpy as np
 
 import xarray as xr
 
-from ..errors import InputError, XdivError
+from ..errors import InputError, NoRelevantWarning, RunTagWarning, XdivError
 from ..kernels.risk import ordered_mean
 from ..core.labels import from_json, natural_key, natural_sorted, object_strings, to_json
 from ..analysis.risk import risk_differences
@@ -47,8 +47,8 @@ from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS, RunBlock, To
                      sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
-           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report", "read_tool_runs",
-           "tool_collection"]
+           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report",
+           "read_tool_qrels", "read_tool_runs", "tool_collection"]
 
 _USES_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
 
@@ -236,17 +236,19 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     >>> cube["score"].sel(metric="P-IA@5", run="r").values.round(3).tolist()
     [0.2, 0.2]
     """
-    from ..io.api import read_qrels
+    from ..core.ranking import order_switch
     from .plain import ndeval_plain_blocks
 
     paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     order = "score-docno-desc" if traditional else "rank"
-    blocks = ndeval_plain_blocks(qrels, paths, order=order, alpha=alpha, beta=beta,
-                                 complete=complete, depth=depth, tool_topics=True)
-    if blocks is None:
-        collection = tool_collection(read_qrels(qrels), "ndeval", qrels)
-        read = read_tool_runs(paths, tool="ndeval", order=order, depth=depth)
-        blocks = ndeval_blocks(collection, read, alpha=alpha, beta=beta, complete=complete)
+    with order_switch(None if traditional else "traditional=True"):
+        blocks = ndeval_plain_blocks(qrels, paths, order=order, alpha=alpha, beta=beta,
+                                     complete=complete, depth=depth, tool_topics=True)
+        if blocks is None:
+            collection = tool_collection(read_tool_qrels(qrels), "ndeval", qrels)
+            read = read_tool_runs(paths, tool="ndeval", order=order, depth=depth)
+            blocks = ndeval_blocks(collection, read, alpha=alpha, beta=beta,
+                                   complete=complete)
     return blocks_cube(blocks, NDEVAL_LABELS, tool="ndeval 4.5")
 
 
@@ -333,6 +335,17 @@ def _tool_labels(labels: Sequence[str], tool: str, path: str) -> list[str]:
     return [label if m is None else m for label, m in zip(labels, mapped)]
 
 
+def read_tool_qrels(path: str | os.PathLike) -> xr.Dataset:
+    """The qrels of ``path`` as :func:`xdiv.read_qrels` reads them, without its warning
+    about topics without any relevant document: ndeval lists them with 0 and gdeval
+    leaves them out, without a word, and so do ``xdiv ndeval`` and ``xdiv gdeval``."""
+    from ..io.api import read_qrels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoRelevantWarning)
+        return read_qrels(path)
+
+
 def tool_collection(collection: xr.Dataset, tool: str, path: str | os.PathLike) -> xr.Dataset:
     """The qrels with their topics labelled as ``tool`` ("ndeval" or "gdeval") reads them
     (:func:`xdiv.formats.layout.tool_topic`: ``0151`` is ``151`` to ndeval, ``wt-51`` is
@@ -387,16 +400,27 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
       would count it twice (gdeval);
     * topics are labelled as the tool reads them (``wt09-1`` is 1 to both), the lines
       of labels the tool reads as one topic together; a label the tool cannot read is
-      kept as written, with a warning.
+      kept as written, with a warning;
+    * a run file with several run tags is named as the tool names it (ndeval: the tag of
+      its first line; gdeval: of its last; :func:`xdiv.formats.common.run_tag`), without
+      :func:`xdiv.read_runs`' warning that it is named after the file.
     """
-    from ..io.runfiles import read_runs
-
     paths = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) \
         else [os.fspath(p) for p in paths]
     for path in paths:  # the tool stops at the first line it does not read
         refusal = _refused(path, tool)
         if refusal is not None:
             raise refusal
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RunTagWarning)
+        return _read_as_tool(paths, tool, order, depth, progress)
+
+
+def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
+                  progress: bool) -> xr.Dataset:
+    """:func:`read_tool_runs` once no line is refused."""
+    from ..io.runfiles import read_runs
+
     failure: XdivError | None = None
     with warnings.catch_warnings(record=True) as said:
         try:
