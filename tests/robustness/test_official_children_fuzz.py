@@ -14,7 +14,7 @@ ships, and to ``xdiv ndeval`` and ``xdiv gdeval`` in this process, on the plain 
 (LF) and the general one (CRLF): standard output and exit status are the same; standard
 error is empty for both, or is the tool's one-line message, which xdiv prints after
 ``xdiv: error: `` and before its reason in parentheses. The quick variants run a few
-inputs; the slow ones 2,400 rank inputs and 120 killed-children cases (``@slow``).
+inputs; the slow ones 2,000 rank inputs and 40 killed-children cases (``@slow``).
 """
 
 from __future__ import annotations
@@ -162,8 +162,8 @@ def test_killed_children_quick(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_killed_children_campaign(tmp_path, capsys, monkeypatch):
-    """120 cases."""
-    _children_campaign(120, 2, tmp_path, capsys, monkeypatch)
+    """40 cases."""
+    _children_campaign(40, 2, tmp_path, capsys, monkeypatch)
 
 
 # ------------------------------------------------------------------ rank spellings
@@ -258,5 +258,5 @@ def test_rank_spellings_quick(ndeval_program, gdeval_pl, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_rank_spellings_campaign(ndeval_program, gdeval_pl, tmp_path, capsys):
-    """2,400 inputs, half to each tool, each on both paths."""
-    _rank_campaign(2400, 4, ndeval_program, gdeval_pl, tmp_path, capsys)
+    """2,000 inputs, half to each tool, each on both paths."""
+    _rank_campaign(2000, 4, ndeval_program, gdeval_pl, tmp_path, capsys)
