@@ -590,8 +590,8 @@ def _warn_unjudged_runs(runs: list[str]) -> None:
     """Name the runs none of whose documents is judged (wrong year, wrong collection or a
     docno typo): they score 0 on every measure."""
     if runs:
-        warn(f"{len(runs)} run(s) retrieved no judged document, and score 0 (is the "
-                      f"run of another collection or year?): {preview(runs)}", XdivWarning)
+        warn(f"{len(runs)} run(s) retrieved no judged document, and score 0 (is the run "
+             f"of another collection or year?): {preview(runs, len(runs))}", XdivWarning)
 
 
 def _warn_alignment(result: xr.Dataset) -> None:

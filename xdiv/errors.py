@@ -102,3 +102,12 @@ class AlignmentWarning(XdivWarning):
 class SingleIntentWarning(XdivWarning):
     """Diversity measures asked of qrels with one intent per topic (they reduce to
     single-intent measures)."""
+
+
+class NoRelevantWarning(XdivWarning):
+    """Topics of the qrels without any relevant document (they score NaN)."""
+
+
+class RunTagWarning(XdivWarning):
+    """A run file without run tag column, or with several tags: the run is named after
+    the file."""

@@ -140,12 +140,11 @@ def _read(args, order: str, spool, tool: str, depth: int | None):
     (:func:`xdiv.formats.ndeval.read_tool_runs`), in the tool's order (ndeval: the run,
     then the baseline; gdeval 1.3: the baseline first)."""
     from ..core.adhoc import to_adhoc
-    from ..formats.ndeval import read_tool_runs, tool_collection
-    from ..io.api import read_qrels
+    from ..formats.ndeval import read_tool_qrels, read_tool_runs, tool_collection
 
     qrels, *paths = spool.paths
     n_runs = len(paths) - (1 if args.baseline else 0)
-    collection = read_qrels(qrels)
+    collection = read_tool_qrels(qrels)
     if getattr(args, "adhoc", None):
         collection = to_adhoc(collection, args.adhoc)
     collection = tool_collection(collection, tool, qrels)
@@ -173,10 +172,14 @@ def _refused(exc) -> int:
 
 
 def run_ndeval(args) -> int:
+    from ..core.ranking import order_switch
     from ..formats.layout import ToolRefusal
 
     try:
-        return _ndeval(args)
+        # runs whose rank column and scores disagree: -traditional is ndeval's switch, and
+        # with it the rank column is not read
+        with order_switch(None if args.traditional else "-traditional"):
+            return _ndeval(args)
     except ToolRefusal as exc:
         return _refused(exc)
 
@@ -207,10 +210,12 @@ def _ndeval(args) -> int:
 
 
 def run_gdeval(args) -> int:
+    from ..core.ranking import order_switch
     from ..formats.layout import ToolRefusal
 
     try:
-        return _gdeval(args)
+        with order_switch(None):  # gdeval reads no rank column, and has no other ranking
+            return _gdeval(args)
     except ToolRefusal as exc:
         return _refused(exc)
 

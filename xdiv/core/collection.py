@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..errors import InputError, XdivWarning
+from ..errors import InputError, NoRelevantWarning, XdivWarning
 from .labels import from_json, natural_sorted, object_strings, preview, to_json
 from .ranking import group_positions  # noqa: F401  (xdiv.core.collection.group_positions)
 from .._warnings import warn
@@ -465,7 +465,7 @@ def finalize_collection(collection: xr.Dataset, *,
         warn(f"{collection.attrs.get('source', '<collection>')}: {len(no_rel)} topic(s) "
                       f"have no relevant document and score NaN on every measure: "
                       f"{preview(no_rel)}",
-                      XdivWarning)
+                      NoRelevantWarning)
     return set_probabilities(out, probabilities, source=probabilities_source)
 
 

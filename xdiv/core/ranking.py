@@ -6,13 +6,23 @@ disagree. Used by the Runs readers and by the plain path of the official-format 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+
 import numpy as np
 
 from .._warnings import warn as emit_warning
 from ..errors import InputError, XdivWarning
 from ..typing import Order
+from .labels import natural_key
 
-__all__ = ["group_positions", "rank_disagreements", "ranked_grids", "warn_rank_disagreements"]
+__all__ = ["group_positions", "order_switch", "rank_disagreements", "ranked_grids",
+           "warn_rank_disagreements"]
+
+_SWITCH: ContextVar[tuple[str | None] | None] = ContextVar("xdiv_order_switch", default=None)
+"""The switch :func:`warn_rank_disagreements` names (in a 1-tuple), set by
+:func:`order_switch`; None: xdiv's own ``--order`` and ``order=``."""
 
 
 def ranked_grids(r_code, t_code, code, score, rank, shape, *, order, duplicates, run_labels,
@@ -111,18 +121,34 @@ def rank_disagreements(rank, score, code, r_code, t_code, run_labels,
              int(n_topics[r])) for r in np.flatnonzero(counts)]
 
 
+@contextlib.contextmanager
+def order_switch(switch: str | None) -> Iterator[None]:
+    """Within the block, :func:`warn_rank_disagreements` names ``switch``, a command's own
+    way to the other ranking (ndeval's ``-traditional``), instead of xdiv's ``--order``
+    and ``order=``; with None it says nothing, for a command that offers no other ranking
+    and reads no rank column (gdeval, ``ndeval -traditional``), as the tool says nothing."""
+    token = _SWITCH.set((switch,))
+    try:
+        yield
+    finally:
+        _SWITCH.reset(token)
+
+
 def warn_rank_disagreements(found: list[tuple[str, int, int, int]], order: Order) -> None:
-    """One short warning for all the runs of :func:`rank_disagreements`."""
-    if not found:
+    """One warning for all the runs of :func:`rank_disagreements`, named in natural order
+    whichever order they were read in (the switch to the other ranking as
+    :func:`order_switch` says)."""
+    switch = _SWITCH.get()
+    if not found or (switch is not None and switch[0] is None):
         return
     shown = ", ".join(f"{run} {n}/{total}" + (" (ties only)" if ties == n else "")
-                      for run, n, ties, total in found[:3])
-    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+                      for run, n, ties, total in sorted(found, key=lambda f: natural_key(f[0])))
     used, other = (("rank column as ndeval does", "score-docno-desc") if order == "rank" else
                    ("score as trec_eval does", "rank"))
+    way = f"--order {other}, order={other!r}" if switch is None else switch[0]
     emit_warning(f"{len(found)} run(s) rank some topics differently by rank column than by "
-                 f"score (run topics/all): {shown}{more}; ranked by {used} "
-                 f"(--order {other}, order={other!r}: the other)", XdivWarning)
+                 f"score (run topics/all): {shown}; ranked by {used} ({way}: the other)",
+                 XdivWarning)
 
 
 def _ranking_order(r_code, t_code, primary, score) -> np.ndarray:

@@ -17,7 +17,8 @@ from ..errors import InputError
 from ..measures.sets import measure_set
 from .printf import number
 
-__all__ = ["NDEVAL_LABELS", "RISK_LABELS", "RunBlock", "TOOL_STATUS", "ToolRefusal",
+__all__ = ["NDEVAL_LABELS", "RISK_LABELS", "RunBlock", "TOOL_LARGEST_RANK", "TOOL_STATUS",
+           "ToolRefusal",
            "nan_propagated", "ndeval_layout", "risk_alpha_label", "risk_run_label",
            "sorted_topics", "tool_topic"]
 
@@ -96,6 +97,12 @@ TOOL_STATUS = {"ndeval": 1, "gdeval": 25}
 """The exit status of each tool when it refuses an input: ndeval's ``error()`` exits
 with 1; gdeval.pl ends with perl's ``die``, whose status is the C ``errno`` left by the
 last system call, ``ENOTTY`` (25) once the script has opened and read its files."""
+
+TOOL_LARGEST_RANK = {"ndeval": 1000009, "gdeval": None}
+"""The largest rank each tool reads in a run file (None: any); both read a rank written in
+digits alone (no sign) and refuse the file at any other. ndeval gives up on a number
+once the digits read before the next one exceed 100000, so that 1000009 is the largest
+rank it reads; gdeval.pl takes any run of digits (and sorts by score alone)."""
 
 
 class ToolRefusal(InputError):

@@ -35,20 +35,20 @@ import numpy as np
 
 import xarray as xr
 
-from ..errors import InputError, XdivError
+from ..errors import InputError, NoRelevantWarning, RunTagWarning, XdivError
 from ..kernels.risk import ordered_mean
 from ..core.labels import from_json, natural_key, natural_sorted, object_strings, to_json
 from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
 from ..typing import Order
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (NDEVAL_LABELS, TOOL_STATUS, RunBlock, ToolRefusal, nan_propagated,
-                     ndeval_layout, risk_alpha_label, risk_run_label, sorted_topics,
-                     tool_topic)
+from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS, RunBlock, ToolRefusal,
+                     nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
+                     sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
-           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report", "read_tool_runs",
-           "tool_collection"]
+           "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report",
+           "read_tool_qrels", "read_tool_runs", "tool_collection"]
 
 _USES_ALPHA = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP")
 
@@ -236,17 +236,19 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     >>> cube["score"].sel(metric="P-IA@5", run="r").values.round(3).tolist()
     [0.2, 0.2]
     """
-    from ..io.api import read_qrels
+    from ..core.ranking import order_switch
     from .plain import ndeval_plain_blocks
 
     paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     order = "score-docno-desc" if traditional else "rank"
-    blocks = ndeval_plain_blocks(qrels, paths, order=order, alpha=alpha, beta=beta,
-                                 complete=complete, depth=depth, tool_topics=True)
-    if blocks is None:
-        collection = tool_collection(read_qrels(qrels), "ndeval", qrels)
-        read = read_tool_runs(paths, tool="ndeval", order=order, depth=depth)
-        blocks = ndeval_blocks(collection, read, alpha=alpha, beta=beta, complete=complete)
+    with order_switch(None if traditional else "traditional=True"):
+        blocks = ndeval_plain_blocks(qrels, paths, order=order, alpha=alpha, beta=beta,
+                                     complete=complete, depth=depth, tool_topics=True)
+        if blocks is None:
+            collection = tool_collection(read_tool_qrels(qrels), "ndeval", qrels)
+            read = read_tool_runs(paths, tool="ndeval", order=order, depth=depth)
+            blocks = ndeval_blocks(collection, read, alpha=alpha, beta=beta,
+                                   complete=complete)
     return blocks_cube(blocks, NDEVAL_LABELS, tool="ndeval 4.5")
 
 
@@ -273,19 +275,42 @@ def blocks_cube(blocks: Sequence[RunBlock], columns: Sequence[str], *,
 # ------------------------------------------------------------------ files as the tools read them
 
 def _untagged(path: str, tool: str) -> ToolRefusal:
-    """The tool's refusal of a run file without tag column: its first line is a syntax
-    error to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a
-    format error to gdeval.pl (``format error on line N of "F"``, status 25)."""
+    """The tool's refusal of a run file without tag column, at its first line without
+    the tag (:func:`xdiv.io.plain.short_line`)."""
     from ..io.plain import short_line
 
-    line, count = short_line(path, 6) or (1, 5)
-    what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
-            f"docno rank score tag: {tool} refuses a run line without its run tag")
+    return _refusal(path, tool, *(short_line(path, 6) or (1, 5)))
+
+
+def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> ToolRefusal:
+    """The tool's refusal of line ``line`` of the run file ``path``, which holds
+    ``count`` fields: fewer than six, or a ``rank`` the tool does not read
+    (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error to
+    ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format error
+    to gdeval.pl (``format error on line N of "F"``, status 25); what follows in
+    parentheses says why."""
+    if count < 6:
+        what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
+                f"docno rank score tag: {tool} refuses a run line without its run tag")
+    else:
+        largest = TOOL_LARGEST_RANK[tool]
+        most = "" if largest is None else f", {largest} at most"
+        what = f"rank {rank!r}: {tool} reads a rank written in digits alone{most}"
     if tool == "ndeval":
         return ToolRefusal(f'syntax error in run file "{path}" at line {line} ({what})',
                            TOOL_STATUS["ndeval"])
     return ToolRefusal(f'format error on line {line} of "{path}" ({what})',
                        TOOL_STATUS["gdeval"])
+
+
+def _refused(path: str, tool: str) -> ToolRefusal | None:
+    """The tool's refusal of the run file ``path`` at the first line it does not read
+    (:func:`xdiv.io.plain.refused_line`: fewer than six fields, or a rank not written as
+    the tool reads ranks); None when it reads every line."""
+    from ..io.plain import refused_line
+
+    found = refused_line(path, largest=TOOL_LARGEST_RANK[tool])
+    return None if found is None else _refusal(path, tool, *found)
 
 
 _TOPIC_RULES = {"ndeval": "ndeval reads a topic number, after a prefix ending in '-' "
@@ -308,6 +333,17 @@ def _tool_labels(labels: Sequence[str], tool: str, path: str) -> list[str]:
                      f"{_TOPIC_RULES[tool]}, and it would refuse the file; xdiv {tool} reads "
                      "them as written", XdivWarning)
     return [label if m is None else m for label, m in zip(labels, mapped)]
+
+
+def read_tool_qrels(path: str | os.PathLike) -> xr.Dataset:
+    """The qrels of ``path`` as :func:`xdiv.read_qrels` reads them, without its warning
+    about topics without any relevant document: ndeval lists them with 0 and gdeval
+    leaves them out, without a word, and so do ``xdiv ndeval`` and ``xdiv gdeval``."""
+    from ..io.api import read_qrels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoRelevantWarning)
+        return read_qrels(path)
 
 
 def tool_collection(collection: xr.Dataset, tool: str, path: str | os.PathLike) -> xr.Dataset:
@@ -350,10 +386,13 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
 
     Where the tool differs from :func:`xdiv.read_runs`:
 
-    * a run file without tag column (five fields a line), which :func:`xdiv.read_runs`
-      names after the file, is refused as the tool refuses it, in its words and with its
-      exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval: ``syntax error
-      in run file "F" at line N``, 1; gdeval.pl: ``format error on line N of "F"``, 25);
+    * a run line the tool does not read is refused as the tool refuses it, in its words
+      and with its exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval:
+      ``syntax error in run file "F" at line N``, 1; gdeval.pl: ``format error on line N
+      of "F"``, 25): a line without its run tag (a run file without tag column, which
+      :func:`xdiv.read_runs` names after the file), or whose rank is not written in digits
+      alone or is larger than the tool reads (``-1``, ``+1``, ``1.0``; above 1000009 for
+      ndeval: :data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`);
     * the run is ranked and cut to its top ``depth`` documents before repeated documents
       are looked for, as ndeval applies ``-M`` (for gdeval, ``depth`` is ``-k``: the
       documents its output reads); a docno retrieved twice within the cut is an
@@ -361,12 +400,27 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
       would count it twice (gdeval);
     * topics are labelled as the tool reads them (``wt09-1`` is 1 to both), the lines
       of labels the tool reads as one topic together; a label the tool cannot read is
-      kept as written, with a warning.
+      kept as written, with a warning;
+    * a run file with several run tags is named as the tool names it (ndeval: the tag of
+      its first line; gdeval: of its last; :func:`xdiv.formats.common.run_tag`), without
+      :func:`xdiv.read_runs`' warning that it is named after the file.
     """
-    from ..io.runfiles import read_runs
-
     paths = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) \
         else [os.fspath(p) for p in paths]
+    for path in paths:  # the tool stops at the first line it does not read
+        refusal = _refused(path, tool)
+        if refusal is not None:
+            raise refusal
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RunTagWarning)
+        return _read_as_tool(paths, tool, order, depth, progress)
+
+
+def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
+                  progress: bool) -> xr.Dataset:
+    """:func:`read_tool_runs` once no line is refused."""
+    from ..io.runfiles import read_runs
+
     failure: XdivError | None = None
     with warnings.catch_warnings(record=True) as said:
         try:

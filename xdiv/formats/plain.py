@@ -10,8 +10,8 @@ ndeval's measures (:mod:`xdiv.kernels.ndeval`) on the same arrays as
 anything, whenever the files are not plain or anything would be warned about or refused
 other than runs whose rank column and scores disagree (a run with no judged document,
 a document retrieved twice within the depth read, two files with the same run name, a
-topic label the tool cannot read): the caller then takes the general path, which says
-so.
+topic label or rank the tool cannot read): the caller then takes the general path,
+which says so.
 
 Each run is scored alone: every kernel adds ranks in order (:func:`rank_sum`), so that a
 run's scores are the same bits whichever runs it is evaluated with.
@@ -44,8 +44,8 @@ from ..kernels.common import gain_table, ideal_levels
 from ..kernels.diversity import intent_recall
 from ..kernels.risk import ordered_mean
 from ..typing import Order
-from .layout import (NDEVAL_LABELS, RunBlock, nan_propagated, ndeval_layout, sorted_topics,
-                     tool_topic)
+from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, RunBlock, nan_propagated,
+                     ndeval_layout, sorted_topics, tool_topic)
 
 __all__ = ["GDEVAL_HIGHEST", "RepeatedDocument", "gdeval_plain", "ndeval_plain",
            "ndeval_plain_blocks", "rank_within"]
@@ -313,12 +313,13 @@ class _Ranked(NamedTuple):
 def _read_ranked(path: PathLike, order: Order, depth: int | None = None,
                  tool: str | None = None) -> _Ranked | None:
     """One run file read (its topics as ``tool`` reads them, when given) and ranked by
-    ``order``; None when it is not plain or retrieves a document twice for a topic
-    within ``depth`` (the general path says so)."""
+    ``order``; None when it is not plain, has a rank the tool does not read or retrieves
+    a document twice for a topic within ``depth`` (the general path says so)."""
     try:
         run = read_plain_run(path)
         run = None if run is None else _tool_topics(run, tool)
-        if run is None:
+        largest = TOOL_LARGEST_RANK.get(tool) if tool else None
+        if run is None or (largest is not None and int(run.rank.max()) > largest):
             return None
         found: list = []
         doc, vocabulary = _ranked(run, order, found, depth)
@@ -348,6 +349,10 @@ _FAILED = "failed"
 """What a child process sends when its function raised: the caller takes the general
 path, which reports the problem as it always has."""
 
+_DIED = "died"
+"""What :meth:`_Child.result` gives when the child ended without sending its whole
+result (killed, for instance): the caller computes it again itself."""
+
 
 class _Child:
     """``function(*args)`` computed in a forked child process, its result sent back
@@ -372,11 +377,15 @@ class _Child:
         self._read = read
 
     def result(self):
-        """The child's result (:data:`_FAILED` if it raised), once it has ended."""
+        """The child's result once it has ended: :data:`_FAILED` if its function raised,
+        :data:`_DIED` if it did not end normally (killed while computing or writing, its
+        result perhaps cut short)."""
         with os.fdopen(self._read, "rb") as pipe:
             data = pipe.read()
-        os.waitpid(self._pid, 0)
-        return pickle.loads(data) if data else _FAILED
+        _, status = os.waitpid(self._pid, 0)
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not data:
+            return _DIED
+        return pickle.loads(data)
 
 
 def _cores() -> int:
@@ -397,7 +406,10 @@ def _score_all(paths: Sequence[PathLike], setting: _Setting) -> list[_Scored | N
     shares = [list(paths[k::workers]) for k in range(workers)]
     children = [_Child(_score_files, share, setting) for share in shares[1:]]
     results = [_score_files(shares[0], setting)]
-    results += [child.result() for child in children]
+    for child, share in zip(children, shares[1:]):
+        result = child.result()
+        # a child that died (killed, out of memory): its share is scored here instead
+        results.append(_score_files(share, setting) if result == _DIED else result)
     out: list = [None] * len(paths)
     for k, share in enumerate(results):
         out[k::workers] = [None] * len(shares[k]) if share == _FAILED else share
@@ -422,6 +434,8 @@ def _plain_scores(qrels_path: PathLike, run_paths: Sequence[PathLike], order: Or
     setting = None if qrels is None else setting_of(qrels)
     if early is not None:
         ranked = early.result()
+        if ranked == _DIED:  # the child died: the run is read here instead
+            ranked = _read_ranked(paths[0], order, depth, tool)
         scored = [None if ranked == _FAILED or setting is None
                   else _score_ranked(ranked, setting)]
     else:

@@ -5,7 +5,7 @@ These readers load neither pandas, xarray nor pyarrow, so that a command scoring
 starts and finishes in a fraction of a second. They take only *plain* files: ASCII text,
 whitespace-separated fields, every line with all its fields (four for qrels, six for
 runs), numbers in xdiv's grammar (:data:`xdiv.io._guard.DECIMAL_INTEGER`,
-:data:`~xdiv.io._guard.DECIMAL_NUMBER`), no blank line, no line longer than the read
+:data:`~xdiv.io._guard.DECIMAL_NUMBER`), ranks without sign, no blank line, no line longer than the read
 limit, no judgment or document given twice, one run tag per file. Anything else, and
 anything the checked readers (:func:`xdiv.read_qrels`, :func:`xdiv.read_runs`) would warn
 about, makes them return None: the caller then reads the file with the checked readers,
@@ -25,12 +25,13 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.labels import natural_sorted
 from ..core.ranking import group_positions
+from ..errors import XdivError
 from ..options import LIMITS
 from ..typing import LEVEL_RANGE
-from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip
+from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip, open_guarded
 
-__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "short_line",
-           "sorted_codes"]
+__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "refused_line",
+           "short_line", "sorted_codes"]
 
 PathLike = str | os.PathLike
 
@@ -44,6 +45,11 @@ _LONGEST_FIELD = 256
 longer one sends the file to the checked readers, to keep the plain columns small."""
 _LONGEST_INTEGER = 18
 """Digits of the longest integer field taken (int64 holds every 18-digit number)."""
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\v\f\r")] = True
+"""The bytes that separate fields for C's ``isspace`` and perl's ``split(' ')``."""
+_SCAN_BLOCK = 1 << 20
+"""Bytes of a file :func:`refused_line` looks at in one go."""
 
 
 def _plain_bytes(path: PathLike) -> bytes | None:
@@ -290,6 +296,8 @@ def read_plain_run(path: PathLike) -> PlainRun | None:
     if not words:
         return None
     topic, _, docno, rank, score, tag = words
+    if rank.tobytes().translate(None, b"0123456789\0"):
+        return None  # a signed rank, which the official tools refuse
     rank, score = _integers(rank), _numbers(score)
     if rank is None or score is None or (tag != tag[0]).any():
         return None
@@ -331,3 +339,80 @@ def short_line(path: PathLike, fields: int = 6, *,
                         return None
     except (*GZIP_ERRORS, OSError, ValueError):
         return None  # the readers say what is wrong with the file
+
+
+def refused_line(path: PathLike, *, fields: int = 6, column: int = 3,
+                 largest: int | None = None) -> tuple[int, int, str] | None:
+    """The first line of ``path`` (gzip allowed) with fewer than ``fields``
+    whitespace-separated fields, or whose field ``column`` (from 0) is not a natural
+    number written in digits alone (no sign, no point; leading zeros allowed) of at most
+    ``largest`` (any with None), as ``(line number, fields, that field)`` (the field
+    ``""`` on a short line); None when there is none.
+
+    This is how ndeval and gdeval.pl read the lines of a run file (its rank column), and
+    a line they refuse stops them (:func:`xdiv.formats.ndeval.read_tool_runs`). Lines
+    end with LF and are numbered from 1, as both tools number them; whitespace is what
+    C's ``isspace`` takes; blank lines are skipped, as xdiv's readers skip them. The
+    file is looked at a block at a time, on arrays. A file xdiv's readers refuse (not
+    found, corrupt gzip data, a line beyond the read limit) gives None: the readers say
+    what is wrong with it.
+    """
+    number = 0
+    rest = b""
+    try:
+        with open_guarded(path) as stream:
+            while True:
+                block = stream.read(_SCAN_BLOCK)
+                data = rest + block
+                if block:  # whole lines now, the last partial one with the next block
+                    cut = data.rfind(b"\n") + 1
+                    data, rest = data[:cut], data[cut:]
+                found = _refused_in(data, fields, column, largest)
+                if found is not None:
+                    return number + found[0], found[1], found[2]
+                number += data.count(b"\n")
+                if not block:
+                    return None
+    except (XdivError, *GZIP_ERRORS, OSError, ValueError):
+        return None
+
+
+def _refused_in(data: bytes, fields: int, column: int,
+                largest: int | None) -> tuple[int, int, str] | None:
+    """:func:`refused_line` on whole lines ``data`` (the last perhaps without its line
+    feed), the line numbered within ``data``."""
+    if not data:
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    word = (~_SPACE[raw]).view(np.int8)
+    edge = np.diff(word, prepend=0, append=0)
+    starts, stops = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+    # a word's line: the line feeds before it (a line feed never starts a word)
+    line_of = np.cumsum(raw == 10, dtype=np.int32)[starts]
+    count = np.bincount(line_of, minlength=data.count(b"\n") + 1)
+    refused = (count > 0) & (count < fields)
+    full = np.flatnonzero(count >= fields)
+    at = (np.cumsum(count) - count)[full] + column
+    begin, end = starts[at], stops[at]
+    digit = ((raw >= 48) & (raw <= 57)).view(np.int8)
+    digits = np.r_[0, np.cumsum(digit, dtype=np.int32)]
+    wrong = digits[end] - digits[begin] < end - begin
+    if largest is not None:
+        width = len(str(largest))
+        long = np.flatnonzero(~wrong & (end - begin >= width))
+        if len(long):
+            nonzero = np.r_[np.flatnonzero(raw != 48), len(raw)]
+            lead = nonzero[np.searchsorted(nonzero, begin[long])]  # leading 0s left out
+            wrong[long[end[long] - lead > width]] = True
+            edge_width = long[end[long] - lead == width]
+            tail = end[edge_width, None] - width + np.arange(width)
+            value = (raw[tail].astype(np.int64) - 48) @ 10 ** np.arange(width - 1, -1, -1)
+            wrong[edge_width[value > largest]] = True
+    refused[full[wrong]] = True
+    if not refused.any():
+        return None
+    line = int(np.argmax(refused))
+    if count[line] < fields:
+        return line + 1, int(count[line]), ""
+    k = int(np.searchsorted(full, line))
+    return line + 1, int(count[line]), data[begin[k]:end[k]].decode("latin-1")

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError, ParseError, XdivWarning
+from ..errors import InputError, ParseError, RunTagWarning
 from ..core.collection import QrelsCodes
 from ..core.labels import preview
 from .atomic import atomic_output
@@ -154,12 +154,12 @@ def read_run_columns(path: PathLike, *, warn: bool = True,
         pass
     elif len(present) == 1:
         emit_warning(f"{os.fspath(path)}: no run tag column; the run is named {name!r} "
-                      "after the file", XdivWarning)
+                      "after the file", RunTagWarning)
     else:
         tags = [words[k] for k in pd.unique(indices)]
         emit_warning(f"{os.fspath(path)}: {len(tags)} different run tags "
                       f"({preview(tags, 5)}); the run is named {name!r} after the file",
-                      XdivWarning)
+                      RunTagWarning)
     return RunColumns(path=os.fspath(path), name=name, tags=[first, last],
                       topic=table["topic"], docno=table["docno"], rank=table["rank"],
                       score=table["score"])

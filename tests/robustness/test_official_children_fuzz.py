@@ -1,0 +1,262 @@
+"""Fuzz campaigns for ``xdiv ndeval`` and ``xdiv gdeval``: scoring children killed at
+random moments, and random spellings of the rank field against the tools themselves.
+
+Killed children: the plain path scores run files in forked children (one share each, or
+one child reading a single run while the parent reads the qrels). Children are killed
+(SIGKILL) before, while or after sending their result; the command must then score
+their share itself and print what an unkilled run prints, to the byte, never a
+traceback, never hang (each child is waited for; a hang would stop the test).
+
+Rank spellings: runs whose rank fields are spelt at random (signs, a missing field,
+huge numbers, leading zeros, points, exponents, letters) are given to TREC's ndeval
+(compiled from pyndeval's source distribution) and to the gdeval.pl that ir_measures
+ships, and to ``xdiv ndeval`` and ``xdiv gdeval`` in this process, on the plain path
+(LF) and the general one (CRLF): standard output and exit status are the same; standard
+error is empty for both, or is the tool's one-line message, which xdiv prints after
+``xdiv: error: `` and before its reason in parentheses. The quick variants run a few
+inputs; the slow ones 2,000 rank inputs and 40 killed-children cases (``@slow``).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from xdiv.cli import main
+from xdiv.formats import plain
+
+from ..conftest import ndeval_source
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the children are forked")
+
+QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n3 2 h 1\n"
+ADHOC = "1 0 a 2\n1 0 b 1\n1 0 d 3\n2 0 e 1\n2 0 f 4\n3 0 g 1\n3 0 h 2\n"
+DOCS = {"1": "abcdxy", "2": "efz", "3": "ghw"}
+
+
+@pytest.fixture(scope="module")
+def ndeval_program(tmp_path_factory) -> Path:
+    where = tmp_path_factory.mktemp("ndeval")
+    compiler, text = ndeval_source(where)
+    (where / "ndeval.c").write_text(text, encoding="latin-1")
+    subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
+                    "-lm"], check=True, capture_output=True)
+    return where / "ndeval"
+
+
+@pytest.fixture(scope="module")
+def gdeval_pl() -> Path:
+    ir_measures = pytest.importorskip("ir_measures")
+    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
+    if not script.exists() or shutil.which("perl") is None:
+        pytest.skip("ir_measures' gdeval.pl or perl is not available")
+    return script
+
+
+def _xdiv(capsys, *args) -> tuple[int, str, str]:
+    capsys.readouterr()
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+# ------------------------------------------------------------------ killed children
+
+def _killing(monkeypatch, rng: random.Random, doomed: set[int]) -> None:
+    """Children numbered in ``doomed`` (in the order forked, from 0) kill themselves at a
+    moment drawn for each: ``before`` sending their result, ``while`` sending it (a random
+    part sent) or ``after`` (all sent, the child not yet ended)."""
+    parent, real_fork, real_fdopen = os.getpid(), os.fork, os.fdopen
+    forked = [0]
+    plan = {k: (rng.choice(["before", "while", "after"]), rng.random()) for k in doomed}
+    mine: list = [None]
+
+    def fork():
+        number = forked[0]
+        forked[0] += 1
+        pid = real_fork()
+        if pid == 0:
+            mine[0] = plan.get(number)
+        return pid
+
+    class Dying:
+        def __init__(self, handle, moment, part):
+            self.handle, self.moment, self.part = handle, moment, part
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        def write(self, data):
+            if self.moment == "before":
+                os.kill(os.getpid(), signal.SIGKILL)
+            cut = int(len(data) * self.part) if self.moment == "while" else len(data)
+            self.handle.write(data[:cut])
+            self.handle.flush()
+            if self.moment == "while":
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    def fdopen(fd, mode="r", *args, **kwargs):
+        handle = real_fdopen(fd, mode, *args, **kwargs)
+        if os.getpid() != parent and "w" in mode and mine[0] is not None:
+            return Dying(handle, *mine[0])
+        return handle
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(os, "fdopen", fdopen)
+
+
+def _random_runs(rng: random.Random, folder: Path, count: int) -> list[Path]:
+    paths = []
+    for k in range(count):
+        name = f"run{rng.randrange(100)}x{k}"
+        lines = []
+        for topic, docs in DOCS.items():
+            if rng.random() < 0.2:
+                continue
+            chosen = rng.sample(docs, rng.randint(1, len(docs)))
+            ranks = rng.sample(range(1, 40), len(chosen))
+            lines += [f"{topic} Q0 {d} {r} {rng.choice([1, 2, 3, 2.5])} {name}\n"
+                      for d, r in zip(chosen, ranks)]
+        if not lines:
+            lines = [f"1 Q0 a 1 1 {name}\n"]
+        paths.append(folder / name)
+        paths[-1].write_text("".join(lines))
+    return paths
+
+
+def _children_campaign(cases: int, seed: int, tmp_path, capsys, monkeypatch) -> None:
+    rng = random.Random(seed)
+    for case in range(cases):
+        folder = tmp_path / f"c{case}"
+        folder.mkdir()
+        command = rng.choice(["ndeval", "gdeval"])
+        qrels = folder / "q"
+        qrels.write_text(QRELS if command == "ndeval" else ADHOC)
+        runs = _random_runs(rng, folder, rng.choice([1, 2, 3, 5, 8]))
+        cores = rng.randint(2, 5)
+        flags = rng.choice([[], ["-c"]] + ([["-traditional"]] if command == "ndeval" else []))
+        with monkeypatch.context() as patch:
+            patch.setattr(plain, "_cores", lambda: cores)
+            expected = _xdiv(capsys, command, *flags, qrels, *runs)
+            children = 1 if len(runs) == 1 else min(len(runs), cores) - 1
+            doomed = {k for k in range(children) if rng.random() < 0.7} or {0}
+            _killing(patch, rng, doomed)
+            got = _xdiv(capsys, command, *flags, qrels, *runs)
+        assert expected[0] == 0 and "Traceback" not in got[2], (seed, case)
+        assert got == expected, (seed, case, command, flags, len(runs), cores, doomed)
+
+
+def test_killed_children_quick(tmp_path, capsys, monkeypatch):
+    _children_campaign(6, 1, tmp_path, capsys, monkeypatch)
+
+
+@pytest.mark.slow
+def test_killed_children_campaign(tmp_path, capsys, monkeypatch):
+    """40 cases."""
+    _children_campaign(40, 2, tmp_path, capsys, monkeypatch)
+
+
+# ------------------------------------------------------------------ rank spellings
+
+HUGE = [999999, 1000000, 1000009, 1000010, 1000099, 9999999, 2 ** 31 - 1, 2 ** 31,
+        10 ** 11 - 1, 2 ** 63 - 4]
+"""Rank values about the largest ndeval reads (1000009) and C's 32-bit integers. Ranks
+beyond 64-bit integers are left out: gdeval.pl reads them (it reads no rank), and xdiv's
+run reader refuses them."""
+
+
+def _spelling(rng: random.Random, value: int) -> str | None:
+    """``value`` spelt at random; None: the field left out (a blank)."""
+    kind = rng.random()
+    if kind < 0.5:
+        return str(value)
+    if kind < 0.7:
+        return "0" * rng.randint(1, 25) + str(value)
+    if kind < 0.8:
+        return rng.choice(["+", "-"]) + str(value)
+    if kind < 0.85:
+        return None
+    return rng.choice([f"{value}.0", f"{value}e0", f"0x{value}", f"{value}a", "x", "-0", "+0",
+                       f"{value}-", f".{value}", f"{value}.", "--1", "\u0661"])
+
+
+def _rank_case(rng: random.Random) -> str:
+    """A run of topics 1-3: ranks distinct within a topic (ndeval refuses repeated ranks),
+    some of them huge, and scores falling with the rank (no rank disagreement to warn
+    about); in three files out of five, ranks spelt at random on some lines."""
+    lines = []
+    wild = rng.random() < 0.6
+    for topic, docs in DOCS.items():
+        chosen = rng.sample(docs, rng.randint(1, len(docs)))
+        values = sorted({rng.choice(HUGE) + rng.randrange(4) if rng.random() < 0.15
+                         else rng.randrange(60) for _ in chosen})
+        for score, (d, value) in enumerate(zip(chosen, values)):
+            spelt = _spelling(rng, value) if wild and rng.random() < 0.3 else str(value)
+            fields = [topic, "Q0", d] + ([] if spelt is None else [spelt])
+            lines.append(" ".join(fields + [str(100 - score), "run"]) + "\n")
+    return "".join(lines)
+
+
+def _tool_message(stderr: str) -> str:
+    """The tool's one line, without its program name."""
+    line, = stderr.strip().splitlines()
+    return line.split(": ", 1)[1]
+
+
+def _compare(command: str, tool: list, qrels: Path, text: str, folder: Path, capsys) -> str:
+    """One rank input through the tool and both of xdiv's paths; what happened."""
+    plain_file, crlf_file = folder / "run", folder / "run.crlf"
+    plain_file.write_bytes(text.encode())
+    crlf_file.write_bytes(text.replace("\n", "\r\n").encode())
+    args = [*tool, qrels, plain_file] + ([] if command == "ndeval" else [20])
+    theirs = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                            timeout=60)
+    for run in (plain_file, crlf_file):
+        status, out, err = _xdiv(capsys, command, qrels, run)
+        assert status == theirs.returncode, (text, run.name, err, theirs.stderr)
+        if theirs.returncode:
+            assert out == theirs.stdout == ""
+            line, = err.splitlines()
+            said = _tool_message(theirs.stderr).replace(str(plain_file), str(run))
+            assert line.startswith(f"xdiv: error: {said} ("), (text, line, said)
+        else:
+            assert err == theirs.stderr == "", (text, err)
+            shown = out if command == "ndeval" else "".join(out.splitlines(True)[:-1])
+            assert shown == theirs.stdout, text
+    return "refused" if theirs.returncode else "read"
+
+
+def _rank_campaign(inputs: int, seed: int, ndeval_program, gdeval_pl, tmp_path, capsys):
+    rng = random.Random(seed)
+    ndeval_qrels, gdeval_qrels = tmp_path / "q", tmp_path / "adhoc"
+    ndeval_qrels.write_text(QRELS)
+    gdeval_qrels.write_text(ADHOC)
+    seen = {}
+    for k in range(inputs):
+        command = "ndeval" if k % 2 == 0 else "gdeval"
+        tool = [ndeval_program] if command == "ndeval" else ["perl", gdeval_pl]
+        qrels = ndeval_qrels if command == "ndeval" else gdeval_qrels
+        what = _compare(command, tool, qrels, _rank_case(rng), tmp_path, capsys)
+        seen[command, what] = seen.get((command, what), 0) + 1
+    # both tools both read and refused inputs
+    assert len(seen) == 4 or inputs < 20, seen
+
+
+def test_rank_spellings_quick(ndeval_program, gdeval_pl, tmp_path, capsys):
+    _rank_campaign(12, 3, ndeval_program, gdeval_pl, tmp_path, capsys)
+
+
+@pytest.mark.slow
+def test_rank_spellings_campaign(ndeval_program, gdeval_pl, tmp_path, capsys):
+    """2,000 inputs, half to each tool, each on both paths."""
+    _rank_campaign(2000, 4, ndeval_program, gdeval_pl, tmp_path, capsys)
