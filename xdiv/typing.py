@@ -102,8 +102,9 @@ TableFormat = Literal["table", "tsv", "csv"]
 """Text layouts of a result table."""
 TABLE_FORMATS: tuple[TableFormat, ...] = get_args(TableFormat)
 
-ScoreFormat = Literal["table", "tsv", "csv", "ndeval", "trec_eval"]
-"""Text layouts of a score cube: the result tables and the official tools' layouts."""
+ScoreFormat = Literal["table", "tsv", "csv", "ndeval", "lines"]
+"""Text layouts of a score cube: the result tables, ndeval's CSV layout and
+``measure<TAB>topic<TAB>value`` lines (the columns of ``trec_eval -q``)."""
 SCORE_FORMATS: tuple[ScoreFormat, ...] = get_args(ScoreFormat)
 
 CompareTest = Literal["t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey"]

@@ -24,6 +24,8 @@ import pytest
 
 from xdiv.cli import measures_page, parser
 
+from ..browser import browser, hidden, layout
+
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_NOTE = re.compile(r"seeds?[\s_-]*0\d|spec\s*§", re.IGNORECASE)
 """"seed 000", "seeds 001 and 004", "seed00x", "spec §3" (not a random seed: "--seed 0")."""
@@ -157,3 +159,77 @@ def test_pages_render_in_chromium(site, tmp_path, name):
         low, high = grey.getextrema()
         assert high - low > 150, "a blank screenshot"
         assert len(grey.getcolors()) > 50, "a screenshot of a few flat colours"
+
+
+EXTERNAL = re.compile(
+    r"""<(?:link|script|img|iframe|source|video|audio)\b[^>]*\b(?:href|src|srcset)\s*=\s*"""
+    r"""["']?(?:https?:)?//|@import\s+(?:url\()?\s*["']?(?:https?:)?//"""
+    r"""|url\(\s*["']?(?:https?:)?//""", re.IGNORECASE)
+"""A stylesheet, script, font, image or frame loaded from another site (links to other
+sites, which a reader follows or not, are no such load)."""
+
+
+def test_the_built_site_loads_nothing_from_elsewhere(site):
+    """The site works offline, as the README says: no web fonts (the theme's Google Fonts
+    are off), no script, stylesheet or image from another site, in any page or style
+    sheet."""
+    files = [*sorted(site.rglob("*.html")), *sorted(site.rglob("*.css"))]
+    assert len(files) > 20
+    for path in files:
+        match = EXTERNAL.search(path.read_text(encoding="utf-8"))
+        assert match is None, f"{path.relative_to(site)}: loads {match[0]!r}"
+
+
+def test_external_load_pattern():
+    for load in ('<link href="https://fonts.googleapis.com/css?family=Roboto" rel="stylesheet">',
+                 '<link rel="preconnect" href="https://fonts.gstatic.com" crossorigin>',
+                 '<script src="//cdn.example.org/mathjax.js"></script>',
+                 "@import url(https://fonts.googleapis.com/x);",
+                 "src: url('https://example.org/f.woff2')"):
+        assert EXTERNAL.search(load), load
+    for fine in ('<a href="https://trec.nist.gov/">TREC</a>', '<link href="assets/a.css">',
+                 '<script src="assets/javascripts/bundle.js"></script>'):
+        assert not EXTERNAL.search(fine), fine
+
+
+WIDEST = ["measures", "cli", "coming-from", "conventions", "reproduction-2009"]
+"""The pages with the widest tables (the measure reference's formulas, the translation
+tables) and code blocks (the command line's)."""
+
+
+@pytest.mark.parametrize("name", WIDEST)
+def test_wide_tables_and_code_blocks_show_every_column_at_1280_px(site, name):
+    """At 1280 px, every table and code block of the page fits its box or scrolls in it
+    (a scroll bar, not a cut), no cell's content spills over the next, and the page
+    fetches nothing from elsewhere (every host name resolves to nothing here)."""
+    if browser() is None:
+        pytest.skip("no Chromium to lay the pages out")
+    measured, failed = layout(site / f"{name}.html", 1280)
+    assert measured["items"], f"{name}: no table or code block measured"
+    assert not hidden(measured), hidden(measured)
+    assert not failed, failed
+
+
+def test_an_example_calling_a_deprecated_name_fails_the_build(tmp_path):
+    """docs/hooks/deprecations.py: a deprecation warning raised by an example of a page
+    stops ``mkdocs build --strict`` (the site's examples show current spellings only)."""
+    for module in ("mkdocs", "markdown_exec"):
+        pytest.importorskip(module, reason="the docs site needs the docs extra")
+    (tmp_path / "docs").mkdir()
+    hook = ROOT / "docs" / "hooks" / "deprecations.py"
+    (tmp_path / "mkdocs.yml").write_text(
+        f"site_name: t\nhooks:\n  - {hook}\nplugins:\n  - markdown-exec\n"
+        "markdown_extensions:\n  - pymdownx.superfences\n")
+    (tmp_path / "docs" / "index.md").write_text(
+        '# t\n\n```python exec="on" result="text"\nimport xdiv\n'
+        "col, runs = xdiv.datasets.synthetic(n_topics=6, n_runs=3, depth=5, seed=1)\n"
+        'scores = xdiv.evaluate(runs, col, ["P@5"])\n'
+        "print(xdiv.design.swap_rates(scores, replicates=20, seed=0).sizes)\n```\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+         str(tmp_path / "site")], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1",
+             "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert proc.returncode != 0
+    assert "DeprecationWarning: swap_rates(replicates=...) is now swap_rates(B=...)" in \
+        proc.stderr

@@ -9,7 +9,8 @@ import shutil
 import sys
 from typing import TYPE_CHECKING
 
-from ..errors import XdivError
+from .._warnings import warn
+from ..errors import XdivError, XdivWarning
 from .common import command, expand_inputs, names_input, nonnegative, output, \
     per_topic_frame, print_frame, progress_wanted, summary_frame, whole
 from ..typing import ADHOC_METHODS, DUPLICATES, HIERARCHY_KINDS, MISSING, NODE_WEIGHTS, \
@@ -123,9 +124,14 @@ def add_parser(sub) -> None:
     ev.add_argument("--seed", type=whole(0), default=0,
                     help="seed of the random tie orders (default: %(default)s)")
     ev.add_argument("--per-topic", action="store_true", help="print per-topic scores")
-    ev.add_argument("--format", choices=SCORE_FORMATS,
-                    default="table", help="ndeval: ndeval's per-topic CSV layout; trec_eval: "
-                                          "'measure topic value' lines (both per topic)")
+    ev.add_argument("--format", choices=(*SCORE_FORMATS, "trec_eval"),
+                    metavar="{" + ",".join(SCORE_FORMATS) + "}",
+                    default="table", help="ndeval: ndeval's per-topic CSV layout; lines: "
+                                          "'measure topic value' lines (both per topic), "
+                                          "the columns of trec_eval -q but not its spacing, "
+                                          "order or topics (xdiv trec_eval prints "
+                                          "trec_eval's own output; --format trec_eval is "
+                                          "the former, deprecated name of lines)")
     ev.add_argument("--hierarchy",
                     help="intent hierarchy for N-rec, LD#-, HD#-, LAD#- and -LA measures: a "
                          "'topic node parent [weight] [intent]' file or an NTCIR IMine "
@@ -190,6 +196,11 @@ def run(args) -> int:
     from ..io.netcdf import to_netcdf
 
     split_files_from_measures(args)
+    if args.format == "trec_eval":
+        warn("--format trec_eval is now --format lines: its lines are not trec_eval's "
+             "byte for byte (spacing, order, topics); xdiv trec_eval prints trec_eval's "
+             "own output", XdivWarning)
+        args.format = "lines"
     if args.chunks and args.stream:
         raise XdivError("--stream and --chunks K are two ways of bounding the memory: "
                         "give one of them")
@@ -288,7 +299,7 @@ def print_scores(args, scores: xr.Dataset) -> None:
     scores = with_companions(scores)
     if args.format == "ndeval":
         print(ndeval_csv(scores), end="")
-    elif args.format == "trec_eval":
+    elif args.format == "lines":
         print(trec_eval_lines(scores), end="")
     elif args.format != "table":
         print_frame(per_topic_frame(scores) if args.per_topic else summary_frame(scores),

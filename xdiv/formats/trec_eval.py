@@ -14,7 +14,11 @@ __all__ = ["trec_eval_lines"]
 def trec_eval_lines(scores: xr.Dataset) -> str:
     """``trec_eval -q``-style lines ``measure<TAB>topic<TAB>value`` per run (a ``runid``
     line first), then the ``all`` mean over the topics where the measure is defined
-    (``-nan`` where it is defined for none)."""
+    (``-nan`` where it is defined for none): ``xdiv evaluate --format lines``.
+
+    These are trec_eval's three columns, not its bytes: trec_eval pads the measure's name
+    to 22 characters, prints topic by topic, and averages over the topics of the run
+    (``xdiv trec_eval`` prints trec_eval's own output)."""
     lines = []
     for run in scores["run"].values:
         lines.append(f"runid\tall\t{run}")

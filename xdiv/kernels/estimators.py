@@ -301,7 +301,8 @@ def inferred_ndcg(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray
     Returns
     -------
     ndarray ``(...)``
-        infNDCG@l, NaN where the topic has no sampled relevant document.
+        infNDCG@l, NaN where the topic has no sampled relevant document; an estimate,
+        which can exceed 1 (the estimated DCG and IDCG are estimated apart).
 
     Notes
     -----

@@ -79,12 +79,15 @@ def sampled_judgments(cube: xr.Dataset, measure: Measure, kernel, **kwargs) -> x
                   r"\frac{1}{k}\left(1 + \sum_{j \in S,\, j < k} \frac{1}{\pi_j}\right)$, "
                   r"$\hat R = \sum_{d \in S^*} \frac{1}{\pi_d}$: $S$ the sampled relevant "
                   r"documents of the run (at ranks $k$, $j$), $S^*$ those of the topic, "
-                  r"$\pi$ their inclusion probabilities (`xdiv.read_prels`)")
+                  r"$\pi$ their inclusion probabilities (`xdiv.read_prels`); an estimate, "
+                  r"which can exceed 1 on a topic")
 def stat_ap(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """statAP = (1/R^) sum_{sampled relevant k in the run} p^(k) / pi_k, p^(k) = (1/k) (1 +
     sum_{sampled relevant j above k} 1/pi_j), R^ = sum_{sampled relevant d} 1/pi_d, pi the
     inclusion probabilities of the sampled judgments (xdiv.read_prels); AP when every pi
-    is 1."""
+    is 1. An estimate, not bounded by 1: a sampled relevant document stands for 1/pi of
+    them, so one topic's statAP can exceed 1 (kept as computed: the mean over topics is
+    what it estimates)."""
     return single_intent(cube, sampled_judgments(cube, measure, K.stat_ap), measure)
 
 
@@ -96,12 +99,16 @@ def stat_ap(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
                   r"the run, $\pi$ their inclusion probabilities (`xdiv.read_prels`), $g^*$ "
                   r"the ideal list of $\lfloor \hat R_x + 1/2 \rfloor$ documents of each "
                   r"level $x$, $\hat R_x = \sum_{d \in S^*,\, x_d = x} 1/\pi_d$ over the "
-                  r"topic's sampled documents $S^*$")
+                  r"topic's sampled documents $S^*$; an estimate, which can exceed 1 on a "
+                  r"topic")
 def inferred_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     """infNDCG@l = (sum_{sampled k <= l} g(k) / (pi_k log2(k+1))) / ideal DCG@l, the ideal
     list holding round(R^_x) documents of each level x, R^_x = sum_{sampled d of level x}
     1/pi_d, pi the inclusion probabilities of the sampled judgments (xdiv.read_prels);
-    nDCG@l when every pi is 1."""
+    nDCG@l when every pi is 1. An estimate, not bounded by 1: the estimated DCG counts a
+    sampled document of probability pi 1/pi times at its rank, and the ratio of the two
+    unbiased estimates can exceed 1 on a topic (Yilmaz, Kanoulas & Aslam, SIGIR 2008);
+    it is kept as computed, since the mean over topics is what it estimates."""
     values = sampled_judgments(cube, measure, K.inferred_ndcg, cutoff=measure.cutoff,
                                table=gain_table(cube, measure))
     return single_intent(cube, values, measure)

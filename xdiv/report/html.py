@@ -61,7 +61,7 @@ def default_primary(scores) -> str:
 
 
 STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em;
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 80em;
        padding: 0 1em; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; }
 p.how { color: #444; max-width: 60em; }
@@ -69,13 +69,14 @@ p.how { color: #444; max-width: 60em; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; } th.run, td.run { text-align: left; }
-td .ci { color: #666; font-size: 11px; }
+thead th { white-space: normal; vertical-align: bottom; padding: 2px 4px; }
+td .ci { color: #666; font-size: 11px; white-space: normal; }
 td.warn { background: #fde9b8; }
 td.up { background: #cfe8cf; } td.down { background: #f4cccc; } td.self { background: #eee; }
 table.matrix { font-size: 11px; }
 table.matrix td { padding: 1px 3px; }
 table.matrix thead th:not(.run) { writing-mode: vertical-rl; transform: rotate(180deg);
-                                  text-align: left; padding: 4px 1px; }
+                                  text-align: left; padding: 4px 1px; white-space: nowrap; }
 figure { margin: 1em 0; } figcaption { color: #444; max-width: 60em; }
 svg { max-width: 100%; height: auto; }
 """
