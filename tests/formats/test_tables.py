@@ -501,3 +501,101 @@ def test_latex_table_compiles(tmp_path, scores):
                           timeout=120, check=False)
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "table.pdf").stat().st_size > 0
+
+
+# -- the paragraph in the HTML report ------------------------------------------------------
+
+def test_report_paragraph_says_what_its_table_shows(scores):
+    """Issue 35 item 10: the HTML report's methods paragraph claims no interval and no
+    effect size (its table shows neither), and is HTML written by the paragraph's own
+    escaping (a quantity in italics), not text escaped twice."""
+    from xdiv import report
+
+    page = report.html_report(scores, baseline="run01")
+    paragraph = re.search(r'<p class="how">(We compared [^<]*(?:<i>[^<]*</i>[^<]*)*)</p>',
+                          page).group(1)
+    for claim in ("interval", "d_z", "Hedges", "effect size", "Effect size"):
+        assert claim not in paragraph
+    assert paragraph.endswith("significant at <i>α</i> = 0.05.")
+    assert "&amp;amp;" not in paragraph and "Clarke, Craswell, Soboroff &amp; Ashkan" \
+        in paragraph
+
+
+# -- each format escapes the paragraph ----------------------------------------------------
+
+HOSTILE = ["<script>alert(1)</script>", "x\\input{/etc/passwd}y", "a&b#c%d_e", "{^~$}",
+           "α|*`'\"", "line\nbreak"]
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown", "html", "text"])
+def test_paragraph_escapes_names_per_format(fmt):
+    """Issue 35 item 2: run and measure names go through the format's escaping in the
+    paragraph, as in the table; LaTeX writes the quantities in math mode."""
+    result = baseline_result(runs=("base", HOSTILE[0], HOSTILE[1], HOSTILE[2]),
+                             baselines=("base", HOSTILE[2]))
+    result = result.assign_coords(metric=[HOSTILE[3], HOSTILE[4] + HOSTILE[5]])
+    text = xdiv.methods_paragraph(result, fmt)
+    escape = {"latex": tables.latex_escape, "markdown": tables._Markdown().text,
+              "html": tables._Html().text, "text": tables._Text().text}[fmt]
+    for name in (HOSTILE[2], HOSTILE[3], HOSTILE[4] + HOSTILE[5]):
+        assert escape(name) in text
+    assert "\n" not in text
+    if fmt == "latex":
+        assert "\\input{" not in text and "α" not in text and "$\\alpha = 0.05$" in text
+        assert "$B = 10{,}000$ resamples" in text and "Allan \\& Carterette" in text
+    if fmt == "html":
+        assert "<script>" not in text and "<i>α</i> = 0.05" in text
+    if fmt == "markdown":
+        assert "<" not in text.replace("\\<", "") and "a\\&b\\#c%d\\_e" in text
+    if fmt != "latex":
+        with pytest.raises(InputError, match="cite=True"):
+            xdiv.methods_paragraph(result, fmt, cite=True)
+    with pytest.raises(InputError, match="format='rtf'"):
+        xdiv.methods_paragraph(result, "rtf")
+
+
+def test_latex_escape_unicode():
+    assert tables.latex_escape("run_1 & β–é") == "run\\_1 \\& $\\beta$--\\'{e}"
+    assert tables.latex_escape("a--b''c") == "a-{}-b'{}'c"
+    assert tables.latex_escape("☃\x1b") == "\\texttt{U+2603}\\textbackslash{}x1b"
+    assert tables.latex_escape("ΩΑ ï") == "$\\Omega$A \\\"{\\i{}}"
+    assert tables.latex_escape("a\nb").isascii()
+
+
+def test_table_and_paragraph_compile_with_citations(tmp_path):
+    """Issue 35 item 2: a document with the LaTeX table and paragraph of hostile names,
+    citing with \\cite from xdiv.bibtex's entries, compiles with pdflatex and bibtex and
+    leaves no citation undefined."""
+    if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-recommended)")
+    results = [baseline_result(runs=("base", HOSTILE[0], HOSTILE[1], HOSTILE[2]),
+                               baselines=("base", HOSTILE[2])).assign_coords(
+                   metric=[HOSTILE[3], HOSTILE[4] + HOSTILE[5]]),
+               baseline_result(), pairs_result(tests=("bootstrap", "tukey"))]
+    body, bib = [], {}
+    for result in results:
+        for ci in (False, True):
+            body += [xdiv.table(result, "latex", ci=ci),
+                     xdiv.methods_paragraph(result, "latex", ci=ci, cite=True), "",
+                     xdiv.methods_paragraph(result, "latex", ci=ci, test=_last(result)), ""]
+        for entry in xdiv.bibtex(result).strip().split("\n\n"):  # each entry once
+            bib[entry.split("{", 1)[1].split(",", 1)[0]] = entry
+    (tmp_path / "refs.bib").write_text("\n\n".join(bib.values()) + "\n", encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+        + "\n".join(body) + "\n\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+        "\\end{document}\n", encoding="utf-8")
+    run = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"]
+    for command in (run, ["bibtex", "paper"], run, run):
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert done.returncode == 0, (command, done.stdout[-2000:])
+    log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
+    assert "undefined" not in log.lower()
+    cited = set(re.findall(r"\\bibitem\{([^}]*)\}",
+                           (tmp_path / "paper.bbl").read_text(encoding="utf-8")))
+    assert {"fisher1935", "holm1979", "carterette2012", "efron1993"} <= cited <= set(bib)
+
+
+def _last(result) -> str:
+    return str(result["test"].values[-1])
