@@ -367,3 +367,39 @@ def test_the_paper_workflow_compiles(tmp_path):
     bbl = (tmp_path / "paper.bbl").read_text(encoding="utf-8")
     assert {key for key in re.findall(r"\\bibitem\{([^}]*)\}", bbl)} == cited
     assert (tmp_path / "paper.pdf").stat().st_size > 0
+
+
+def test_the_comparing_page_recipe_gives_the_pages_numbers(tmp_path, monkeypatch, capsys):
+    """Issue 35 item 17: the command lines on docs/comparing.md print the table and the
+    paragraph the page's Python prints (the same scores: the runs ranked as ndeval ranks
+    them), not other numbers."""
+    import contextlib
+    import io
+    import shlex
+
+    from tests.conftest import require_trec_2009
+
+    require_trec_2009()
+    page = (ROOT / "docs" / "comparing.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python exec=\"on\"[^\n]*\n(.*?)```", page, re.DOTALL)
+    printed, namespace = {}, {}
+    monkeypatch.chdir(ROOT)  # where the page is built: the data's path is relative to it
+    for block in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "docs/comparing.md", "exec"), namespace)  # noqa: S102
+        printed[block] = out.getvalue()
+    table = next(v for k, v in printed.items() if "xdiv.table(" in k)
+    paragraph = next(v for k, v in printed.items() if "xdiv.methods_paragraph(" in k)
+    recipe = page.split("On the command line, the same numbers", 1)[1]
+    recipe = recipe.split("```\n", 2)[1].replace("\\\n", " ")
+    commands = [shlex.split(line.replace("../shared", str(ROOT / ".." / "shared")))
+                for line in recipe.splitlines() if line.startswith("xdiv ")]
+    monkeypatch.chdir(tmp_path)
+    evaluate = next(c for c in commands if c[1] == "evaluate")
+    assert main(["-q", *evaluate[1:]]) == 0
+    capsys.readouterr()
+    markdown = next(c for c in commands if c[1] == "compare" and "markdown" in c
+                    and "--methods" in c)
+    assert main(["-q", *markdown[1:]]) == 0
+    assert capsys.readouterr().out == table + paragraph
