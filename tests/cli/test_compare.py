@@ -62,7 +62,65 @@ def test_paper_tables_are_the_api_tables(cube_path, fmt, capsys):
     out = capsys.readouterr().out
     result = _api(cube_path, baseline=base, tests=("permutation",), B=500)
     assert out == tables.table(result, format=fmt) + "\n" + \
-        tables.methods_paragraph(result) + "\n"
+        tables.methods_paragraph(result, fmt) + "\n"
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown", "html"])
+def test_the_paragraph_says_what_the_table_shows(cube_path, fmt, capsys):
+    """Issue 35 item 10: without --with-ci the paragraph claims no interval and no
+    effect size (the table shows neither); with it, the intervals of the means."""
+    base = _runs(cube_path)[0]
+    argv = ["-q", "compare", str(cube_path), "--baseline", base, "--format", fmt,
+            "--methods"]
+    assert main(argv) == 0
+    paragraph = capsys.readouterr().out.rstrip("\n").rsplit("\n", 1)[-1]
+    assert paragraph.startswith("We compared 4 runs")
+    for claim in ("interval", "d_z", "d<sub>", "Hedges", "effect size", "Effect size"):
+        assert claim not in paragraph
+    assert main(argv + ["--with-ci"]) == 0
+    out = capsys.readouterr().out
+    paragraph = out.rstrip("\n").rsplit("\n", 1)[-1]
+    assert paragraph.endswith("confidence intervals of the mean of each run.")
+    assert "[" in out.split(paragraph)[0]  # and the table shows them
+    assert "Hedges" not in paragraph and "mean difference" not in paragraph
+
+
+def test_the_paragraph_escapes_names_and_cites_with_bibtex(cube_path, tmp_path, capsys):
+    """Issue 35 item 2: names are escaped in the paragraph as in the table; with
+    --bibtex, the LaTeX paragraph cites the keys of the BibTeX file."""
+    import re
+
+    scores = xdiv.open_dataset(cube_path)
+    hostile = ["<script>alert(1)</script>", "a&b#c%d_e\\input{x}", "α{}^~$|*`'\""]
+    scores = scores.assign_coords(run=hostile + [str(r) for r in scores["run"].values[3:]])
+    path = tmp_path / "hostile.nc"
+    xdiv.to_netcdf(scores, path)
+    assert main(["-q", "compare", str(path), "--baseline", hostile[0], "--format", "html",
+                 "--methods"]) == 0
+    out = capsys.readouterr().out
+    assert "<script>" not in out and "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+    bib = tmp_path / "refs.bib"
+    assert main(["-q", "compare", str(path), "--baseline", hostile[1], "--format", "latex",
+                 "--methods", "--bibtex", str(bib)]) == 0
+    paragraph = capsys.readouterr().out.rstrip("\n").rsplit("\n", 1)[-1]
+    assert "\\input{" not in paragraph and "a\\&b\\#c\\%d\\_e\\textbackslash{}input\\{x\\}" \
+        in paragraph
+    assert "$\\alpha = 0.05$" in paragraph and "α" not in paragraph
+    cited = {k for group in re.findall(r"\\cite\{([^}]*)\}", paragraph)
+             for k in group.split(",")}
+    assert cited and cited <= set(re.findall(r"@\w+\{([^,]+),", bib.read_text()))
+    assert main(["-q", "compare", str(path), "--baseline", hostile[2], "--format",
+                 "markdown", "--methods"]) == 0
+    paragraph = capsys.readouterr().out.rstrip("\n").rsplit("\n", 1)[-1]
+    assert "α{}^\\~$\\|\\*\\`'\"" in paragraph
+
+
+@pytest.mark.parametrize("fmt", ["table", "netcdf"])
+def test_methods_without_a_paper_table_is_one_error(cube_path, tmp_path, fmt, capsys):
+    assert main(["compare", str(cube_path), "--format", fmt, "--methods", "-o",
+                 str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--methods describes the paper table" in err[0]
 
 
 def test_netcdf_and_bibtex_files(cube_path, tmp_path):

@@ -6,7 +6,11 @@ a demo that scattered its files."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -296,3 +300,106 @@ def test_demo_folder_that_cannot_be_made_is_one_error(tmp_path, monkeypatch, cap
     (tmp_path / "xdiv-demo").write_text("a file where the folder would go\n")
     assert main(["demo", "--no-meta", "--topics", "4", "--runs", "3"]) == 2
     assert "xdiv-demo: cannot create the demo's folder" in one_error(capsys)
+
+
+# ------------------------------------------------------------------ the paper workflow
+
+def _xdiv(*argv, cwd) -> subprocess.CompletedProcess:
+    """The ``xdiv`` command as a user runs it (this tree's xdiv, whatever is installed)."""
+    command = [sys.executable, "-c", "import sys; from xdiv.cli import main; "
+                                     "sys.exit(main(sys.argv[1:]))", *argv]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, (argv, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def _latex(*argv, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+def test_the_paper_workflow_compiles(tmp_path):
+    """Issue 35: ``xdiv compare ... --format latex --methods --bibtex refs.bib -o
+    table.tex``, then a document that ``\\input``s the table (with booktabs, as
+    ``xdiv.table`` says) and takes its bibliography from refs.bib: pdflatex and bibtex
+    succeed and every citation is defined. On the TREC 2009 runs when they are here, else
+    on the demo's data (whose measures D#-nDCG and P+Q# have a ``#``)."""
+    if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
+        pytest.skip("pdflatex and bibtex are not installed "
+                    "(apt-get install texlive-latex-recommended)")
+    trec = ROOT / ".." / "shared" / "reference" / "trec-web" / "2009"
+    if (trec / "qrels.diversity.gz").exists():
+        _xdiv("-q", "evaluate", str(trec / "qrels.diversity.gz"), str(trec / "runs" / "*.gz"),
+              "-m", "alpha-nDCG@20", "ERR-IA@20", "D#-nDCG@20", "--order", "rank", "-o",
+              "scores.nc", cwd=tmp_path)
+        baseline = "MSRABASE"
+    else:
+        _xdiv("-q", "demo", "--no-meta", "-o", "scores.nc", cwd=tmp_path)
+        baseline = "run01"
+    _xdiv("-q", "compare", "scores.nc", "--baseline", baseline, "--test", "permutation",
+          "--correction", "holm", "--format", "latex", "--methods", "--bibtex", "refs.bib",
+          "-o", "table.tex", cwd=tmp_path)
+    table = (tmp_path / "table.tex").read_text(encoding="utf-8")
+    cited = {key for group in re.findall(r"\\cite\{([^}]*)\}", table)
+             for key in group.split(",")}
+    assert {"fisher1935", "smucker2007", "holm1979"} <= cited
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+        "\\input{table.tex}\n\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+        "\\end{document}\n", encoding="utf-8")
+    pdflatex = ("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex")
+    first = _latex(*pdflatex, cwd=tmp_path)
+    assert first.returncode == 0, first.stdout[-3000:]
+    bib = _latex("bibtex", "paper", cwd=tmp_path)
+    assert bib.returncode == 0, bib.stdout[-3000:]
+    assert "Warning" not in bib.stdout and "error" not in bib.stdout.lower(), bib.stdout
+    for _ in range(2):
+        done = _latex(*pdflatex, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
+    assert "undefined" not in log.lower(), [line for line in log.splitlines()
+                                           if "undefined" in line.lower()]
+    assert "Missing character" not in log
+    bbl = (tmp_path / "paper.bbl").read_text(encoding="utf-8")
+    assert {key for key in re.findall(r"\\bibitem\{([^}]*)\}", bbl)} == cited
+    assert (tmp_path / "paper.pdf").stat().st_size > 0
+
+
+def test_the_comparing_page_recipe_gives_the_pages_numbers(tmp_path, monkeypatch, capsys):
+    """Issue 35 item 17: the command lines on docs/comparing.md print the table and the
+    paragraph the page's Python prints (the same scores: the runs ranked as ndeval ranks
+    them), not other numbers."""
+    import contextlib
+    import io
+    import shlex
+
+    from tests.conftest import require_trec_2009
+
+    require_trec_2009()
+    page = (ROOT / "docs" / "comparing.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python exec=\"on\"[^\n]*\n(.*?)```", page, re.DOTALL)
+    printed, namespace = {}, {}
+    monkeypatch.chdir(ROOT)  # where the page is built: the data's path is relative to it
+    for block in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "docs/comparing.md", "exec"), namespace)  # noqa: S102
+        printed[block] = out.getvalue()
+    table = next(v for k, v in printed.items() if "xdiv.table(" in k)
+    paragraph = next(v for k, v in printed.items() if "xdiv.methods_paragraph(" in k)
+    recipe = page.split("On the command line, the same numbers", 1)[1]
+    recipe = recipe.split("```\n", 2)[1].replace("\\\n", " ")
+    commands = [shlex.split(line.replace("../shared", str(ROOT / ".." / "shared")))
+                for line in recipe.splitlines() if line.startswith("xdiv ")]
+    monkeypatch.chdir(tmp_path)
+    evaluate = next(c for c in commands if c[1] == "evaluate")
+    assert main(["-q", *evaluate[1:]]) == 0
+    capsys.readouterr()
+    markdown = next(c for c in commands if c[1] == "compare" and "markdown" in c
+                    and "--methods" in c)
+    assert main(["-q", *markdown[1:]]) == 0
+    assert capsys.readouterr().out == table + paragraph

@@ -161,8 +161,8 @@ def test_markdown_table():
     lines = text.splitlines()
     assert lines[0] == "| Run | alpha-nDCG@20 | ERR-IA@20 |"
     assert lines[1] == "|:---|---:|---:|"
-    assert lines[3] == "| run\\_1&2% | **0.450**†↑ | 0.280 |"
-    assert lines[4] == "| other | 0.300†↓ | **0.350**‡↑ |"
+    assert lines[3] == "| run\\_1\\&2% | **0.450**<sup>†↑</sup> | 0.280 |"
+    assert lines[4] == "| other | 0.300<sup>†↓</sup> | **0.350**<sup>‡↑</sup> |"
     assert lines[6] == ""
     legend = lines[7]
     assert legend.startswith("Means over 50 topics; bold: the best mean of each measure.")
@@ -174,7 +174,7 @@ def test_markdown_ci_and_other_test():
     text = xdiv.table(baseline_result(), "markdown", test="t", ci=True)
     # nothing is significant under the t-test of the fixture
     assert "†" not in _row(text, "| run") and "‡" not in _row(text, "| other")
-    assert _row(text, "| run").startswith("| run\\_1&2% | **0.450** [0.420, 0.480] |")
+    assert _row(text, "| run").startswith("| run\\_1\\&2% | **0.450** [0.420, 0.480] |")
     assert "paired t-test" in text
 
 
@@ -209,8 +209,9 @@ def test_html_escapes_markup_in_names():
 def test_all_pairs_letters(style):
     text = xdiv.table(pairs_result(), style)
     if style == "markdown":
-        assert "| (a) A | **0.500**bc | 0.200 |" in text
-        assert "| (b) B | 0.400c | 0.200 |" in text
+        # issue 35 item 17: the letters are set apart from the digits
+        assert "| (a) A | **0.500**<sup>bc</sup> | 0.200 |" in text
+        assert "| (b) B | 0.400<sup>c</sup> | 0.200 |" in text
         assert "| (c) C | 0.300 | **0.250** |" in text
         assert "Runs are labelled (a)–(c)" in text and "α = 0.01" in text
         assert "Benjamini–Hochberg correction over all comparisons" in text
@@ -269,8 +270,10 @@ def test_paragraph_baseline_permutation_holm():
         "seed 0) and controlled the family-wise error rate with Holm's method (Holm, "
         "Scandinavian Journal of Statistics 1979; Carterette, TOIS 2012) over the 2 "
         "comparisons of each measure; differences are significant at α = 0.05.")
-    assert "95% Student t confidence intervals of the mean of each run" in text
-    assert "Hedges' g" in text
+    assert text.endswith("α = 0.05.")  # nothing the table does not show
+    with_ci = xdiv.methods_paragraph(result, ci=True, measures_cited=False)
+    assert with_ci == text + (" We report 95% Student t confidence intervals of the mean "
+                              "of each run.")
 
 
 def test_paragraph_two_baselines_count_their_pair_once():
@@ -278,9 +281,12 @@ def test_paragraph_two_baselines_count_their_pair_once():
     # runs: base, run_1&2%, other, b2; baselines base and b2: pairs {base, run_1&2%},
     # {base, other}, {base, b2}, {b2, run_1&2%}, {b2, other}
     assert "We compared 2 runs with the baselines base and b2" in text
-    assert "over the 5 comparisons of each measure of each test" in text
-    assert "a two-sided paired randomisation test" in text
-    assert "and a two-sided paired t-test (Student, Biometrika 1908)" in text
+    assert "over the 5 comparisons of each measure;" in text
+    # the test the table shows (the first, as xdiv.table's default), and no other
+    assert "a two-sided paired randomisation test" in text and "t-test" not in text
+    t_test = xdiv.methods_paragraph(baseline_result(), test="t", measures_cited=False)
+    assert "with a two-sided paired t-test (Student, Biometrika 1908) and" in t_test
+    assert "randomisation" not in t_test
 
 
 def test_paragraph_cites_measures():
@@ -322,13 +328,16 @@ def test_paragraph_all_pairs_bootstrap_bca_family_all():
     assert text.startswith("We compared all 3 pairs of 3 runs on alpha-nDCG@20 and "
                            "ERR-IA@20 (48–50 topics) with a two-sided paired bootstrap "
                            "test (Efron & Tibshirani, An Introduction to the Bootstrap "
-                           "1993; Sakai, SIGIR 2006; B = 1,000 resamples, seed 7) and a "
-                           "two-sided sign test")
+                           "1993; Sakai, SIGIR 2006; B = 1,000 resamples, seed 7) and "
+                           "controlled the false discovery rate")
     assert "false discovery rate with the Benjamini–Hochberg procedure" in text
-    assert "over all 6 comparisons of each test" in text
-    assert "significant at α = 0.01" in text
-    assert "99% bias-corrected and accelerated (BCa) bootstrap confidence intervals " \
-           "(Efron, Journal of the American Statistical Association 1987" in text
+    assert "over all 6 comparisons;" in text and "sign test" not in text
+    assert text.endswith("significant at α = 0.01.")  # no interval the table lacks
+    sign = xdiv.methods_paragraph(pairs_result(tests=("bootstrap", "sign")), test="sign",
+                                  ci=True, measures_cited=False)
+    assert "with a two-sided sign test (Dixon & Mood" in sign and "bootstrap" not in sign
+    assert sign.endswith("We report 99% Student t confidence intervals of the mean of "
+                         "each run.")
 
 
 def test_paragraph_tukey():
@@ -339,8 +348,9 @@ def test_paragraph_tukey():
            "by itself; differences are significant at α = 0.01." in text
     assert "Benjamini" not in text
     assert "benjamini1995" not in xdiv.bibtex(pairs_result(tests=("tukey",)))
-    both = xdiv.methods_paragraph(pairs_result(tests=("t", "tukey")), measures_cited=False)
-    assert "Benjamini–Hochberg procedure" in both and "without a further correction" in both
+    both = pairs_result(tests=("t", "tukey"))
+    assert "Benjamini–Hochberg procedure" in xdiv.methods_paragraph(both)
+    assert "Benjamini" not in xdiv.methods_paragraph(both, test="tukey")
 
 
 # -- BibTeX ------------------------------------------------------------------------------------
@@ -457,7 +467,7 @@ def test_real_result_all_pairs_and_paragraph(scores):
     for i, row in enumerate(rows):
         cells = [c.strip() for c in row.strip("|").split("|")][1:]
         for cell, metric in zip(cells, result["metric"].values):
-            letters = re.sub(r"[\d.*]", "", cell)
+            letters = re.sub(r"[\d.*]|</?sup>", "", cell)
             expected = "".join(tables._letters(k) for k, other in enumerate(runs)
                                if bool(significant.sel(metric=metric, run_a=runs[i],
                                                        run_b=other))
@@ -468,7 +478,7 @@ def test_real_result_all_pairs_and_paragraph(scores):
     assert paragraph.startswith("We compared all 6 pairs of 4 runs on alpha-nDCG@10 (")
     assert "step-down max-T permutation procedure" in paragraph
     assert "over all 12 comparisons" in paragraph and "B = 200 resamples, seed 0" in paragraph
-    assert "(BCa)" in paragraph
+    assert "(BCa)" not in paragraph and "interval" not in paragraph  # not in the table
     assert {"fisher1935", "westfall1993", "efron1987", "clarke2008"} <= set(
         parse_bibtex(xdiv.bibtex(result)))
 
@@ -491,3 +501,101 @@ def test_latex_table_compiles(tmp_path, scores):
                           timeout=120, check=False)
     assert done.returncode == 0, done.stdout[-2000:]
     assert (tmp_path / "table.pdf").stat().st_size > 0
+
+
+# -- the paragraph in the HTML report ------------------------------------------------------
+
+def test_report_paragraph_says_what_its_table_shows(scores):
+    """Issue 35 item 10: the HTML report's methods paragraph claims no interval and no
+    effect size (its table shows neither), and is HTML written by the paragraph's own
+    escaping (a quantity in italics), not text escaped twice."""
+    from xdiv import report
+
+    page = report.html_report(scores, baseline="run01")
+    paragraph = re.search(r'<p class="how">(We compared [^<]*(?:<i>[^<]*</i>[^<]*)*)</p>',
+                          page).group(1)
+    for claim in ("interval", "d_z", "Hedges", "effect size", "Effect size"):
+        assert claim not in paragraph
+    assert paragraph.endswith("significant at <i>α</i> = 0.05.")
+    assert "&amp;amp;" not in paragraph and "Clarke, Craswell, Soboroff &amp; Ashkan" \
+        in paragraph
+
+
+# -- each format escapes the paragraph ----------------------------------------------------
+
+HOSTILE = ["<script>alert(1)</script>", "x\\input{/etc/passwd}y", "a&b#c%d_e", "{^~$}",
+           "α|*`'\"", "line\nbreak"]
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown", "html", "text"])
+def test_paragraph_escapes_names_per_format(fmt):
+    """Issue 35 item 2: run and measure names go through the format's escaping in the
+    paragraph, as in the table; LaTeX writes the quantities in math mode."""
+    result = baseline_result(runs=("base", HOSTILE[0], HOSTILE[1], HOSTILE[2]),
+                             baselines=("base", HOSTILE[2]))
+    result = result.assign_coords(metric=[HOSTILE[3], HOSTILE[4] + HOSTILE[5]])
+    text = xdiv.methods_paragraph(result, fmt)
+    escape = {"latex": tables.latex_escape, "markdown": tables._Markdown().text,
+              "html": tables._Html().text, "text": tables._Text().text}[fmt]
+    for name in (HOSTILE[2], HOSTILE[3], HOSTILE[4] + HOSTILE[5]):
+        assert escape(name) in text
+    assert "\n" not in text
+    if fmt == "latex":
+        assert "\\input{" not in text and "α" not in text and "$\\alpha = 0.05$" in text
+        assert "$B = 10{,}000$ resamples" in text and "Allan \\& Carterette" in text
+    if fmt == "html":
+        assert "<script>" not in text and "<i>α</i> = 0.05" in text
+    if fmt == "markdown":
+        assert "<" not in text.replace("\\<", "") and "a\\&b\\#c%d\\_e" in text
+    if fmt != "latex":
+        with pytest.raises(InputError, match="cite=True"):
+            xdiv.methods_paragraph(result, fmt, cite=True)
+    with pytest.raises(InputError, match="format='rtf'"):
+        xdiv.methods_paragraph(result, "rtf")
+
+
+def test_latex_escape_unicode():
+    assert tables.latex_escape("run_1 & β–é") == "run\\_1 \\& $\\beta$--\\'{e}"
+    assert tables.latex_escape("a--b''c") == "a-{}-b'{}'c"
+    assert tables.latex_escape("☃\x1b") == "\\texttt{U+2603}\\textbackslash{}x1b"
+    assert tables.latex_escape("ΩΑ ï") == "$\\Omega$A \\\"{\\i{}}"
+    assert tables.latex_escape("a\nb").isascii()
+
+
+def test_table_and_paragraph_compile_with_citations(tmp_path):
+    """Issue 35 item 2: a document with the LaTeX table and paragraph of hostile names,
+    citing with \\cite from xdiv.bibtex's entries, compiles with pdflatex and bibtex and
+    leaves no citation undefined."""
+    if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-recommended)")
+    results = [baseline_result(runs=("base", HOSTILE[0], HOSTILE[1], HOSTILE[2]),
+                               baselines=("base", HOSTILE[2])).assign_coords(
+                   metric=[HOSTILE[3], HOSTILE[4] + HOSTILE[5]]),
+               baseline_result(), pairs_result(tests=("bootstrap", "tukey"))]
+    body, bib = [], {}
+    for result in results:
+        for ci in (False, True):
+            body += [xdiv.table(result, "latex", ci=ci),
+                     xdiv.methods_paragraph(result, "latex", ci=ci, cite=True), "",
+                     xdiv.methods_paragraph(result, "latex", ci=ci, test=_last(result)), ""]
+        for entry in xdiv.bibtex(result).strip().split("\n\n"):  # each entry once
+            bib[entry.split("{", 1)[1].split(",", 1)[0]] = entry
+    (tmp_path / "refs.bib").write_text("\n\n".join(bib.values()) + "\n", encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
+        + "\n".join(body) + "\n\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+        "\\end{document}\n", encoding="utf-8")
+    run = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"]
+    for command in (run, ["bibtex", "paper"], run, run):
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert done.returncode == 0, (command, done.stdout[-2000:])
+    log = (tmp_path / "paper.log").read_text(encoding="utf-8", errors="replace")
+    assert "undefined" not in log.lower()
+    cited = set(re.findall(r"\\bibitem\{([^}]*)\}",
+                           (tmp_path / "paper.bbl").read_text(encoding="utf-8")))
+    assert {"fisher1935", "holm1979", "carterette2012", "efron1993"} <= cited <= set(bib)
+
+
+def _last(result) -> str:
+    return str(result["test"].values[-1])

@@ -70,7 +70,8 @@ def add_parser(sub) -> None:
     cp.add_argument("--with-ci", action="store_true",
                     help="paper table: each mean with its confidence interval")
     cp.add_argument("--methods", action="store_true",
-                    help="after the paper table, the methods paragraph that describes it")
+                    help="after the paper table, the methods paragraph that describes it "
+                         "(with --bibtex, the LaTeX paragraph cites with \\cite)")
     cp.add_argument("--bibtex", metavar="FILE",
                     help="write the BibTeX entries of the tests, corrections and measures")
     cp.add_argument("-o", "--output", metavar="FILE",
@@ -85,6 +86,9 @@ def run(args) -> int:
 
     if args.format == "netcdf" and not args.output:
         raise XdivError("--format netcdf writes a file: name it with -o FILE")
+    if args.methods and args.format in ("table", "netcdf"):
+        raise XdivError(f"--methods describes the paper table: use it with --format latex, "
+                        f"markdown or html, not {args.format}")
     if args.output:
         output(args.output, args.scores)
     if args.bibtex:
@@ -111,7 +115,9 @@ def run(args) -> int:
     else:
         text = tables.table(result, format=args.format, ci=args.with_ci)
         if args.methods:
-            text += "\n" + tables.methods_paragraph(result) + "\n"
+            text += "\n" + tables.methods_paragraph(
+                result, args.format, ci=args.with_ci,
+                cite=bool(args.bibtex) and args.format == "latex") + "\n"
     if args.output:
         with atomic_output(args.output) as fh:
             fh.write(text if text is not None else frame.to_string(

@@ -26,12 +26,13 @@ from __future__ import annotations
 import html
 import json
 import math
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
 
-from ..errors import InputError, MeasureError
+from ..errors import InputError, MeasureError, shown
 from ..measures import parse_measure
 from .bibliography import BIBLIOGRAPHY, MEASURE_REFERENCES
 
@@ -352,7 +353,8 @@ def _ci_level(attrs) -> str:
 
 
 class _Format:
-    """How one output format writes text, numbers, bold, markers and alpha."""
+    """How one output format writes text, numbers, bold, markers and alpha, and the
+    methods paragraph's quantities and citations."""
 
     dash = "–"
 
@@ -365,8 +367,25 @@ class _Format:
     def marker(self, marks: list[tuple[str, str]]) -> str:
         raise NotImplementedError
 
+    def cell_marker(self, marks: list[tuple[str, str]]) -> str:
+        """The markers after a mean (:meth:`marker`, unless the format sets them apart
+        from the digits)."""
+        return self.marker(marks)
+
     def alpha(self) -> str:
         return self.text("α")
+
+    def equals(self, symbol: str, value: str) -> str:
+        """A quantity and its value, ``B = 10,000``."""
+        return self.text(f"{symbol} = {value}")
+
+    def cite(self, keys: list[str] | tuple[str, ...], extras: list[str]) -> str:
+        """The citations of :data:`BIBLIOGRAPHY` ``keys`` and the ``extras`` (already
+        written in the format) in brackets after what they are about: `` (Holm,
+        Scandinavian Journal of Statistics 1979; ...)``; empty without either."""
+        pieces = ([self.text(_citation(keys))] if keys else []) + extras
+        return self.text(" (") + self.text("; ").join(pieces) + self.text(")") \
+            if pieces else ""
 
     def cell(self, c: _Cell, digits: int) -> str:
         if not math.isfinite(c.mean):
@@ -374,7 +393,7 @@ class _Format:
         s = f"{c.mean:.{digits}f}"
         s = self.bold(s) if c.bold else s
         if c.marks:
-            s += self.marker(c.marks)
+            s += self.cell_marker(c.marks)
         if c.low is not None:
             low = f"{c.low:.{digits}f}" if math.isfinite(c.low) else self.dash
             high = f"{c.high:.{digits}f}" if math.isfinite(c.high) else self.dash
@@ -386,22 +405,94 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "#": r"\#",
                   "$": r"\$", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
                   "[": "{[}", "]": "{]}", "<": r"\textless{}", ">": r"\textgreater{}",
-                  "|": r"\textbar{}", "–": "--", "—": "---", "α": r"$\alpha$",
+                  "|": r"\textbar{}", "\"": r'\texttt{"}',
+                  "`": r"\textasciigrave{}",
+                  "–": "--", "—": "---", "α": r"$\alpha$",
                   "†": r"$\dagger$", "‡": r"$\ddagger$", "§": r"\S{}", "¶": r"\P{}",
                   "↑": r"$\uparrow$", "↓": r"$\downarrow$", "×": r"$\times$",
-                  "\n": " ", "\r": " ", "\t": " "}
+                  "ß": r"\ss{}", "æ": r"\ae{}", "Æ": r"\AE{}", "œ": r"\oe{}",
+                  "Œ": r"\OE{}", "ø": r"\o{}", "Ø": r"\O{}", "ł": r"\l{}", "Ł": r"\L{}",
+                  "ı": r"\i{}", "¡": r"\textexclamdown{}", "¿": r"\textquestiondown{}",
+                  "£": r"\pounds{}", "©": r"\copyright{}", "…": r"\ldots{}",
+                  "‘": "`", "’": "'", "“": "``", "”": "''", "•": r"$\bullet$",
+                  "±": r"$\pm$", "·": r"$\cdot$", "÷": r"$\div$", "°": r"$^{\circ}$",
+                  "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "∞": r"$\infty$",
+                  "→": r"$\rightarrow$", "←": r"$\leftarrow$"}
+"""The characters :func:`latex_escape` writes as LaTeX commands (other printable ASCII
+characters are kept)."""
+_LATEX_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~",
+                  "\u0304": "=", "\u0306": "u", "\u0307": ".", "\u0308": '"',
+                  "\u030a": "r", "\u030b": "H", "\u030c": "v", "\u0323": "d",
+                  "\u0327": "c", "\u0328": "k", "\u0331": "b"}
+"""Combining accents as LaTeX's text accent commands (\\' for the acute, ...)."""
+_GREEK_SMALL = {"ALPHA", "BETA", "GAMMA", "DELTA", "EPSILON", "ZETA", "ETA", "THETA", "IOTA",
+                "KAPPA", "LAMBDA", "MU", "NU", "XI", "PI", "RHO", "SIGMA", "VARSIGMA", "TAU",
+                "UPSILON", "PHI", "CHI", "PSI", "OMEGA"}
+"""The small Greek letters with a LaTeX command (omicron is an o)."""
+_GREEK_CAPITALS = {"GAMMA", "DELTA", "THETA", "LAMBDA", "XI", "PI", "SIGMA", "UPSILON",
+                   "PHI", "PSI", "OMEGA"}
+"""The capital Greek letters with a LaTeX command (the others look like Latin ones)."""
+_GREEK_LATIN = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H",
+                "IOTA": "I", "KAPPA": "K", "MU": "M", "NU": "N", "OMICRON": "O", "RHO": "P",
+                "TAU": "T", "CHI": "X"}
 _LATEX_MATH = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P",
                "up": r"\uparrow", "down": r"\downarrow"}
 
 
+def _latex_char(ch: str, following: str) -> str:
+    """One character of :func:`latex_escape`'s text (``following``: the next one)."""
+    if ch in "-'":  # "--" would join into a dash, "''" into a closing double quote
+        return ch + "{}" if following == ch else ch
+    if ch in _LATEX_SPECIAL:
+        return _LATEX_SPECIAL[ch]
+    if " " <= ch <= "~":
+        return ch
+    kind, _, letter = unicodedata.name(ch, "").partition(" LETTER ")
+    letter = {"LAMDA": "LAMBDA", "FINAL SIGMA": "VARSIGMA"}.get(letter, letter)
+    if kind == "GREEK SMALL" and letter in _GREEK_SMALL:
+        return f"$\\{letter.lower()}$"
+    if kind == "GREEK SMALL" and letter == "OMICRON":
+        return "o"
+    if kind == "GREEK CAPITAL" and letter in _GREEK_CAPITALS:
+        return f"$\\{letter.capitalize()}$"
+    if kind == "GREEK CAPITAL" and letter in _GREEK_LATIN:
+        return _GREEK_LATIN[letter]
+    base, *accents = unicodedata.normalize("NFD", ch)
+    if accents and base.isascii() and base.isalpha() and all(a in _LATEX_ACCENTS
+                                                              for a in accents):
+        text = {"i": r"\i{}", "j": r"\j{}"}.get(base, base)
+        for accent in accents:
+            text = f"\\{_LATEX_ACCENTS[accent]}{{{text}}}"
+        return text
+    return rf"\texttt{{U+{ord(ch):04X}}}"
+
+
 def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters (``\\ & % # $ _ { } ~ ^``, brackets,
-    ``< > |``) written as LaTeX commands, for text mode."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """``text`` as LaTeX text that pdflatex typesets as it reads, in ASCII.
+
+    LaTeX's special characters (``\\ & % # $ _ { } ~ ^``), brackets, ``< > | "`` and the
+    backquote are written as LaTeX commands, and a ``-`` or ``'`` before another is
+    parted from it (they would join into a dash or a double quote); Greek letters,
+    accented Latin letters and common symbols are written as LaTeX's commands for them.
+    A newline, carriage return or tab is a space; another character
+    that is not printable (ESC, ...) is written as Python writes it in a string literal
+    (``\\x1b``), and a character pdflatex has no command for as its code point in
+    typewriter type (``U+2603``).
+
+    Examples
+    --------
+    >>> print(latex_escape("run_1 & β–é"))
+    run\\_1 \\& $\\beta$--\\'{e}
+    """
+    text = shown(str(text).replace("\n", " ").replace("\r", " ").replace("\t", " "), None)
+    return "".join(_latex_char(ch, text[k + 1:k + 2]) for k, ch in enumerate(text))
 
 
 class _Latex(_Format):
     dash = "--"
+
+    def __init__(self, cite: bool = False):
+        self.cite_keys = cite
 
     def text(self, s):
         return latex_escape(s)
@@ -422,15 +513,31 @@ class _Latex(_Format):
     def alpha(self):
         return r"$\alpha$"
 
+    def equals(self, symbol, value):
+        return f"${_LATEX_SYMBOLS.get(symbol, symbol)} = {value.replace(',', '{,}')}$"
 
+    def cite(self, keys, extras):
+        if not self.cite_keys or not keys:
+            return super().cite(keys, extras)
+        return (rf"~\cite{{{','.join(keys)}}}"
+                + (" (" + "; ".join(extras) + ")" if extras else ""))
+
+
+_LATEX_SYMBOLS = {"α": r"\alpha"}
 _ARROWS = {"up": "↑", "down": "↓", "": ""}
-_MARKDOWN_SPECIAL = {ch: "\\" + ch for ch in "\\`*_[]<>|#"}
+_MARKDOWN_SPECIAL = {ch: "\\" + ch for ch in "\\`*_[]<>|#&~"}
+
+
+class _Text(_Format):
+    def text(self, s):
+        return shown(str(s).replace("\n", " ").replace("\r", " ").replace("\t", " "), None)
 
 
 class _Markdown(_Format):
     def text(self, s):
         return "".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in
-                       str(s).replace("\n", " ").replace("\r", " "))
+                       shown(str(s).replace("\n", " ").replace("\r", " ")
+                             .replace("\t", " "), None))
 
     def bold(self, s):
         return f"**{s}**"
@@ -438,10 +545,14 @@ class _Markdown(_Format):
     def marker(self, marks):
         return "".join(symbol + _ARROWS[arrow] for symbol, arrow in marks)
 
+    def cell_marker(self, marks):  # superscript, so that letters do not join the digits
+        return "<sup>" + self.marker(marks) + "</sup>"
+
 
 class _Html(_Format):
     def text(self, s):
-        return html.escape(str(s))
+        return html.escape(shown(str(s).replace("\n", " ").replace("\r", " ")
+                                 .replace("\t", " "), None))
 
     def bold(self, s):
         return f"<strong>{s}</strong>"
@@ -449,6 +560,9 @@ class _Html(_Format):
     def marker(self, marks):
         return ("<sup>" + html.escape("".join(symbol + _ARROWS[arrow]
                                               for symbol, arrow in marks)) + "</sup>")
+
+    def equals(self, symbol, value):
+        return f"<i>{html.escape(symbol)}</i> = {html.escape(value)}"
 
 
 def _render_latex(grid: _Grid, legend: str, f: _Format, digits: int) -> str:
@@ -501,8 +615,10 @@ def table(result: xr.Dataset, format: str = "latex", *, test: str | None = None,
         or over all pairs (dimensions ``run_a``, ``run_b``).
     format : {"latex", "markdown", "html"}
         ``"latex"``: a ``table`` environment with a booktabs ``tabular``, the legend
-        as its caption (needs ``\\usepackage{booktabs}``); ``"markdown"``: a pipe table
-        with the legend below; ``"html"``: a ``<table>`` with the legend as its
+        as its caption (needs ``\\usepackage{booktabs}``; names pdflatex has no
+        command for print as code points, ``U+2603``); ``"markdown"``: a pipe table
+        with the legend below, the markers in ``<sup>`` (superscript where Markdown
+        allows HTML, as on GitHub); ``"html"``: a ``<table>`` with the legend as its
         ``<caption>`` (shown below the table), no external CSS or script.
     test : str, optional
         The test whose significance the markers show; by default the first of the
@@ -537,8 +653,8 @@ def table(result: xr.Dataset, format: str = "latex", *, test: str | None = None,
     | Run | alpha-nDCG@10 | ERR-IA@10 |
     |:---|---:|---:|
     | run01 | **0.838** | **0.698** |
-    | run02 | 0.751†↓ | 0.609†↓ |
-    | run03 | 0.545†↓ | 0.408†↓ |
+    | run02 | 0.751<sup>†↓</sup> | 0.609<sup>†↓</sup> |
+    | run03 | 0.545<sup>†↓</sup> | 0.408<sup>†↓</sup> |
     <BLANKLINE>
     Means over 20 topics; bold: the best mean of each measure. Markers: significantly
     different from the baseline run01 (†) under a two-sided paired t-test with Holm's
@@ -645,49 +761,72 @@ def _measure_keys(metric: str) -> list[str]:
     return keys
 
 
-def _tests_phrase(result: xr.Dataset) -> str:
-    """'a two-sided paired t-test (Student, Biometrika 1908) and a two-sided ...'."""
-    attrs = result.attrs
-    B, seed = attrs.get("B"), attrs.get("seed")
-    phrases = []
-    for name in _tests(result):
-        known = _test_of(name)
-        if known is None:
-            phrases.append(f"a two-sided {name} test")
-            continue
-        details = [_citation(known.keys)] if known.keys else []
-        if known.resampling and B is not None:
-            details.append(f"B = {_count(B)} resamples"
-                           + (f", seed {seed}" if seed is not None else ""))
-        phrases.append(f"a two-sided {known.name}"
-                       + (f" ({'; '.join(details)})" if details else ""))
-    return _join(phrases) or "a two-sided paired test"
+def _test_phrase(result: xr.Dataset, name: str | None, f: _Format) -> str:
+    """'a two-sided paired t-test (Student, Biometrika 1908)', written by ``f``."""
+    if name is None:
+        return f.text("a two-sided paired test")
+    known = _test_of(name)
+    if known is None:
+        return f.text(f"a two-sided {name} test")
+    B, seed = result.attrs.get("B"), result.attrs.get("seed")
+    extras = []
+    if known.resampling and B is not None:
+        extras.append(f.equals("B", _count(B)) + f.text(
+            " resamples" + (f", seed {seed}" if seed is not None else "")))
+    return f.text(f"a two-sided {known.name}") + f.cite(known.keys, extras)
 
 
 def _is_tukey(name: str) -> bool:
     return _test_of(name) is _TESTS["tukey"]
 
 
-def methods_paragraph(result: xr.Dataset, *, measures_cited: bool = True) -> str:
-    """One paragraph describing the comparison, for a paper's method section.
+_PARAGRAPH_FORMATS = {"text": _Text, "latex": _Latex, "markdown": _Markdown, "html": _Html}
+"""The formats of :func:`methods_paragraph`."""
+
+
+def methods_paragraph(result: xr.Dataset, format: str = "text", *, test: str | None = None,
+                      ci: bool = False, measures_cited: bool = True,
+                      cite: bool = False) -> str:
+    """One paragraph describing the table of a comparison, for a paper's method section.
+
+    The paragraph says what ``xdiv.table(result, format, test=test, ci=ci)`` shows, and
+    nothing else: the runs and baselines, the measures and topics, the test whose
+    significance the markers show and the correction, with their citations (Author,
+    venue year; the entries of :func:`bibtex`), the number of comparisons of a family,
+    the significance level, and with ``ci`` the confidence intervals of the means.
 
     Parameters
     ----------
     result : xarray.Dataset
         The result of :func:`xdiv.compare`.
+    format : {"text", "latex", "markdown", "html"}
+        Plain text, or the format of the table it goes with: run and measure names are
+        escaped for it, and LaTeX writes the quantities in math mode
+        (``$\\alpha = 0.05$``).
+    test : str, optional
+        The test the table shows, as :func:`table` takes it; by default the first of the
+        result's tests.
+    ci : bool
+        The table shows each mean's confidence interval (``xdiv.table(..., ci=True)``).
     measures_cited : bool
         Cite each measure's papers (those its :func:`xdiv.registry` reference names and
         :data:`MEASURE_REFERENCES` maps) after its name.
+    cite : bool
+        LaTeX only: cite with ``\\cite{key}`` (the keys of :func:`bibtex`, for a
+        document whose ``\\bibliography`` holds them) instead of writing the references
+        out.
 
     Returns
     -------
     str
         The paragraph, generated from the result's coordinates and attributes (tests,
-        correction, family, ``B``, ``seed``, ``alpha``, ``ci``): the runs and baselines,
-        the measures and topics, the tests and the correction with their citations
-        (Author, venue year; the entries of :func:`bibtex`), the number of comparisons
-        of a family, the significance level, and the confidence intervals and effect
-        sizes the result holds.
+        correction, family, ``B``, ``seed``, ``alpha``).
+
+    Raises
+    ------
+    InputError
+        An unknown format, a test the result lacks, ``ci`` without the intervals of the
+        means in the result, or ``cite`` for another format than LaTeX.
 
     Examples
     --------
@@ -695,23 +834,35 @@ def methods_paragraph(result: xr.Dataset, *, measures_cited: bool = True) -> str
     correction="holm")`` over 17 other runs, two measures and 50 topics::
 
         We compared 17 runs with the baseline MSRABASE on alpha-nDCG@20 (Clarke et al.,
-        SIGIR 2008; ...) and ERR-IA@20 (...) (50 topics) with a two-sided paired
+        SIGIR 2008; ...) and ERR-IA@20 (...), over 50 topics, with a two-sided paired
         randomisation test (Fisher, The Design of Experiments 1935; Smucker, Allan &
         Carterette, CIKM 2007; B = 10,000 resamples, seed 0) and controlled the
         family-wise error rate with Holm's method (...) over the 17 comparisons of each
-        measure; differences are significant at α = 0.05. ...
+        measure; differences are significant at α = 0.05.
     """
+    if format not in _PARAGRAPH_FORMATS:
+        raise InputError(f"format={format!r}: expected one of {sorted(_PARAGRAPH_FORMATS)}")
+    if cite and format != "latex":
+        raise InputError(f"cite=True writes LaTeX \\cite commands: it needs "
+                         f"format='latex', not {format!r}")
+    f = _Latex(cite=True) if cite else _PARAGRAPH_FORMATS[format]()
     mode = _mode(result)
     attrs = result.attrs
+    names = _tests(result)
+    if test is not None and str(test) not in names:
+        raise InputError(f"test={test!r} is not in the result; its tests are {names}")
+    chosen = str(test) if test is not None else (names[0] if names else None)
+    if ci:
+        missing = [v for v in ("mean_ci_low", "mean_ci_high") if v not in result]
+        if missing:
+            raise InputError(f"ci=True needs the variables {missing} in the result")
     runs, metrics = _runs(result), _metrics(result)
-    names = []
-    for metric in metrics:
-        keys = _measure_keys(metric) if measures_cited else []
-        names.append(f"{metric} ({_citation(keys)})" if keys else metric)
+    measures = [f.text(metric) + (f.cite(_measure_keys(metric), []) if measures_cited
+                                  else "") for metric in metrics]
     topics = _topics_phrase(result)
-    cited = any(name != metric for name, metric in zip(names, metrics))
-    on = f"on {_join(names)}" + ((f", over {topics}," if cited else f" ({topics})")
-                                 if topics else "")
+    cited = any(name != f.text(metric) for name, metric in zip(measures, metrics))
+    on = f.text("on ") + _fjoin(measures, f) + (
+        f.text(f", over {topics}," if cited else f" ({topics})") if topics else "")
     if mode == "baseline":
         bases = _baselines(result)
         others = [r for r in runs if r not in bases]
@@ -721,75 +872,40 @@ def methods_paragraph(result: xr.Dataset, *, measures_cited: bool = True) -> str
         pairs = len(runs) * (len(runs) - 1) // 2
         who = (f"We compared all {_count(pairs)} pairs of {_count(len(runs))} runs"
                if pairs != 1 else f"We compared the runs {_join(runs)}")
-    sentence = f"{who} {on} with {_tests_phrase(result)}"
-    tests = _tests(result)
-    corrected = [t for t in tests if not _is_tukey(t)]
-    tukey = len(corrected) < len(tests)
+    sentence = f.text(who + " ") + on + f.text(" with ") + _test_phrase(result, chosen, f)
+    tukey = chosen is not None and _is_tukey(chosen)
     correction_name = attrs.get("correction")
     correction = _correction_of(correction_name)
     uncorrected = str(correction_name or "none") in _NO_CORRECTION
-    alpha = attrs.get("alpha")
-    alpha_text = f"α = {_number(alpha)}" if alpha is not None else "the chosen level"
-    first = corrected[0] if corrected else (tests[0] if tests else None)
-    family = _family_phrase(result, _comparisons(result, first))
-    each = " of each test" if len(corrected) > 1 else ""
-    if corrected and correction is not None:
-        details = [_citation(correction.keys)]
-        if correction.resampling and attrs.get("B") is not None:
-            details.append(f"B = {_count(attrs['B'])} sign flips"
-                           + (f", seed {attrs['seed']}" if attrs.get("seed") is not None
-                              else ""))
-        sentence += (f"{',' if len(tests) > 1 else ''} and controlled the "
-                     f"{correction.rate} with {correction.method} "
-                     f"({'; '.join(details)}) over {family}{each}")
-        if correction.resampling:
-            sentence += (" (on the paired t statistics, the adjusted p-value never below "
-                         "the test's own)")
-    elif corrected and not uncorrected:
-        sentence += (f" and adjusted the p-values with the correction "
-                     f"{correction_name!r} over {family}{each}")
+    family = _family_phrase(result, _comparisons(result, chosen))
     if tukey:
-        sentence += ("; the randomised Tukey HSD test controls the family-wise error rate "
-                     "over all pairs of runs of each measure by itself")
-        if corrected and not uncorrected:
-            sentence += ", without a further correction"
-    sentence += f"; differences are significant at {alpha_text}"
-    if corrected and uncorrected:
-        sentence += (" without correction for multiple comparisons" if not tukey else
-                     f" (the other test{'s' if len(corrected) > 1 else ''} without "
-                     "correction for multiple comparisons)")
-    sentences = [sentence + "."]
-    level = _ci_level(attrs)
-    method = str(attrs.get("ci", "")).lower()
-    runs_ci, diffs_ci = "mean_ci_low" in result, "ci_low" in result
-    if runs_ci and diffs_ci and method == "t":
-        sentences.append(f"We report {level}Student t confidence intervals of the mean "
-                         "of each run and of each mean difference.")
-    elif runs_ci or diffs_ci:
-        intervals = []
-        if runs_ci:
-            intervals.append(f"{level}Student t confidence intervals of the mean of each "
-                             "run")
-        if diffs_ci:
-            if method == "bca":
-                B = attrs.get("B")
-                how = (f"{level}bias-corrected and accelerated (BCa) bootstrap confidence "
-                       f"intervals ({_citation(['efron1987'])}"
-                       + (f"; B = {_count(B)} resamples" if B is not None else "") + ")")
-            elif method == "t":
-                how = f"{level}Student t confidence intervals"
-            else:
-                how = f"{level}confidence intervals"
-            intervals.append(f"{how} of each mean difference")
-        sentences.append(f"We report {_join(intervals)}.")
-    sizes = []
-    if "effect_size" in result:
-        sizes.append("d_z (the mean difference over the standard deviation of the "
-                     "per-topic differences)")
-    if "hedges_g" in result:
-        sizes.append("its small-sample correction, Hedges' g")
-    if sizes:
-        sentences.append(f"Effect sizes are given as {_join(sizes)}.")
+        sentence += f.text("; the randomised Tukey HSD test controls the family-wise "
+                           "error rate over all pairs of runs of each measure by itself")
+    elif correction is not None:
+        extras = []
+        if correction.resampling and attrs.get("B") is not None:
+            extras.append(f.equals("B", _count(attrs["B"])) + f.text(
+                " sign flips" + (f", seed {attrs['seed']}" if attrs.get("seed") is not None
+                                 else "")))
+        sentence += (f.text(f" and controlled the {correction.rate} with "
+                            f"{correction.method}") + f.cite(correction.keys, extras)
+                     + f.text(f" over {family}"))
+        if correction.resampling:
+            sentence += f.text(" (on the paired t statistics, the adjusted p-value never "
+                               "below the test's own)")
+    elif not uncorrected:
+        sentence += f.text(f" and adjusted the p-values with the correction "
+                           f"{correction_name!r} over {family}")
+    alpha = attrs.get("alpha")
+    sentence += (f.text("; differences are significant at ")
+                 + (f.equals("α", _number(alpha)) if alpha is not None
+                    else f.text("the chosen level")))
+    if uncorrected and not tukey:
+        sentence += f.text(" without correction for multiple comparisons")
+    sentences = [sentence + f.text(".")]
+    if ci:
+        sentences.append(f.text(f"We report {_ci_level(attrs)}Student t confidence "
+                                "intervals of the mean of each run."))
     return " ".join(sentences)
 
 

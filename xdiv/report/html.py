@@ -260,7 +260,7 @@ def _comparison_section(scores: xr.Dataset, baseline, alpha: float) -> list:
                "significant after Holm's correction over the comparisons of each measure "
                "(xdiv compare gives the other tests and corrections)."),
             f'<div class="scroll">{table(result, format="html")}</div>',
-            _p(methods_paragraph(result))]
+            f'<p class="how">{methods_paragraph(result, "html")}</p>']
 
 
 def _distribution_section(scores: xr.Dataset, metric: str, order: Sequence[str]) -> list:
