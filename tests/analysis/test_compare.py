@@ -608,7 +608,8 @@ def test_randomised_tukey_is_its_former_code_bit_for_bit(shape, decimals, replic
     if decimals is not None:
         values = np.round(values, decimals)
     expected = reference_tukey(values, replicates, 5)
-    got = KM.randomised_tukey(values, replicates=replicates, rng=np.random.default_rng(5))
+    got = KM.randomised_tukey(values, replicates=replicates, rng=np.random.default_rng(5),
+                              pvalue_rule="share")
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a, b)
 
@@ -643,3 +644,33 @@ def test_holm_is_multipletests_bit_for_bit():
         for p in (rng.random(size), np.round(rng.random(size), 2), rng.random(size) ** 8,
                   np.ones(size)):
             np.testing.assert_array_equal(_holm(p), multipletests(p, method="holm")[1])
+
+
+# -- third audit: bounds, speed and one p-value convention --------------------------------
+
+def test_resampled_pvalues_follow_one_convention():
+    """Issue 35 item 13: every p-value from random resamples, in compare and in meta, is
+    (c + 1) / (B + 1) (Phipson & Smyth 2010): never 0, the same floor for every test."""
+    rng = np.random.default_rng(3)
+    values = rng.random((1, 4, 200)) * 0.1 + np.array([0.0, 2.0, 4.0, 6.0])[None, :, None]
+    scores = cube(values)
+    B = 999
+    result = xdiv.compare(scores, tests=["permutation", "bootstrap", "tukey"], B=B)
+    floor = 1 / (B + 1)
+    for test in ("permutation", "bootstrap", "tukey"):
+        p = upper(result, "pvalue", test)
+        assert np.all(p == floor), (test, p)  # every pair far apart: c = 0
+    for name, run in (("bootstrap", meta.bootstrap_test), ("tukey", meta.tukey_hsd)):
+        asl = run(scores, B=B)["pvalue"].values[0]
+        i, j = np.triu_indices(4, k=1)
+        assert np.all(asl[i, j] == floor), name
+        share = run(scores, B=B, pvalue_rule="share")
+        assert np.all(share["pvalue"].values[0][i, j] == 0.0)  # Sakai's ASL, c / B
+        assert share.attrs["pvalue_rule"] == "share"
+    # a count c > 0 reads (c + 1) / (B + 1) by default and c / B by the rule "share"
+    close = cube(rng.random((1, 3, 12)))
+    plus = meta.tukey_hsd(close, B=B, seed=4)["pvalue"].values
+    share = meta.tukey_hsd(close, B=B, seed=4, pvalue_rule="share")["pvalue"].values
+    np.testing.assert_allclose(plus, (share * B + 1) / (B + 1), rtol=1e-12)
+    with pytest.raises(InputError, match="pvalue_rule 'sakai' is not one of plus-one, share"):
+        meta.tukey_hsd(close, B=B, pvalue_rule="sakai")

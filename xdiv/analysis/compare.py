@@ -95,6 +95,10 @@ __all__ = ["compare"]
 MIN_B = 100
 """The fewest resamples a resampling test, MaxT or a BCa interval accepts."""
 
+WILCOXON_EXACT_TIES = 13
+"""The most topics for which ``scipy.stats.wilcoxon`` tests differences with ties or zeros
+by the exact distribution of their sign flips (beyond: the normal approximation)."""
+
 
 def compare(scores, baseline: str | Sequence[str] | None = None,
             tests: CompareTest | Sequence[CompareTest] = ("t",),
@@ -191,7 +195,8 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
         What a correction adjusts over.
     B : int
         Resamples of the permutation, bootstrap and Tukey tests, of MaxT and of the BCa
-        interval (at least 100, and ``1 / (B + 1) <= alpha``).
+        interval (at least 100, at most :data:`xdiv.analysis.meta.MAX_B`, and
+        ``1 / (B + 1) <= alpha``).
     seed : int
         Seed of every resampling. Each starts from ``numpy.random.default_rng(seed)``
         afresh, per group of metrics scored on the same topics, so the bootstrap test
@@ -247,6 +252,7 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
                  or ci == "bca")
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise InputError(f"the number of resamples B must be a whole number >= 1, not {B!r}")
+    check_resampling(B)
     if resampled:
         what = _resampling_names(tests, correction, ci)
         if B < MIN_B:
@@ -493,7 +499,11 @@ def t_pvalue(t: np.ndarray, n) -> np.ndarray:
 def _wilcoxon(diff: np.ndarray):
     """scipy's Wilcoxon signed-rank test of each row with its default settings decided
     row by row (scipy decides exact or approximate once for a whole array): rows are
-    tested in groups that scipy's rule treats alike."""
+    tested in groups that scipy's rule treats alike. Rows with ties or zeros and at most
+    :data:`WILCOXON_EXACT_TIES` topics, which scipy tests by enumerating their ``2^n``
+    sign flips (seconds a row), are computed by
+    :func:`xdiv.kernels.compare.signed_rank_exact` (the same p-values, in
+    milliseconds)."""
     from scipy.stats import wilcoxon
 
     statistic = np.zeros(len(diff))
@@ -503,6 +513,9 @@ def _wilcoxon(diff: np.ndarray):
     tied = (magnitude[:, 1:] == magnitude[:, :-1]).any(axis=-1)
     clean = nonzero.all(axis=-1) & ~tied
     other = ~clean & nonzero.any(axis=-1)  # all-zero rows: statistic 0, p = 1
+    if other.any() and diff.shape[-1] <= WILCOXON_EXACT_TIES:
+        statistic[other], pvalue[other] = K.signed_rank_exact(diff[other])
+        other = np.zeros_like(other)
     for rows in (clean, other):
         if rows.any():
             res = wilcoxon(diff[rows], axis=-1)
