@@ -81,6 +81,33 @@ def outcome_counts(diff: np.ndarray, axis: int = -1):
             (d < 0).sum(axis=axis, dtype=np.int64))
 
 
+def two_way_residual(scores: np.ndarray):
+    """The residual mean square of the two-way (run x topic) analysis of variance without
+    replication, and its degrees of freedom: ``V_E = sum (x_rt - x_r. - x_.t + x_..)^2 /
+    ((k - 1)(n - 1))`` over ``k`` runs and ``n`` topics, the error variance of Tukey's HSD
+    on topic-paired scores (Sakai, *Laboratory Experiments in Information Retrieval*,
+    Springer 2018, ch. 4).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        ``(..., run, topic)`` scores (no NaN).
+
+    Returns
+    -------
+    variance : numpy.ndarray
+        ``(...)``.
+    df : int
+        ``(k - 1)(n - 1)``.
+    """
+    x = np.asarray(scores, dtype=float)
+    k, n = x.shape[-2:]
+    residual = (x - x.mean(axis=-1, keepdims=True) - x.mean(axis=-2, keepdims=True)
+                + x.mean(axis=(-2, -1), keepdims=True))
+    df = (k - 1) * (n - 1)
+    return (residual ** 2).sum(axis=(-2, -1)) / df, df
+
+
 def signed_rank_exact(diff: np.ndarray):
     """Wilcoxon's signed-rank test of each row of ``diff`` under the exact distribution of
     its sign flips, ties and zeros included: the p-values of
