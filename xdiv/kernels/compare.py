@@ -69,9 +69,11 @@ def effect_sizes(mean: np.ndarray, sd: np.ndarray, n: int):
     """Standardised mean differences of paired data: Cohen's ``d_z = mean / sd`` and
     Hedges' ``g_z = d_z J``, ``J = 1 - 3 / (4 (n - 1) - 1)`` (the small-sample correction
     with ``n - 1`` degrees of freedom; Lakens, Frontiers in Psychology 2013). ``d_z = 0``
-    when ``mean = sd = 0``, ``+-inf`` when only ``sd = 0``."""
+    when ``mean = sd = 0``, ``+-inf`` when only ``sd = 0`` (``g_z`` then NaN for
+    ``n = 2``, where ``J = 0``)."""
     dz = _ratio(np.asarray(mean, dtype=float), np.asarray(sd, dtype=float))
-    return dz, dz * (1.0 - 3.0 / (4.0 * (n - 1) - 1.0))
+    with np.errstate(invalid="ignore"):  # n = 2: J = 0, and g_z = 0 inf is NaN
+        return dz, dz * (1.0 - 3.0 / (4.0 * (n - 1) - 1.0))
 
 
 def outcome_counts(diff: np.ndarray, axis: int = -1):
