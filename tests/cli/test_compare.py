@@ -146,6 +146,17 @@ def test_tukey_rows_show_tukeys_simultaneous_intervals(cube_path):
 @pytest.mark.parametrize("options", [["--test", "bootstrap"], ["--test", "tukey"],
                                      ["--ci", "bca"]])
 def test_huge_B_is_one_line(cube_path, capsys, B, options):
-    assert main(["compare", str(cube_path), *options, "-B", B]) == 2
+    import signal
+
+    def stop(signum, frame):
+        raise TimeoutError(f"-B {B} was not refused within 10 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    try:
+        assert main(["compare", str(cube_path), *options, "-B", B]) == 2
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "too many: at most 1,000,000" in err[0]
