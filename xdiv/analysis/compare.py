@@ -274,6 +274,7 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise InputError(f"the number of resamples B must be a whole number >= 1, not {B!r}")
     check_resampling(B)
+    B = int(B)  # a numpy integer (uint8 ...) would overflow in the kernels' arithmetic
     if resampled:
         what = _resampling_names(tests, correction, ci)
         if B < MIN_B:

@@ -174,6 +174,7 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     """
     check_resampling(B, seed, alpha)
     _check_rule(pvalue_rule)
+    B = int(B)  # a numpy integer would overflow in the kernels' arithmetic
     da = _scores(scores)
     n_runs = da.sizes["run"]
     i, j = K.pair_index(n_runs)
@@ -239,6 +240,7 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     """
     check_resampling(B, seed, alpha)
     _check_rule(pvalue_rule)
+    B = int(B)  # a numpy integer would overflow in the kernels' arithmetic
     da = _scores(scores)
     n_runs = da.sizes["run"]
     n_metrics = da.sizes["metric"]
