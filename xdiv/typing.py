@@ -16,7 +16,8 @@ __all__ = [
     "MetaTest",
     "Missing", "TIES", "Ties", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
     "PROBABILITY_SCHEMES", "RANK_CORRELATIONS", "RankCorrelation",
-    "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "RESAMPLING_TESTS",
+    "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "PVALUE_RULES", "PValueRule",
+    "RESAMPLING_TESTS",
     "SCORE_FORMATS", "ScoreFormat",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
 ]
@@ -133,3 +134,10 @@ CompareCI = Literal["t", "bca"]
 """The confidence interval of a mean difference in :func:`xdiv.compare`: Student's t, or
 the bootstrap's bias-corrected and accelerated (BCa) percentiles."""
 COMPARE_CIS: tuple[CompareCI, ...] = get_args(CompareCI)
+
+PValueRule = Literal["plus-one", "share"]
+"""How a p-value is read off B random resamples of which ``c`` reach the observed
+statistic: ``(c + 1) / (B + 1)`` (Phipson & Smyth, Statistical Applications in Genetics and
+Molecular Biology 2010; never 0, the observed data counting as one resample) or the
+share ``c / B`` (the ASL of Sakai, SIGIR 2006)."""
+PVALUE_RULES: tuple[PValueRule, ...] = get_args(PValueRule)

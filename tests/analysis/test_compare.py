@@ -608,7 +608,8 @@ def test_randomised_tukey_is_its_former_code_bit_for_bit(shape, decimals, replic
     if decimals is not None:
         values = np.round(values, decimals)
     expected = reference_tukey(values, replicates, 5)
-    got = KM.randomised_tukey(values, replicates=replicates, rng=np.random.default_rng(5))
+    got = KM.randomised_tukey(values, replicates=replicates, rng=np.random.default_rng(5),
+                              pvalue_rule="share")
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a, b)
 
@@ -643,3 +644,139 @@ def test_holm_is_multipletests_bit_for_bit():
         for p in (rng.random(size), np.round(rng.random(size), 2), rng.random(size) ** 8,
                   np.ones(size)):
             np.testing.assert_array_equal(_holm(p), multipletests(p, method="holm")[1])
+
+
+# -- third audit: bounds, speed and one p-value convention --------------------------------
+
+def test_resampled_pvalues_follow_one_convention():
+    """Issue 35 item 13: every p-value from random resamples, in compare and in meta, is
+    (c + 1) / (B + 1) (Phipson & Smyth 2010): never 0, the same floor for every test."""
+    rng = np.random.default_rng(3)
+    values = rng.random((1, 4, 200)) * 0.1 + np.array([0.0, 2.0, 4.0, 6.0])[None, :, None]
+    scores = cube(values)
+    B = 999
+    result = xdiv.compare(scores, tests=["permutation", "bootstrap", "tukey"], B=B)
+    floor = 1 / (B + 1)
+    for test in ("permutation", "bootstrap", "tukey"):
+        p = upper(result, "pvalue", test)
+        assert np.all(p == floor), (test, p)  # every pair far apart: c = 0
+    for name, run in (("bootstrap", meta.bootstrap_test), ("tukey", meta.tukey_hsd)):
+        asl = run(scores, B=B)["pvalue"].values[0]
+        i, j = np.triu_indices(4, k=1)
+        assert np.all(asl[i, j] == floor), name
+        share = run(scores, B=B, pvalue_rule="share")
+        assert np.all(share["pvalue"].values[0][i, j] == 0.0)  # Sakai's ASL, c / B
+        assert share.attrs["pvalue_rule"] == "share"
+    # a count c > 0 reads (c + 1) / (B + 1) by default and c / B by the rule "share"
+    close = cube(rng.random((1, 3, 12)))
+    plus = meta.tukey_hsd(close, B=B, seed=4)["pvalue"].values
+    share = meta.tukey_hsd(close, B=B, seed=4, pvalue_rule="share")["pvalue"].values
+    np.testing.assert_allclose(plus, (share * B + 1) / (B + 1), rtol=1e-12)
+    with pytest.raises(InputError, match="pvalue_rule 'sakai' is not one of plus-one, share"):
+        meta.tukey_hsd(close, B=B, pvalue_rule="sakai")
+
+
+def test_tukey_rows_carry_simultaneous_intervals():
+    """Issue 35 item 13: Tukey's simultaneous intervals (studentized range, two-way
+    residual variance), as statsmodels' Tukey HSD computes them from the same means,
+    variance and degrees of freedom."""
+    from statsmodels.sandbox.stats.multicomp import tukeyhsd
+
+    values = np.random.default_rng(8).random((2, 5, 12))
+    scores = cube(values)
+    result = xdiv.compare(scores, tests=["t", "tukey"], B=200, alpha=0.1)
+    k, n = 5, 12
+    i, j = np.triu_indices(k, k=1)
+    for m in range(2):
+        x = values[m]
+        residual = x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean()
+        df = (k - 1) * (n - 1)
+        # statsmodels' df is per group (df_total = k df): (k - 1)(n - 1) in all
+        confint = tukeyhsd(x.mean(1), n, (residual ** 2).sum() / df, df=df / k,
+                           alpha=0.1)[4]
+        low = result["tukey_ci_low"].isel(metric=m).values
+        high = result["tukey_ci_high"].isel(metric=m).values
+        # statsmodels' differences are mean_j - mean_i: our (j, i) cells
+        np.testing.assert_allclose(low[j, i], confint[:, 0], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(high[j, i], confint[:, 1], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(low[i, j], -high[j, i], rtol=1e-12)
+    # baseline mode: the same cells
+    based = xdiv.compare(scores, baseline="r1", tests="tukey", B=200, alpha=0.1)
+    np.testing.assert_allclose(based["tukey_ci_low"].sel(baseline="r1").values,
+                               result["tukey_ci_low"].sel(run_b="r1").values)
+    assert "tukey_ci_low" not in xdiv.compare(scores, tests="t")
+
+
+def test_wilcoxon_with_ties_on_few_topics_is_exact_and_fast():
+    """Issue 35 item 6: 20 runs on 13 topics with ties (190 comparisons, each one of
+    scipy's 2^13-flip permutation tests) in well under a second, with scipy's p-values
+    (checked against an independent enumeration of the sign flips)."""
+    import itertools
+    import signal
+    import time
+
+    rng = np.random.default_rng(6)
+    values = np.round(rng.random((1, 20, 13)), 1)  # ties and zeros
+    scores = cube(values)
+
+    def stop(signum, frame):
+        raise TimeoutError("compare --test wilcoxon took over 20 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 20)
+    try:
+        start = time.perf_counter()
+        result = xdiv.compare(scores, tests="wilcoxon")
+        took = time.perf_counter() - start
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert took < 5
+    flips = np.array(list(itertools.product([-1.0, 1.0], repeat=13)))
+    i, j = np.triu_indices(20, k=1)
+    got_p, got_s = upper(result, "pvalue", "wilcoxon"), upper(result, "statistic", "wilcoxon")
+    for k in range(0, len(i), 7):
+        d = values[0, i[k]] - values[0, j[k]]
+        if not d.any():
+            assert got_p[k] == 1.0
+            continue
+        ranks = np.where(d != 0, stats.rankdata(np.where(d != 0, np.abs(d), np.inf)), 0.0)
+        observed = ranks[d > 0].sum()
+        null = (flips > 0) @ ranks
+        expected = min(1.0, 2 * min(np.mean(null <= observed), np.mean(null >= observed)))
+        assert got_p[k] == pytest.approx(expected, rel=1e-12)
+        assert got_s[k] == min(observed, ranks.sum() - observed)
+    # scipy itself on a few comparisons of few topics (its enumeration is slow beyond)
+    small = np.round(rng.random((6, 8)), 1)
+    for a, b in itertools.combinations(range(6), 2):
+        d = small[a] - small[b]
+        if not d.any():
+            continue
+        s, p = K.signed_rank_exact(d[None])
+        expected = stats.wilcoxon(d)
+        assert p[0] == pytest.approx(expected.pvalue, rel=1e-12)
+        assert s[0] == expected.statistic
+
+
+@pytest.mark.parametrize("B", [10 ** 6 + 1, 10 ** 15, 10 ** 18, 2 ** 63])
+@pytest.mark.parametrize("options", [dict(tests="bootstrap"), dict(tests="tukey"),
+                                     dict(ci="bca"), dict(tests="t")])
+def test_huge_B_is_refused_in_one_line(B, options):
+    """Issue 35 item 5: B beyond 10^6 is refused at once, saying why (it was a numpy
+    traceback from about 10^18, and Tukey with 10^15 never ended)."""
+    import signal
+
+    def stop(signum, frame):
+        raise TimeoutError(f"B = {B} was not refused within 10 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    try:
+        with pytest.raises(InputError, match="too many: at most 1,000,000") as info:
+            xdiv.compare(random_cube(n_metrics=1, n_runs=3, n_topics=8), B=B, **options)
+        assert "\n" not in str(info.value)
+        with pytest.raises(InputError, match="too many"):
+            meta.tukey_hsd(random_cube(n_metrics=1, n_runs=3, n_topics=8), B=B)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

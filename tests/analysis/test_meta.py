@@ -74,7 +74,7 @@ def test_bootstrap_same_draws_as_naive_loop():
     # a loop over exactly those index rows gives the identical ASL
     rng = np.random.default_rng(5)
     values = rng.random((1, 2, 12))
-    res = meta.bootstrap_test(cube(values), B=500, seed=7)
+    res = meta.bootstrap_test(cube(values), B=500, seed=7, pvalue_rule="share")
     draws = np.random.default_rng(7)
     idx = np.concatenate([draws.integers(0, 12, size=(250, 12)) for _ in range(2)])
     z = values[0, 0] - values[0, 1]

@@ -152,3 +152,69 @@ def test_bad_input_is_one_line(cube_path, capsys, argv, message):
     assert main(["compare", str(cube_path), *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("xdiv: error:") and message in err[0]
+
+
+# -- third audit (issue 35 item 13; item 5 on the command line) ---------------------------
+
+def test_table_test_picks_the_paper_tables_test(cube_path, capsys):
+    base = _runs(cube_path)[0]
+    argv = ["compare", str(cube_path), "--baseline", base, "--test", "t", "tukey", "-B",
+            "500", "--format", "markdown"]
+    assert main([*argv, "--table-test", "tukey"]) == 0
+    captured = capsys.readouterr()
+    result = _api(cube_path, baseline=base, tests=("t", "tukey"), B=500)
+    assert captured.out == tables.table(result, format="markdown", test="tukey")
+    assert captured.out != tables.table(result, format="markdown", test="t")
+    assert "--table-test" not in captured.err
+    # without it the table is the first test's, and the command says so
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out == tables.table(result, format="markdown", test="t")
+    assert ("the paper table shows the significance of the t test, the first of --test "
+            "t tukey; choose another with --table-test") in captured.err
+    # a test that was not run is refused in one line
+    assert main([*argv, "--table-test", "sign"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["xdiv: error: --table-test sign is not one of --test t tukey"]
+
+
+def test_a_correction_not_applied_to_tukey_is_said(cube_path, capsys):
+    assert main(["compare", str(cube_path), "--test", "t", "tukey", "-B", "500",
+                 "--correction", "holm"]) == 0
+    err = capsys.readouterr().err
+    assert "--correction holm is not applied to the tukey test" in err
+    assert main(["compare", str(cube_path), "--test", "t", "--correction", "holm"]) == 0
+    assert "not applied" not in capsys.readouterr().err
+
+
+def test_tukey_rows_show_tukeys_simultaneous_intervals(cube_path):
+    result = _api(cube_path, tests=("t", "tukey"), B=500)
+    frame = comparison_frame(result)
+    for (test, metric, a, b), row in frame.iterrows():
+        cell = dict(metric=metric, run_a=a, run_b=b)
+        low, high = (("tukey_ci_low", "tukey_ci_high") if test == "tukey"
+                     else ("ci_low", "ci_high"))
+        assert row["ci_low"] == float(result[low].sel(cell))
+        assert row["ci_high"] == float(result[high].sel(cell))
+    assert (frame.xs("tukey", level="test")["ci_low"]
+            != frame.xs("t", level="test")["ci_low"]).all()
+
+
+@pytest.mark.parametrize("B", ["1000001", str(10 ** 15), str(10 ** 18)])
+@pytest.mark.parametrize("options", [["--test", "bootstrap"], ["--test", "tukey"],
+                                     ["--ci", "bca"]])
+def test_huge_B_is_one_line(cube_path, capsys, B, options):
+    import signal
+
+    def stop(signum, frame):
+        raise TimeoutError(f"-B {B} was not refused within 10 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    try:
+        assert main(["compare", str(cube_path), *options, "-B", B]) == 2
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "too many: at most 1,000,000" in err[0]

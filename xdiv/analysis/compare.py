@@ -51,6 +51,14 @@ variable                         dims           meaning
 ``ci_low``, ``ci_high``          metric, X, Y   its (1 - alpha) confidence interval
                                                 (``ci="t"``: Student t; ``"bca"``: bootstrap
                                                 BCa)
+``tukey_ci_low``,                metric, X, Y   with ``"tukey"`` among the tests only: Tukey's
+``tukey_ci_high``                               simultaneous (1 - alpha) interval of the mean
+                                                of d over all run pairs of the metric,
+                                                ``mean(d) -+ q sqrt(V_E / n)``, ``q`` the
+                                                studentized range quantile of the runs on
+                                                ``(runs - 1)(n - 1)`` degrees of freedom,
+                                                ``V_E`` the residual mean square of the two-way
+                                                (run x topic) analysis of variance
 ``effect_size``                  metric, X, Y   d_z = mean(d) / sd(d)
 ``hedges_g``                     metric, X, Y   g_z = d_z J, J = 1 - 3 / (4 (n - 1) - 1)
 ``wins``, ``ties``, ``losses``   metric, X, Y   topics with d > 0, d = 0, d < 0 (int64; a
@@ -74,6 +82,7 @@ object: test name -> one sentence on what its ``pvalue_adjusted`` is).
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -95,6 +104,10 @@ __all__ = ["compare"]
 MIN_B = 100
 """The fewest resamples a resampling test, MaxT or a BCa interval accepts."""
 
+WILCOXON_EXACT_TIES = 13
+"""The most topics for which ``scipy.stats.wilcoxon`` tests differences with ties or zeros
+by the exact distribution of their sign flips (beyond: the normal approximation)."""
+
 
 def compare(scores, baseline: str | Sequence[str] | None = None,
             tests: CompareTest | Sequence[CompareTest] = ("t",),
@@ -111,7 +124,11 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
     number of topics. The result's layout is described in this module's docstring
     (:mod:`xdiv.analysis.compare`).
 
-    Tests (all two-sided):
+    Tests (all two-sided). Every p-value from B random resamples (the permutation,
+    bootstrap and Tukey tests, MaxT) is ``(1 + c) / (1 + B)`` for the ``c`` resamples
+    that reach the observed statistic (Phipson & Smyth, Statistical Applications in
+    Genetics and Molecular Biology 2010): never 0, at least ``1 / (1 + B)``, as in
+    :mod:`xdiv.meta`.
 
     ``"t"``
         Student's paired t, :math:`t = \bar d / (s / \sqrt n)` on ``n - 1`` degrees of
@@ -139,16 +156,24 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
     ``"bootstrap"``
         Sakai's paired bootstrap test with the shift method (Sakai, SIGIR 2006; the
         kernel of :func:`xdiv.meta.bootstrap_test`, whose p-values it reproduces for the
-        same seed): ``p = #{|t*| >= |t|} / B`` over B resamples of the topics of the
-        centred differences ``d - mean(d)``. Statistic: t.
+        same seed): ``p = (1 + #{|t*| >= |t|}) / (1 + B)`` over B resamples of the
+        topics of the centred differences ``d - mean(d)``. Statistic: t.
     ``"tukey"``
         The randomised Tukey HSD test over all run pairs of the metric (Carterette,
-        TOIS 2012; the kernel of :func:`xdiv.meta.tukey_hsd`): the share of B trials,
-        each permuting every topic's scores across all runs, whose range of run means
-        reaches :math:`|\bar d|`. Its p-values are already adjusted over all run pairs
+        TOIS 2012; the kernel of :func:`xdiv.meta.tukey_hsd`):
+        ``p = (1 + #{range* >= |mean|}) / (1 + B)`` over B trials, each permuting every
+        topic's scores across all runs, ``range*`` the trial's range of run means. Its
+        p-values are already adjusted over all run pairs
         of the metric (also in baseline mode, whose cells are taken out of the all-pairs
         result), so ``pvalue_adjusted = pvalue`` whatever ``correction``. Statistic:
-        :math:`\bar d`.
+        :math:`\bar d`. Its simultaneous intervals are ``tukey_ci_low`` and
+        ``tukey_ci_high``: Tukey's HSD on the two-way (run x topic) analysis of variance
+        without replication (Sakai, *Laboratory Experiments in Information Retrieval*,
+        Springer 2018), as ``statsmodels``' ``pairwise_tukeyhsd`` computes them for one
+        factor; ``ci_low`` and ``ci_high`` are the per-comparison intervals of ``ci``.
+        The intervals are parametric and the p-values randomised, so the two can
+        disagree near the level (the trials permute the runs' own differences too, which
+        widens the randomised null).
 
     Corrections, over ``family`` (``"metric"``: the comparisons of each metric;
     ``"all"``: every metric's comparisons together), each unordered pair of runs once:
@@ -191,7 +216,8 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
         What a correction adjusts over.
     B : int
         Resamples of the permutation, bootstrap and Tukey tests, of MaxT and of the BCa
-        interval (at least 100, and ``1 / (B + 1) <= alpha``).
+        interval (at least 100, at most :data:`xdiv.analysis.meta.MAX_B`, and
+        ``1 / (B + 1) <= alpha``).
     seed : int
         Seed of every resampling. Each starts from ``numpy.random.default_rng(seed)``
         afresh, per group of metrics scored on the same topics, so the bootstrap test
@@ -247,6 +273,8 @@ def compare(scores, baseline: str | Sequence[str] | None = None,
                  or ci == "bca")
     if isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1:
         raise InputError(f"the number of resamples B must be a whole number >= 1, not {B!r}")
+    check_resampling(B)
+    B = int(B)  # a numpy integer (uint8 ...) would overflow in the kernels' arithmetic
     if resampled:
         what = _resampling_names(tests, correction, ci)
         if B < MIN_B:
@@ -411,6 +439,7 @@ class _Stats:
         self.adjusted = None
         self.maxt = None  # (metric, comparison), when computed group by group
         self.run_mean = self.run_low = self.run_high = None
+        self.tukey_half = np.full(shape, np.nan) if "tukey" in tests else None
 
 
 def _test_group(stats: _Stats, plan: _Plan, members, values, tests, B, seed, alpha, ci,
@@ -470,6 +499,9 @@ def _test_group(stats: _Stats, plan: _Plan, members, values, tests, B, seed, alp
             _, statistic, pvalue, _ = KM.paired_bootstrap(
                 diff, replicates=B, rng=np.random.default_rng(seed), alpha=alpha)
         else:  # tukey: all pairs of the metric, the plan's taken out
+            variance, df = K.two_way_residual(values)
+            stats.tukey_half[members] = (_tukey_quantile(alpha, n_runs, df)
+                                         * np.sqrt(variance / n))[:, None]
             pair_diff, asl = KM.randomised_tukey(values, replicates=B,
                                                  rng=np.random.default_rng(seed))
             lo, hi = np.minimum(plan.x, plan.y), np.maximum(plan.x, plan.y)
@@ -478,6 +510,16 @@ def _test_group(stats: _Stats, plan: _Plan, members, values, tests, B, seed, alp
             pvalue = asl[:, position]
         stats.statistic[k, members] = np.reshape(statistic, mean.shape)
         stats.pvalue[k, members] = np.reshape(pvalue, mean.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _tukey_quantile(alpha: float, n_runs: int, df: int) -> float:
+    """The ``1 - alpha`` quantile of the studentized range of ``n_runs`` means on ``df``
+    degrees of freedom (``scipy.stats.studentized_range.ppf``, as statsmodels'
+    ``pairwise_tukeyhsd``); remembered, as each costs a numerical integration."""
+    from scipy.stats import studentized_range
+
+    return float(studentized_range.ppf(1 - alpha, n_runs, df))
 
 
 def t_pvalue(t: np.ndarray, n) -> np.ndarray:
@@ -493,7 +535,11 @@ def t_pvalue(t: np.ndarray, n) -> np.ndarray:
 def _wilcoxon(diff: np.ndarray):
     """scipy's Wilcoxon signed-rank test of each row with its default settings decided
     row by row (scipy decides exact or approximate once for a whole array): rows are
-    tested in groups that scipy's rule treats alike."""
+    tested in groups that scipy's rule treats alike. Rows with ties or zeros and at most
+    :data:`WILCOXON_EXACT_TIES` topics, which scipy tests by enumerating their ``2^n``
+    sign flips (seconds a row), are computed by
+    :func:`xdiv.kernels.compare.signed_rank_exact` (the same p-values, in
+    milliseconds)."""
     from scipy.stats import wilcoxon
 
     statistic = np.zeros(len(diff))
@@ -503,6 +549,9 @@ def _wilcoxon(diff: np.ndarray):
     tied = (magnitude[:, 1:] == magnitude[:, :-1]).any(axis=-1)
     clean = nonzero.all(axis=-1) & ~tied
     other = ~clean & nonzero.any(axis=-1)  # all-zero rows: statistic 0, p = 1
+    if other.any() and diff.shape[-1] <= WILCOXON_EXACT_TIES:
+        statistic[other], pvalue[other] = K.signed_rank_exact(diff[other])
+        other = np.zeros_like(other)
     for rows in (clean, other):
         if rows.any():
             res = wilcoxon(diff[rows], axis=-1)
@@ -662,6 +711,10 @@ def _dataset(stats: _Stats, plan: _Plan, da, runs, baselines, n_topics, tests, c
         "mean_ci_high": (("metric", "run"), stats.run_high),
         "n_topics": ("metric", n_topics),
     }
+    if stats.tukey_half is not None:  # mean of d -+ the HSD, symmetric: no flip needed
+        effect, half = data["effect"][1], _cells(plan, stats.tukey_half)
+        data["tukey_ci_low"] = (pair_dims, effect - half)
+        data["tukey_ci_high"] = (pair_dims, effect + half)
     attrs = {"xdiv_kind": "compare", "tests": to_json(list(tests)),
              "correction": "none" if correction is None else correction, "family": family,
              "B": int(B), "seed": int(seed), "alpha": float(alpha), "ci": ci,

@@ -28,6 +28,7 @@ from ..errors import InputError
 from ..core.cube import score_array, with_aliases, without_aliases
 from ..kernels import meta as K
 from ..core.labels import object_strings, to_json
+from ..typing import PVALUE_RULES, PValueRule
 
 __all__ = ["bootstrap_test", "tukey_hsd", "discriminative_power", "combine_tests",
            "select_test", "concordance", "concordance_table", "rank_correlation",
@@ -41,9 +42,15 @@ def _scores(scores, metrics: Sequence[str] | None = None) -> xr.DataArray:
     return da
 
 
+MAX_B = 10 ** 6
+"""The most resamples a test, a correction, an interval or a swap-rate estimate draws:
+their p-values are then within 0.001 of the exact ones (two Monte Carlo standard errors,
+``2 sqrt(p (1 - p) / B)``, at worst p = 1/2), and their time and memory grow with B."""
+
+
 def check_resampling(B: int | None = None, seed: int = 0, alpha: float | None = None) -> None:
-    """B a positive whole number, seed a whole number in [0, 2^63) (NumPy's seeds that a
-    NetCDF attribute can record), alpha a level strictly between 0 and 1.
+    """B a whole number from 1 to :data:`MAX_B`, seed a whole number in [0, 2^63) (NumPy's
+    seeds that a NetCDF attribute can record), alpha a level strictly between 0 and 1.
 
     With both B and alpha (a resampling test at a significance level), B must also be at
     least 1/alpha: a test of B replicates reports its achieved significance level in
@@ -54,6 +61,10 @@ def check_resampling(B: int | None = None, seed: int = 0, alpha: float | None = 
     """
     if B is not None and (isinstance(B, bool) or not isinstance(B, (int, np.integer)) or B < 1):
         raise InputError(f"the number of replicates B must be a whole number >= 1, not {B!r}")
+    if B is not None and B > MAX_B:
+        raise InputError(f"B = {B} resamples are too many: at most {MAX_B:,} (p-values from "
+                         f"{MAX_B:,} resamples are within 0.001 of the exact ones, and the "
+                         "time grows with B)")
     if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
             or not 0 <= seed < 2 ** 63):
         raise InputError(f"seed must be a whole number from 0 to 2**63 - 1, not {seed!r}")
@@ -65,6 +76,12 @@ def check_resampling(B: int | None = None, seed: int = 0, alpha: float | None = 
         raise InputError(f"B = {B} resamples cannot resolve the significance level alpha = "
                          f"{alpha:g}: an achieved significance level from B resamples "
                          f"moves in steps of 1/B, so B must be at least 1/alpha = {needed}")
+
+
+def _check_rule(pvalue_rule) -> None:
+    if pvalue_rule not in PVALUE_RULES:
+        raise InputError(f"pvalue_rule {pvalue_rule!r} is not one of "
+                         f"{', '.join(PVALUE_RULES)}")
 
 
 def _metric_groups(da: xr.DataArray):
@@ -107,7 +124,7 @@ def _progress(da: xr.DataArray, B: int, progress: bool, desc: str) -> tqdm:
 
 
 def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
-                   progress: bool = False) -> xr.Dataset:
+                   progress: bool = False, pvalue_rule: PValueRule = "plus-one") -> xr.Dataset:
     """Paired bootstrap test of every run pair for every metric (Sakai, SIGIR 2006; the
     two-sided version of Sakai, WWW 2012 / JIP 2013, Fig. 2).
 
@@ -123,6 +140,12 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
         Significance level of the required difference.
     progress : bool
         Show a progress bar advancing per metric and resample block.
+    pvalue_rule : {"plus-one", "share"}
+        How the ASL is read off the ``c`` resamples of B with ``|t*| >= |t|``:
+        ``(c + 1) / (B + 1)`` (Phipson & Smyth, Statistical Applications in Genetics and
+        Molecular Biology 2010; never 0, the convention of every resampled p-value of
+        xdiv) or ``c / B`` (``"share"``, Sakai's ASL, SIGIR 2006). Both give the same
+        discriminative power whenever ``B alpha`` is a whole number.
 
     Returns
     -------
@@ -132,7 +155,7 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
         difference t) and ``delta`` (the pair's required difference at ``alpha``, Sakai,
         SIGIR 2006) over (metric, run_a, run_b);
         ``required_delta(metric)`` = max over pairs (Sakai & Song, SIGIR 2011);
-        ``n_topics(metric)``. Attributes: test, B, seed, alpha.
+        ``n_topics(metric)``. Attributes: test, B, seed, alpha, pvalue_rule.
 
     Examples
     --------
@@ -143,13 +166,15 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     >>> result["pvalue"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
     run_b  run01  run02  run03
     run_a
-    run01    NaN  0.009    0.0
-    run02  0.009    NaN    0.0
-    run03  0.000  0.000    NaN
+    run01    NaN  0.010  0.001
+    run02  0.010    NaN  0.001
+    run03  0.001  0.001    NaN
     >>> result["required_delta"].round(4).to_series().to_dict()
     {'alpha-nDCG@10': 0.0825, 'nDCG@10': 0.0775}
     """
     check_resampling(B, seed, alpha)
+    _check_rule(pvalue_rule)
+    B = int(B)  # a numpy integer would overflow in the kernels' arithmetic
     da = _scores(scores)
     n_runs = da.sizes["run"]
     i, j = K.pair_index(n_runs)
@@ -162,28 +187,31 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
             mean, t, asl, delta = K.paired_bootstrap(
                 values[:, i] - values[:, j], replicates=B, rng=np.random.default_rng(seed),
                 alpha=alpha, on_block=lambda share, step=len(members): bar.update(
-                    step if share == 1 else step * share))  # whole steps unless sliced
+                    step if share == 1 else step * share),  # whole steps unless sliced
+                pvalue_rule=pvalue_rule)
             for key, v in zip(fields, (asl, mean, t, delta)):
                 out[key][members] = _square(v, n_runs,
                                             antisymmetric=key in ("diff", "statistic"))
             n_topics[members] = values.shape[-1]
     dims = ("metric", "run_a", "run_b")
     result = _pair_dataset(da, {k: (dims, v) for k, v in out.items()},
-                           {"test": "paired bootstrap", "B": B, "seed": seed, "alpha": alpha})
+                           {"test": "paired bootstrap", "B": B, "seed": seed, "alpha": alpha,
+                            "pvalue_rule": pvalue_rule})
     result["required_delta"] = result["delta"].max(("run_a", "run_b"))
     result["n_topics"] = ("metric", n_topics)
     return result
 
 
 def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
-              progress: bool = False) -> xr.Dataset:
+              progress: bool = False, pvalue_rule: PValueRule = "plus-one") -> xr.Dataset:
     """Randomised Tukey HSD test of every run pair for every metric (Carterette, TOIS 2012;
     as in Sakai, WWW 2012 / JIP 2013, Fig. 4).
 
     Parameters
     ----------
-    scores, seed, alpha, progress
-        As in :func:`bootstrap_test` (the seed drives the permutations).
+    scores, seed, alpha, progress, pvalue_rule
+        As in :func:`bootstrap_test` (the seed drives the permutations; ``c`` counts the
+        trials whose range of run means reaches the pair's ``|diff|``).
     B : int
         Number of randomisation trials.
 
@@ -204,13 +232,15 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     >>> result["pvalue"].sel(metric="alpha-nDCG@10").round(3).to_pandas()
     run_b  run01  run02  run03
     run_a
-    run01    NaN  0.292    0.0
-    run02  0.292    NaN    0.0
-    run03  0.000  0.000    NaN
+    run01    NaN  0.293  0.001
+    run02  0.293    NaN  0.001
+    run03  0.001  0.001    NaN
     >>> result["required_delta"].round(4).to_series().to_dict()
     {'alpha-nDCG@10': 0.2062, 'nDCG@10': 0.306}
     """
     check_resampling(B, seed, alpha)
+    _check_rule(pvalue_rule)
+    B = int(B)  # a numpy integer would overflow in the kernels' arithmetic
     da = _scores(scores)
     n_runs = da.sizes["run"]
     n_metrics = da.sizes["metric"]
@@ -220,14 +250,15 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     with _progress(da, B, progress, "Tukey HSD") as bar:
         for members, values in _metric_groups(da):
             d, a = K.randomised_tukey(values, replicates=B, rng=np.random.default_rng(seed),
-                                      on_block=lambda step=len(members): bar.update(step))
+                                      on_block=lambda step=len(members): bar.update(step),
+                                      pvalue_rule=pvalue_rule)
             asl[members] = _square(a, n_runs)
             diff[members] = _square(d, n_runs, antisymmetric=True)
             n_topics[members] = values.shape[-1]
     dims = ("metric", "run_a", "run_b")
     result = _pair_dataset(da, {"pvalue": (dims, asl), "diff": (dims, diff)},
                            {"test": "randomised Tukey HSD", "B": B, "seed": seed,
-                            "alpha": alpha})
+                            "alpha": alpha, "pvalue_rule": pvalue_rule})
     significant = np.abs(result["diff"]).where(result["pvalue"] < alpha)
     result["required_delta"] = significant.min(("run_a", "run_b"))
     result["n_topics"] = ("metric", n_topics)
@@ -236,18 +267,22 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
 
 def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
                          B: int | None = None, seed: int = 0,
-                         progress: bool = False) -> xr.Dataset:
+                         progress: bool = False,
+                         pvalue_rule: PValueRule = "plus-one") -> xr.Dataset:
     """Discriminative power: the share of run pairs significantly different at ``alpha``.
+
+    ``pvalue_rule`` as in :func:`bootstrap_test`: ``"share"`` gives Sakai's ASLs
+    (SIGIR 2006), ``#{reaching} / B``.
 
     Returns the test's dataset plus ``power(metric)``, ``n_significant(metric)``,
     ``n_pairs`` and ``asl_curve(metric, pair_rank)`` (ASLs sorted ascending, for plots).
     """
     if method == "bootstrap":
         result = bootstrap_test(scores, B=1000 if B is None else B, seed=seed, alpha=alpha,
-                                progress=progress)
+                                progress=progress, pvalue_rule=pvalue_rule)
     elif method == "tukey":
         result = tukey_hsd(scores, B=5000 if B is None else B, seed=seed, alpha=alpha,
-                           progress=progress)
+                           progress=progress, pvalue_rule=pvalue_rule)
     else:
         raise InputError(f"method must be 'bootstrap' or 'tukey', not {method!r}")
     n_runs = result.sizes["run_a"]

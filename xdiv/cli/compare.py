@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import XdivError
+from .._warnings import warn
+from ..errors import XdivError, XdivWarning
 from ..typing import COMPARE_CIS, COMPARE_CORRECTIONS, COMPARE_FAMILIES, COMPARE_TESTS
 from .common import about, command, open_netcdf, output, print_frame, renamed, \
     significance_option, whole
@@ -67,6 +68,9 @@ def add_parser(sub) -> None:
     cp.add_argument("--format", choices=FORMATS, default="table",
                     help="table (the comparisons, one a line; default), latex, markdown or "
                          "html (the paper table), netcdf (the result dataset, with -o)")
+    cp.add_argument("--table-test", choices=COMPARE_TESTS, metavar="TEST",
+                    help="paper table: the test whose significance markers it shows, one "
+                         "of --test (default: the first)")
     cp.add_argument("--with-ci", action="store_true",
                     help="paper table: each mean with its confidence interval")
     cp.add_argument("--methods", action="store_true",
@@ -89,6 +93,9 @@ def run(args) -> int:
     if args.methods and args.format in ("table", "netcdf"):
         raise XdivError(f"--methods describes the paper table: use it with --format latex, "
                         f"markdown or html, not {args.format}")
+    if args.table_test is not None and args.table_test not in args.test:
+        raise XdivError(f"--table-test {args.table_test} is not one of --test "
+                        f"{' '.join(args.test)}")
     if args.output:
         output(args.output, args.scores)
     if args.bibtex:
@@ -103,6 +110,16 @@ def run(args) -> int:
         result = compare(scores, baseline=args.baseline, tests=tuple(args.test),
                          correction=args.correction, family=args.family, B=args.B,
                          seed=args.seed, alpha=args.alpha, ci=args.ci)
+    if args.correction is not None and "tukey" in args.test:
+        warn(f"--correction {args.correction} is not applied to the tukey test: the "
+             "randomised Tukey HSD already controls the family-wise error over all run "
+             "pairs of each measure, so its adjusted p-values are its p-values",
+             XdivWarning)
+    paper = args.format in ("latex", "markdown", "html")
+    if paper and args.table_test is None and len(args.test) > 1:
+        warn(f"the paper table shows the significance of the {args.test[0]} test, the "
+             f"first of --test {' '.join(args.test)}; choose another with --table-test",
+             XdivWarning)
     if args.bibtex:
         with atomic_output(args.bibtex) as fh:
             fh.write(tables.bibtex(result))
@@ -113,10 +130,11 @@ def run(args) -> int:
         text = None
         frame = comparison_frame(result)
     else:
-        text = tables.table(result, format=args.format, ci=args.with_ci)
+        text = tables.table(result, format=args.format, ci=args.with_ci,
+                            test=args.table_test)
         if args.methods:
             text += "\n" + tables.methods_paragraph(
-                result, args.format, ci=args.with_ci,
+                result, args.format, test=args.table_test, ci=args.with_ci,
                 cite=bool(args.bibtex) and args.format == "latex") + "\n"
     if args.output:
         with atomic_output(args.output) as fh:
@@ -132,7 +150,9 @@ def run(args) -> int:
 def comparison_frame(result):
     """The comparisons of a :func:`xdiv.compare` result, one a row (each pair once, no run
     against itself): test, measure, the two runs, the mean difference with its interval,
-    the statistic and the raw and adjusted p-values."""
+    the statistic and the raw and adjusted p-values. The interval of a Tukey row is
+    Tukey's simultaneous interval (``tukey_ci_low``, ``tukey_ci_high``), the others' the
+    result's ``ci``."""
     import numpy as np
 
     pairs = "run_a" in result.dims
@@ -140,6 +160,12 @@ def comparison_frame(result):
     fields = ["effect", "ci_low", "ci_high", "statistic", "pvalue", "pvalue_adjusted",
               "significant"]
     frame = result[fields].to_dataframe().reset_index()
+    if "tukey_ci_low" in result:
+        tukey = result[["tukey_ci_low", "tukey_ci_high"]].to_dataframe().reset_index()
+        shown = frame.merge(tukey, how="left")
+        rows = (frame["test"] == "tukey").to_numpy()
+        for side in ("low", "high"):
+            frame.loc[rows, f"ci_{side}"] = shown.loc[rows, f"tukey_ci_{side}"].to_numpy()
     frame = frame[frame[first] != frame[second]]
     if pairs:  # each unordered pair once, in the cube's run order
         position = {str(r): k for k, r in enumerate(result["run_a"].values)}

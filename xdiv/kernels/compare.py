@@ -69,9 +69,11 @@ def effect_sizes(mean: np.ndarray, sd: np.ndarray, n: int):
     """Standardised mean differences of paired data: Cohen's ``d_z = mean / sd`` and
     Hedges' ``g_z = d_z J``, ``J = 1 - 3 / (4 (n - 1) - 1)`` (the small-sample correction
     with ``n - 1`` degrees of freedom; Lakens, Frontiers in Psychology 2013). ``d_z = 0``
-    when ``mean = sd = 0``, ``+-inf`` when only ``sd = 0``."""
+    when ``mean = sd = 0``, ``+-inf`` when only ``sd = 0`` (``g_z`` then NaN for
+    ``n = 2``, where ``J = 0``)."""
     dz = _ratio(np.asarray(mean, dtype=float), np.asarray(sd, dtype=float))
-    return dz, dz * (1.0 - 3.0 / (4.0 * (n - 1) - 1.0))
+    with np.errstate(invalid="ignore"):  # n = 2: J = 0, and g_z = 0 inf is NaN
+        return dz, dz * (1.0 - 3.0 / (4.0 * (n - 1) - 1.0))
 
 
 def outcome_counts(diff: np.ndarray, axis: int = -1):
@@ -79,6 +81,87 @@ def outcome_counts(diff: np.ndarray, axis: int = -1):
     d = np.asarray(diff)
     return ((d > 0).sum(axis=axis, dtype=np.int64), (d == 0).sum(axis=axis, dtype=np.int64),
             (d < 0).sum(axis=axis, dtype=np.int64))
+
+
+def two_way_residual(scores: np.ndarray):
+    """The residual mean square of the two-way (run x topic) analysis of variance without
+    replication, and its degrees of freedom: ``V_E = sum (x_rt - x_r. - x_.t + x_..)^2 /
+    ((k - 1)(n - 1))`` over ``k`` runs and ``n`` topics, the error variance of Tukey's HSD
+    on topic-paired scores (Sakai, *Laboratory Experiments in Information Retrieval*,
+    Springer 2018, ch. 4).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        ``(..., run, topic)`` scores (no NaN).
+
+    Returns
+    -------
+    variance : numpy.ndarray
+        ``(...)``.
+    df : int
+        ``(k - 1)(n - 1)``.
+    """
+    x = np.asarray(scores, dtype=float)
+    k, n = x.shape[-2:]
+    residual = (x - x.mean(axis=-1, keepdims=True) - x.mean(axis=-2, keepdims=True)
+                + x.mean(axis=(-2, -1), keepdims=True))
+    df = (k - 1) * (n - 1)
+    return (residual ** 2).sum(axis=(-2, -1)) / df, df
+
+
+def signed_rank_exact(diff: np.ndarray):
+    """Wilcoxon's signed-rank test of each row of ``diff`` under the exact distribution of
+    its sign flips, ties and zeros included: the p-values of
+    ``scipy.stats.permutation_test`` with every one of the ``2^n`` sign vectors (what
+    ``scipy.stats.wilcoxon`` computes for ``n <= 13`` with ties or zeros), from a dynamic
+    program over the ranks instead of an enumeration.
+
+    Zero differences are dropped (``zero_method="wilcox"``), the others ranked by ``|d|``
+    with tied magnitudes given their mean rank. Under the null each nonzero difference
+    carries its rank into ``R+`` with probability 1/2, independently; the doubled mean
+    ranks are whole numbers, so the distribution of ``2 R+`` is counted exactly by
+    adding one rank at a time (``counts'[s] = counts[s] + counts[s - 2 r_k]``; a zero,
+    of rank 0, doubles every count, as its flips do), in ``O(n^3)`` operations a row.
+    The two-sided p-value is ``min(1, 2 min(P(R+ <= r), P(R+ >= r)))``, with ``r`` the
+    observed ``R+``.
+
+    Parameters
+    ----------
+    diff : numpy.ndarray
+        ``(rows, n)`` paired differences (no NaN), ``n < 53`` (counts stay exact).
+
+    Returns
+    -------
+    statistic, pvalue : numpy.ndarray
+        ``(rows,)``: ``min(R+, R-)`` and the two-sided p-value (statistic 0 and p = 1 for
+        a row of zeros).
+    """
+    d = np.asarray(diff, dtype=float)
+    rows, n = d.shape
+    magnitude = np.abs(d)
+    nonzero = d != 0
+    below = ((magnitude[:, None, :] < magnitude[:, :, None]) & nonzero[:, None, :]).sum(-1)
+    equal = ((magnitude[:, None, :] == magnitude[:, :, None]) & nonzero[:, None, :]).sum(-1)
+    doubled = np.where(nonzero, 2 * below + equal + 1, 0)  # 2 x the mean rank, 0 for zeros
+    total = doubled.sum(axis=-1)
+    observed = np.where(d > 0, doubled, 0).sum(axis=-1)
+    top = int(total.max(initial=0))
+    counts = np.zeros((rows, top + 1))
+    counts[:, 0] = 1.0
+    sums = np.arange(top + 1)
+    for k in range(n):
+        source = sums[None, :] - doubled[:, k:k + 1]
+        shifted = np.take_along_axis(counts, np.maximum(source, 0), axis=-1)
+        counts = counts + np.where(source >= 0, shifted, 0.0)
+    at_most = np.cumsum(counts, axis=-1)
+    below_r = np.take_along_axis(at_most, observed[:, None], axis=-1)[:, 0]
+    under_r = np.where(observed > 0, np.take_along_axis(
+        at_most, np.maximum(observed - 1, 0)[:, None], axis=-1)[:, 0], 0.0)
+    flips = 2.0 ** n
+    pvalue = np.minimum(below_r / flips, (flips - under_r) / flips) * 2
+    statistic = np.minimum(observed, total - observed) / 2
+    return statistic, np.clip(pvalue, 0.0, 1.0)
 
 
 def sign_flips(n: int, replicates: int, rng: np.random.Generator, chunk: int = KM.CHUNK):
@@ -422,7 +505,9 @@ def _step_down(part: np.ndarray, threshold: np.ndarray, carry: np.ndarray,
 
 
 def _pvalue(count: np.ndarray, total: int, exact: bool) -> np.ndarray:
-    return np.minimum(count / total if exact else (1.0 + count) / (1.0 + total), 1.0)
+    """Exact enumeration: the share of the ``2^n`` sign vectors; random flips: the rule
+    ``"plus-one"`` of :func:`xdiv.kernels.meta.resampled_pvalue`."""
+    return np.minimum(count / total if exact else KM.resampled_pvalue(count, total), 1.0)
 
 
 def _common(x: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -64,6 +64,21 @@ def bootstrap_counts(rng: np.random.Generator, n: int, b: int) -> np.ndarray:
     return counts
 
 
+def resampled_pvalue(count: np.ndarray, replicates: int, rule: str = "plus-one") -> np.ndarray:
+    """The p-value of ``count`` random resamples out of ``replicates`` reaching the
+    observed statistic: ``(count + 1) / (replicates + 1)`` by the rule ``"plus-one"``
+    (Phipson & Smyth, Statistical Applications in Genetics and Molecular Biology 2010:
+    the observed data are one of the equally likely outcomes, so the p-value is never 0
+    and the test keeps its level), ``count / replicates`` by ``"share"`` (the achieved
+    significance level of Sakai, SIGIR 2006). The one place where a resampling kernel
+    turns its counts into p-values (:data:`xdiv.typing.PVALUE_RULES`)."""
+    if rule == "plus-one":
+        return (np.asarray(count) + 1.0) / (replicates + 1.0)
+    if rule == "share":
+        return np.asarray(count) / replicates
+    raise InputError(f"the p-value rule must be 'plus-one' or 'share', not {rule!r}")
+
+
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)``, ``i < j``, of every unordered run pair."""
     return np.triu_indices(n_runs, k=1)
@@ -157,7 +172,7 @@ class RunningTop:
 def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Generator,
                      alpha: float, axis: int = -1, chunk: int = CHUNK,
                      on_block: Callable[[float], None] | None = None,
-                     budget: int = BUDGET):
+                     budget: int = BUDGET, pvalue_rule: str = "plus-one"):
     """The two-sided paired bootstrap test (Sakai, SIGIR 2006) for many paired differences
     at once.
 
@@ -186,12 +201,15 @@ def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Genera
         (progress bars).
     budget : int
         Working memory, in bytes, for one slice of series.
+    pvalue_rule : {"plus-one", "share"}
+        How the ASL is read off the count (:func:`resampled_pvalue`).
 
     Returns
     -------
     mean, t, asl, delta : numpy.ndarray
         Over ``diff``'s other axes: the observed mean difference and paired t, the ASL
-        ``#{|t*| >= |t|} / B`` and the required difference at ``alpha``: the ``|mean*|`` of
+        ``(#{|t*| >= |t|} + 1) / (B + 1)`` (``#{|t*| >= |t|} / B`` by the rule
+        ``"share"``) and the required difference at ``alpha``: the ``|mean*|`` of
         the resample with the ``round(B alpha)``-th largest ``|t*|`` (the earlier resample
         first among equal ``|t*|``; Sakai, SIGIR 2006).
     """
@@ -214,11 +232,12 @@ def paired_bootstrap(diff: np.ndarray, *, replicates: int, rng: np.random.Genera
         share = len(part) / max(len(series), 1)
         parts.append(_bootstrap_slice(
             part, replicates, rng, rank, chunk,
-            None if on_block is None else (lambda share=share: on_block(share))))
+            None if on_block is None else (lambda share=share: on_block(share)),
+            pvalue_rule))
     return tuple(np.concatenate(values).reshape(diff.shape[:-1]) for values in zip(*parts))
 
 
-def _bootstrap_slice(diff, replicates, rng, rank, chunk, on_block):
+def _bootstrap_slice(diff, replicates, rng, rank, chunk, on_block, pvalue_rule):
     """:func:`paired_bootstrap` on one slice of series ``(rows, n)``."""
     n = diff.shape[-1]
     mean = diff.mean(axis=-1)
@@ -236,15 +255,18 @@ def _bootstrap_slice(diff, replicates, rng, rank, chunk, on_block):
         top.add(abs_t, np.abs(boot_mean))
         if on_block is not None:
             on_block()
-    return mean, t_obs, exceed / replicates, top.kth_value()
+    return (mean, t_obs, resampled_pvalue(exceed, replicates, pvalue_rule),
+            top.kth_value())
 
 
 def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Generator,
-                     chunk: int = CHUNK, on_block: Callable[[], None] | None = None):
+                     chunk: int = CHUNK, on_block: Callable[[], None] | None = None,
+                     pvalue_rule: str = "plus-one"):
     """The randomised Tukey HSD test (Carterette, TOIS 2012; as in Sakai, WWW 2012 /
     JIP 2013, Fig. 4): each trial permutes every topic's scores across the runs and takes
-    the range of the run means; a pair's ASL is the share of trials whose range reaches
-    the pair's observed ``|mean difference|``.
+    the range of the run means; a pair's ASL is ``(c + 1) / (B + 1)`` for the ``c`` of
+    the B trials whose range reaches the pair's observed ``|mean difference|`` (the share
+    ``c / B`` by the rule ``"share"``; :func:`resampled_pvalue`).
 
     Trials are drawn from ``rng`` in blocks of ``chunk``; per block only the counts of
     trials reaching each pair are accumulated, so memory does not grow with
@@ -262,6 +284,8 @@ def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Gene
         Trials drawn per block.
     on_block : callable, optional
         Called with no argument after every block (progress bars).
+    pvalue_rule : {"plus-one", "share"}
+        How the ASL is read off the count.
 
     Returns
     -------
@@ -305,7 +329,8 @@ def randomised_tukey(scores: np.ndarray, *, replicates: int, rng: np.random.Gene
             reached[k] += b - np.searchsorted(spread[k], threshold[k], side="left")
         if on_block is not None:
             on_block()
-    return means[..., i] - means[..., j], reached.reshape(observed.shape) / replicates
+    return means[..., i] - means[..., j], resampled_pvalue(
+        reached.reshape(observed.shape), replicates, pvalue_rule)
 
 
 def concordance_counts(d1: np.ndarray, d2: np.ndarray, gold: np.ndarray):
