@@ -17,8 +17,8 @@ from importlib import import_module
 
 from ._lazy import register_accessors_when_loaded
 from ._version import __version__  # noqa: F401  (xdiv.__version__)
-from .errors import (AlignmentWarning, InputError, MeasureError, ParseError, XdivError,
-                     XdivWarning)
+from .errors import (AlignmentWarning, InputError, MeasureError, NoRelevantWarning,
+                     ParseError, RunTagWarning, SingleIntentWarning, XdivError, XdivWarning)
 
 _NAMES = {
     "to_adhoc": "core.adhoc", "qrels_frame": "core.collection", "summarize": "core.cube",
@@ -64,8 +64,8 @@ def __dir__() -> list[str]:
 register_accessors_when_loaded()
 
 __all__ = [
-    "AlignmentWarning", "InputError", "MeasureError", "ParseError", "XdivError",
-    "XdivWarning", "attach_hierarchy", "compare", "build_collection", "build_runs", "datasets",
+    "AlignmentWarning", "InputError", "MeasureError", "NoRelevantWarning", "ParseError",
+    "RunTagWarning", "SingleIntentWarning", "XdivError", "XdivWarning", "attach_hierarchy", "compare", "build_collection", "build_runs", "datasets",
     "decode_docnos", "evaluate", "evaluate_files", "get_options", "hierarchy", "imine",
     "judge",
     "measure_set", "open_cube", "open_dataset", "parse_measure", "qrels_frame",
