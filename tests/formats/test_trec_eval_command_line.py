@@ -223,3 +223,34 @@ def test_nul_bytes(trec_eval_10, tmp_path, qrels, run, reproduced):
         assert ours.status == 1 and b"holds a NUL byte" in ours.stderr
         with pytest.raises(NotReproduced):
             trec_eval_run(*trec_eval_arguments(args))
+
+
+# ------------------------------------------------------------------ recall levels beyond a long
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "iprec_at_recall.2,inf"], ["-m", "iprec_at_recall.0.5,1e19"],
+    ["-m", "iprec_at_recall.0.2,4.7e18,3"], ["-m", "iprec_at_recall.0.2,4.6e18"],
+    ["-m", "iprec_at_recall.-inf,0.5,3"], ["-m", "iprec_at_recall.0,inf,1"],
+    ["-m", "11pt_avg.1,inf,0.5,3"], ["-m", "11pt_avg.3,-1e300,1"],
+    ["-m", "iprec_at_recall.2,inf", "--version-9"], ["-m", "11pt_avg.1,inf,3", "--version-9"]],
+    ids=str)
+def test_recall_levels_whose_count_overflows_a_long(trec_eval_10, trec_eval_build, files,
+                                                    args):
+    """trec_eval turns a recall level f into k = lround(f * num_rel) relevant documents
+    (``(long) (f * num_rel + 0.9)`` in 9.0.8); where that overflows a ``long`` (f infinite,
+    NaN or huge) k is LONG_MIN, which its backward walk never reaches: the recall levels
+    from there down get the best precision after the first relevant document, and the
+    levels above the relevant documents retrieved keep 0 only when they come after it."""
+    args = ["-q", *args, *files]
+    if "--version-9" in args:
+        theirs = binary_outcome(trec_eval_build("9.0.8"), [a for a in args
+                                                            if a != "--version-9"])
+    else:
+        theirs = binary_outcome(trec_eval_10, args)
+    assert theirs.status == 0 and theirs.stdout, theirs.stderr
+    assert trec_eval_command(args) == theirs
+    qrels, results, options = trec_eval_arguments(args)
+    assert trec_eval_run(qrels, results, options) == theirs
+    lean = lean_run(qrels, results, options)
+    assert lean is None or lean == theirs

@@ -620,11 +620,10 @@ def _compute(marked: Marked, context: _Context) -> np.ndarray:
         return _value(K.reciprocal_rank(relevant))
     if name == "iprec_at_recall":
         return _value(K.interpolated_precision(relevant, ranked.num_ret, ranked.num_rel,
-                                               np.array(values, dtype=np.float64),
-                                               rounded=context.version >= 10))
+                                               values, rounded=context.version >= 10))
     if name == "11pt_avg":
-        walk = K.interpolated_walk(relevant, ranked.num_ret, ranked.num_rel, values,
-                                   rounded=context.version >= 10)
+        walk = K.interpolated_precision(relevant, ranked.num_ret, ranked.num_rel, values,
+                                        rounded=context.version >= 10)
         total = np.cumsum(walk[:, ::-1], axis=1)[:, -1]
         return _value(total / float(len(values)))
     if name in ("P", "P_avgjg"):
