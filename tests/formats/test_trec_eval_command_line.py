@@ -254,3 +254,33 @@ def test_recall_levels_whose_count_overflows_a_long(trec_eval_10, trec_eval_buil
     assert trec_eval_run(qrels, results, options) == theirs
     lean = lean_run(qrels, results, options)
     assert lean is None or lean == theirs
+
+
+# ------------------------------------------------------------------ rbp's uninitialised bounds
+
+
+def _rbp_lines(outcome: Outcome) -> list[bytes]:
+    return [line for line in outcome.stdout.splitlines() if line.startswith(b"rbp ")]
+
+
+@pytest.mark.parametrize("before", ["ndcg", "ndcg_cut", "11pt_avg", "G", "ndcg_rel"])
+def test_rbp_after_a_measure_leaving_its_bounds_is_refused(trec_eval_10, files, before):
+    """trec_eval 10.0 rescales rbp's gains from two uninitialised variables, which hold
+    what the measure computed just before rbp left: after these measures trec_eval's rbp
+    differs from its rbp alone, and xdiv refuses in one line."""
+    args = ["-q", "-m", before, "-m", "rbp", *files]
+    alone = binary_outcome(trec_eval_10, ["-q", "-m", "rbp", *files])
+    assert _rbp_lines(binary_outcome(trec_eval_10, args)) != _rbp_lines(alone)
+    ours = trec_eval_command(args)
+    assert ours.status == 1 and not ours.stdout and ours.stderr.count(b"\n") == 1
+    assert ours.stderr.startswith(b"xdiv trec_eval: rbp with " + before.encode())
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "rbp"], ["-m", "map", "-m", "rbp"], ["-m", "P.5", "-m", "rbp.p=0.5"],
+    ["-m", "ndcg", "-m", "success", "-m", "rbp"], ["-m", "all_trec"],
+    ["-m", "rbp.1=3", "-m", "unj", "-m", "rbp_resid"]], ids=str)
+def test_rbp_after_other_measures(trec_eval_10, files, args):
+    args = ["-q", *args, *files]
+    assert trec_eval_command(args) == binary_outcome(trec_eval_10, args)
+

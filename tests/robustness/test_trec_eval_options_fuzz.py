@@ -52,7 +52,8 @@ REFUSALS = {b"-l below 0": "level below 0", b"-M below 0": "max below 0",
             b"cutoffs as large as": "huge cutoffs", b"a NaN cutoff": "NaN cutoff",
             b"a gain that is not a finite number": "infinite gain",
             b"above a topic's highest level + 1": "level past the counts",
-            b"whose number of documents overflows a long": "huge multiple"}
+            b"whose number of documents overflows a long": "huge multiple",
+            b"two variables it leaves uninitialised": "rbp after a measure"}
 """xdiv's documented refusals of option values, by the words of their message."""
 
 BLANKS = ["", "", "", " ", "  ", "\t", " \t", "\n"]
