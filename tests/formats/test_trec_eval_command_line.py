@@ -284,3 +284,14 @@ def test_rbp_after_other_measures(trec_eval_10, files, args):
     args = ["-q", *args, *files]
     assert trec_eval_command(args) == binary_outcome(trec_eval_10, args)
 
+
+@pytest.mark.parametrize("args", [
+    ["-M", "0", "-m", "rbp.p=2"], ["-c", "-M", "0", "-m", "rbp.p=1000"],
+    ["-q", "-M", "0", "-m", "rbp.p=1.5", "-m", "map"]], ids=str)
+def test_summaries_of_negative_zeros(trec_eval_10, files, args):
+    """trec_eval adds each topic's value to an accumulator that starts at 0.0: values of
+    -0.0 sum to 0.0 (``all 0.0000``, not ``-0.0000``)."""
+    args = [*args, *files]
+    theirs = binary_outcome(trec_eval_10, args)
+    assert theirs.status == 0 and b"\tall\t0.0000\n" in theirs.stdout
+    assert trec_eval_command(args) == theirs

@@ -422,12 +422,11 @@ def topic_lines(marked: list[Marked], values: list[list], e: int, qid: bytes,
 
 
 def _sequential_sums(rows: list, width: int) -> list[float]:
-    """Per value, the sum over the topics (``rows``), added in order."""
-    if not rows:
-        return [0.0] * width
-    total = [float(x) for x in rows[0]]
-    for row in rows[1:]:
-        total = [a + b for a, b in zip(total, row)]
+    """Per value, the sum over the topics (``rows``), added in order to trec_eval's
+    accumulator, which starts at 0.0 (so that -0.0 values sum to 0.0)."""
+    total = [0.0] * width
+    for row in rows:
+        total = [a + float(b) for a, b in zip(total, row)]
     return total
 
 
