@@ -295,3 +295,18 @@ def test_summaries_of_negative_zeros(trec_eval_10, files, args):
     theirs = binary_outcome(trec_eval_10, args)
     assert theirs.status == 0 and b"\tall\t0.0000\n" in theirs.stdout
     assert trec_eval_command(args) == theirs
+
+
+@pytest.mark.parametrize("args", [
+    ["-M", "1", "-m", "utility.inf,nan,0,0"], ["-M", "1", "-m", "utility.nan,inf,0,0"],
+    ["-c", "-M", "1", "-m", "utility.inf,-nan,0,0"], ["-m", "utility.inf,nan,-inf,0"]],
+    ids=str)
+def test_summaries_of_nans_keep_trec_eval_sign(trec_eval_10, files, args):
+    """A NaN added to trec_eval's accumulator gives its own NaN, even when the sum is
+    already a NaN of the other sign (``nan`` or ``-nan``): so in every call, also once
+    Python has specialised its float addition (after a few calls)."""
+    args = [*args, *files]
+    theirs = binary_outcome(trec_eval_10, args)
+    assert theirs.status == 0 and b"nan\n" in theirs.stdout
+    for _ in range(30):
+        assert trec_eval_command(args) == theirs

@@ -426,8 +426,15 @@ def _sequential_sums(rows: list, width: int) -> list[float]:
     accumulator, which starts at 0.0 (so that -0.0 values sum to 0.0)."""
     total = [0.0] * width
     for row in rows:
-        total = [a + float(b) for a, b in zip(total, row)]
+        total = [_c_add(a, float(b)) for a, b in zip(total, row)]
     return total
+
+
+def _c_add(total: float, value: float) -> float:
+    """trec_eval's ``total += value``: a NaN value gives its own NaN, sign included, even
+    when the total is already a NaN (as x86's addition does there; Python's ``+`` keeps
+    either NaN, depending on how its interpreter has specialised the loop)."""
+    return value if math.isnan(value) else total + value
 
 
 def summary_lines(marked: list[Marked], values: list[list], n_evaluated: int,
