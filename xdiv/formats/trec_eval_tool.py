@@ -29,8 +29,8 @@ output and standard error, and its exit status, byte for byte (``xdiv trec_eval`
 Where trec_eval stops part-way (a topic of the qrels missing from the run without
 ``-c`` in 10.0, a docno twice in a topic, a measure of another rel_info format), the
 output is what it had printed by then and its message and status. Inputs on which
-trec_eval's behaviour is undefined (it crashes, aborts or reads past its buffers) and
-the few options not reproduced raise :class:`~xdiv.io.trec_eval_input.NotReproduced`.
+trec_eval's behaviour is undefined (it crashes, aborts, reads past its buffers or reads
+variables it never set) and the few options not reproduced raise :class:`~xdiv.io.trec_eval_input.NotReproduced`.
 """
 
 from __future__ import annotations
