@@ -223,3 +223,90 @@ def test_nul_bytes(trec_eval_10, tmp_path, qrels, run, reproduced):
         assert ours.status == 1 and b"holds a NUL byte" in ours.stderr
         with pytest.raises(NotReproduced):
             trec_eval_run(*trec_eval_arguments(args))
+
+
+# ------------------------------------------------------------------ recall levels beyond a long
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "iprec_at_recall.2,inf"], ["-m", "iprec_at_recall.0.5,1e19"],
+    ["-m", "iprec_at_recall.0.2,4.7e18,3"], ["-m", "iprec_at_recall.0.2,4.6e18"],
+    ["-m", "iprec_at_recall.-inf,0.5,3"], ["-m", "iprec_at_recall.0,inf,1"],
+    ["-m", "11pt_avg.1,inf,0.5,3"], ["-m", "11pt_avg.3,-1e300,1"],
+    ["-m", "iprec_at_recall.2,inf", "--version-9"], ["-m", "11pt_avg.1,inf,3", "--version-9"]],
+    ids=str)
+def test_recall_levels_whose_count_overflows_a_long(trec_eval_10, trec_eval_build, files,
+                                                    args):
+    """trec_eval turns a recall level f into k = lround(f * num_rel) relevant documents
+    (``(long) (f * num_rel + 0.9)`` in 9.0.8); where that overflows a ``long`` (f infinite,
+    NaN or huge) k is LONG_MIN, which its backward walk never reaches: the recall levels
+    from there down get the best precision after the first relevant document, and the
+    levels above the relevant documents retrieved keep 0 only when they come after it."""
+    args = ["-q", *args, *files]
+    if "--version-9" in args:
+        theirs = binary_outcome(trec_eval_build("9.0.8"), [a for a in args
+                                                            if a != "--version-9"])
+    else:
+        theirs = binary_outcome(trec_eval_10, args)
+    assert theirs.status == 0 and theirs.stdout, theirs.stderr
+    assert trec_eval_command(args) == theirs
+    qrels, results, options = trec_eval_arguments(args)
+    assert trec_eval_run(qrels, results, options) == theirs
+    lean = lean_run(qrels, results, options)
+    assert lean is None or lean == theirs
+
+
+# ------------------------------------------------------------------ rbp's uninitialised bounds
+
+
+def _rbp_lines(outcome: Outcome) -> list[bytes]:
+    return [line for line in outcome.stdout.splitlines() if line.startswith(b"rbp ")]
+
+
+@pytest.mark.parametrize("before", ["ndcg", "ndcg_cut", "11pt_avg", "G", "ndcg_rel"])
+def test_rbp_after_a_measure_leaving_its_bounds_is_refused(trec_eval_10, files, before):
+    """trec_eval 10.0 rescales rbp's gains from two uninitialised variables, which hold
+    what the measure computed just before rbp left: after these measures trec_eval's rbp
+    differs from its rbp alone, and xdiv refuses in one line."""
+    args = ["-q", "-m", before, "-m", "rbp", *files]
+    alone = binary_outcome(trec_eval_10, ["-q", "-m", "rbp", *files])
+    assert _rbp_lines(binary_outcome(trec_eval_10, args)) != _rbp_lines(alone)
+    ours = trec_eval_command(args)
+    assert ours.status == 1 and not ours.stdout and ours.stderr.count(b"\n") == 1
+    assert ours.stderr.startswith(b"xdiv trec_eval: rbp with " + before.encode())
+
+
+@pytest.mark.parametrize("args", [
+    ["-m", "rbp"], ["-m", "map", "-m", "rbp"], ["-m", "P.5", "-m", "rbp.p=0.5"],
+    ["-m", "ndcg", "-m", "success", "-m", "rbp"], ["-m", "all_trec"],
+    ["-m", "rbp.1=3", "-m", "unj", "-m", "rbp_resid"]], ids=str)
+def test_rbp_after_other_measures(trec_eval_10, files, args):
+    args = ["-q", *args, *files]
+    assert trec_eval_command(args) == binary_outcome(trec_eval_10, args)
+
+
+@pytest.mark.parametrize("args", [
+    ["-M", "0", "-m", "rbp.p=2"], ["-c", "-M", "0", "-m", "rbp.p=1000"],
+    ["-q", "-M", "0", "-m", "rbp.p=1.5", "-m", "map"]], ids=str)
+def test_summaries_of_negative_zeros(trec_eval_10, files, args):
+    """trec_eval adds each topic's value to an accumulator that starts at 0.0: values of
+    -0.0 sum to 0.0 (``all 0.0000``, not ``-0.0000``)."""
+    args = [*args, *files]
+    theirs = binary_outcome(trec_eval_10, args)
+    assert theirs.status == 0 and b"\tall\t0.0000\n" in theirs.stdout
+    assert trec_eval_command(args) == theirs
+
+
+@pytest.mark.parametrize("args", [
+    ["-M", "1", "-m", "utility.inf,nan,0,0"], ["-M", "1", "-m", "utility.nan,inf,0,0"],
+    ["-c", "-M", "1", "-m", "utility.inf,-nan,0,0"], ["-m", "utility.inf,nan,-inf,0"]],
+    ids=str)
+def test_summaries_of_nans_keep_trec_eval_sign(trec_eval_10, files, args):
+    """A NaN added to trec_eval's accumulator gives its own NaN, even when the sum is
+    already a NaN of the other sign (``nan`` or ``-nan``): so in every call, also once
+    Python has specialised its float addition (after a few calls)."""
+    args = [*args, *files]
+    theirs = binary_outcome(trec_eval_10, args)
+    assert theirs.status == 0 and b"nan\n" in theirs.stdout
+    for _ in range(30):
+        assert trec_eval_command(args) == theirs

@@ -422,13 +422,19 @@ def topic_lines(marked: list[Marked], values: list[list], e: int, qid: bytes,
 
 
 def _sequential_sums(rows: list, width: int) -> list[float]:
-    """Per value, the sum over the topics (``rows``), added in order."""
-    if not rows:
-        return [0.0] * width
-    total = [float(x) for x in rows[0]]
-    for row in rows[1:]:
-        total = [a + b for a, b in zip(total, row)]
+    """Per value, the sum over the topics (``rows``), added in order to trec_eval's
+    accumulator, which starts at 0.0 (so that -0.0 values sum to 0.0)."""
+    total = [0.0] * width
+    for row in rows:
+        total = [_c_add(a, float(b)) for a, b in zip(total, row)]
     return total
+
+
+def _c_add(total: float, value: float) -> float:
+    """trec_eval's ``total += value``: a NaN value gives its own NaN, sign included, even
+    when the total is already a NaN (as x86's addition does there; Python's ``+`` keeps
+    either NaN, depending on how its interpreter has specialised the loop)."""
+    return value if math.isnan(value) else total + value
 
 
 def summary_lines(marked: list[Marked], values: list[list], n_evaluated: int,

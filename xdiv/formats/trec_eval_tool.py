@@ -29,8 +29,8 @@ output and standard error, and its exit status, byte for byte (``xdiv trec_eval`
 Where trec_eval stops part-way (a topic of the qrels missing from the run without
 ``-c`` in 10.0, a docno twice in a topic, a measure of another rel_info format), the
 output is what it had printed by then and its message and status. Inputs on which
-trec_eval's behaviour is undefined (it crashes, aborts or reads past its buffers) and
-the few options not reproduced raise :class:`~xdiv.io.trec_eval_input.NotReproduced`.
+trec_eval's behaviour is undefined (it crashes, aborts, reads past its buffers or reads
+variables it never set) and the few options not reproduced raise :class:`~xdiv.io.trec_eval_input.NotReproduced`.
 """
 
 from __future__ import annotations
@@ -413,10 +413,18 @@ def _gain_list(pairs: tuple, counts: np.ndarray, version: int) -> list:
     return [tuple(e) for e in _glibc_msort(entries, compare)]
 
 
+RBP_LEFTOVERS = frozenset({"gm_map", "iprec_at_recall", "relstring", "11pt_avg", "G", "dcg",
+                           "ideal_dcg", "ndcg", "ndcg_rel", "ndcg_cut", "set_F", "yaap"})
+"""The measures after which trec_eval 10.0's rbp is refused: rbp rescales its gains from
+two variables it leaves uninitialised, which hold what the measure computed just before
+it left on the stack; after these measures that is a double of theirs (a gain, a DCG, a
+precision, or a -1 read as NaN), elsewhere addresses and counts that rescale as 0 does."""
+
+
 def _rbp_gains(gains: list) -> list:
     """rbp's gains, rescaled to [0, 1] when one lies outside; its bounds start at 0 (what
     the uninitialised variables of trec_eval 10.0's ``m_rbp.c`` hold in the built
-    program)."""
+    program, unless a measure of :data:`RBP_LEFTOVERS` comes just before it)."""
     low = min([0.0] + [g for _, g, _ in gains])
     high = max([0.0] + [g for _, g, _ in gains])
     if low < 0 or high > 1:
@@ -620,11 +628,10 @@ def _compute(marked: Marked, context: _Context) -> np.ndarray:
         return _value(K.reciprocal_rank(relevant))
     if name == "iprec_at_recall":
         return _value(K.interpolated_precision(relevant, ranked.num_ret, ranked.num_rel,
-                                               np.array(values, dtype=np.float64),
-                                               rounded=context.version >= 10))
+                                               values, rounded=context.version >= 10))
     if name == "11pt_avg":
-        walk = K.interpolated_walk(relevant, ranked.num_ret, ranked.num_rel, values,
-                                   rounded=context.version >= 10)
+        walk = K.interpolated_precision(relevant, ranked.num_ret, ranked.num_rel, values,
+                                        rounded=context.version >= 10)
         total = np.cumsum(walk[:, ::-1], axis=1)[:, -1]
         return _value(total / float(len(values)))
     if name in ("P", "P_avgjg"):
@@ -1202,6 +1209,12 @@ def _run(qrels_path: str, results_path: str, options: Options) -> Outcome:
         if options.max_docs < 0:
             raise NotReproduced("-M below 0 (trec_eval crashes, or counts a negative number "
                                 "of documents)")
+    if pairs and "rbp" in names and names.index("rbp") \
+            and names[names.index("rbp") - 1] in RBP_LEFTOVERS:
+        before = names[names.index("rbp") - 1]
+        raise NotReproduced(f"rbp with {before} (trec_eval computes rbp after {before}, from "
+                            f"two variables it leaves uninitialised, which then hold what "
+                            f"{before} left)")
     if results.run_id is None and (options.complete or options.version < 10) and pairs \
             and "runid" in names:
         raise NotReproduced("a results file without a data line (trec_eval prints an "

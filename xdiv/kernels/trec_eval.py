@@ -23,12 +23,12 @@ import numpy as np
 
 from .common import rank_sum
 
-__all__ = ("NONPOOL", "UNJUDGED", "average_precision", "average_precision_at", "binary_g",
+__all__ = ("LONG_MIN", "NONPOOL", "UNJUDGED", "average_precision", "average_precision_at", "binary_g",
            "bpref", "discounted_gains", "ideal_dcg_prefix", "infap", "interpolated_precision",
-           "interpolated_walk", "lround", "precision_at", "r_precision",
+           "lround", "precision_at", "r_precision",
            "r_precision_multiples", "rank_biased_precision", "rbp_residual", "recall_at",
            "recall_counts", "reciprocal_rank", "relative_precision_at", "relevant_counts",
-           "success_at", "unjudged_at")
+           "success_at", "to_long", "unjudged_at")
 
 NONPOOL = -1
 """``rel`` of a retrieved document without a qrels line."""
@@ -42,11 +42,26 @@ def _divide(numerator, denominator) -> np.ndarray:
         return np.true_divide(numerator, denominator)
 
 
+LONG_MIN = -(2 ** 63)
+"""C's ``LONG_MIN``: what x86-64's conversion of a double to a ``long`` gives for a NaN or
+a value out of the ``long`` range (glibc's ``lround`` returns that conversion there)."""
+
+
+def to_long(values: np.ndarray) -> np.ndarray:
+    """Doubles holding whole numbers as int64, as x86-64 converts them to a C ``long``:
+    NaN and values outside [-2**63, 2**63) give :data:`LONG_MIN`."""
+    values = np.asarray(values, dtype=np.float64)
+    inside = (values >= -2.0 ** 63) & (values < 2.0 ** 63)
+    return np.where(inside, np.where(inside, values, 0.0).astype(np.int64), LONG_MIN)
+
+
 def lround(values: np.ndarray) -> np.ndarray:
-    """C's ``lround``: to the nearest integer, halves away from zero (int64)."""
+    """C's ``lround``: to the nearest integer, halves away from zero (int64); NaN and
+    values out of the ``long`` range give :data:`LONG_MIN`, as glibc's on x86-64."""
     whole = np.trunc(values)
-    part = values - whole  # exact
-    return (whole + np.where(np.abs(part) >= 0.5, np.sign(values), 0.0)).astype(np.int64)
+    with np.errstate(invalid="ignore"):
+        part = values - whole  # exact (NaN for infinities, which to_long maps anyway)
+    return to_long(whole + np.where(np.abs(part) >= 0.5, np.sign(values), 0.0))
 
 
 def relevant_counts(relevant: np.ndarray) -> np.ndarray:
@@ -119,26 +134,40 @@ def recall_counts(fractions, num_rel: np.ndarray, *, rounded: bool = True) -> np
     ``rounded=False`` (9.0.8)."""
     product = np.asarray(fractions, dtype=np.float64)[None, :] * \
         num_rel[:, None].astype(np.float64)
-    return lround(product) if rounded else np.trunc(product + 0.9).astype(np.int64)
+    return lround(product) if rounded else to_long(np.trunc(product + 0.9))
 
 
 def interpolated_precision(relevant: np.ndarray, num_ret: np.ndarray, num_rel: np.ndarray,
-                           fractions: np.ndarray, *, rounded: bool = True) -> np.ndarray:
-    """``iprec_at_recall``: ``(topic, cutoff)`` interpolated precision at the recall
-    ``fractions``. A fraction f asks for k = lround(f * num_rel) relevant documents: the
-    highest precision at or after the rank of the k-th relevant one (k <= 0: of the first
-    one), 0 when fewer than k are retrieved. With no relevant document retrieved the
-    cutoffs of k <= 0 get num_rel_ret / num_ret (0, or NaN when nothing is retrieved)."""
+                           fractions, *, rounded: bool = True) -> np.ndarray:
+    """``iprec_at_recall`` and the terms of ``11pt_avg``: ``(topic, cutoff)`` the
+    interpolated precisions trec_eval's backward walk gives the recall ``fractions``, in
+    any order. A fraction f asks for k = lround(f * num_rel) relevant documents
+    (:func:`recall_counts`). The cutoffs at the end whose k is above the relevant documents
+    retrieved get 0; the walk then takes the others from the last, each at the k-th
+    relevant rank (the highest precision at or after it), as long as k is at least 1 and
+    at most the k taken before; from the first cutoff it cannot take (k <= 0, or out of
+    order, as with a recall level whose k overflows a ``long``) down to the first, the
+    cutoffs get the highest precision at or after the first relevant rank
+    (num_rel_ret / num_ret, 0 or NaN, when no relevant document is retrieved)."""
     n_topics, depth = relevant.shape
     counts = relevant_counts(relevant)
     found = counts[:, -1]
-    wanted = recall_counts(fractions, num_rel, rounded=rounded)
     precision = _divide(counts[:, 1:].astype(np.float64),
                         np.arange(1, depth + 1, dtype=np.float64))
     best_after = np.maximum.accumulate(precision[:, ::-1], axis=-1)[:, ::-1] if depth else \
         precision
+    wanted = recall_counts(fractions, num_rel, rounded=rounded)
+    if not wanted.shape[-1]:
+        return np.zeros(wanted.shape)
+    beyond = wanted > found[:, None]
+    skipped = np.logical_and.accumulate(beyond[:, ::-1], axis=-1)[:, ::-1]
+    # the k each cutoff must not exceed: the next cutoff's, or found after the skipped ones
+    bound = np.where(skipped[:, 1:], found[:, None], wanted[:, 1:])
+    bound = np.concatenate([bound, found[:, None]], axis=-1)
+    fits = skipped | ((wanted >= 1) & (wanted <= bound))
+    taken = np.logical_and.accumulate(fits[:, ::-1], axis=-1)[:, ::-1] & ~skipped
     # the 0-based rank of the k-th relevant document: the first rank whose count reaches k
-    k = np.clip(wanted, 1, None)
+    k = np.clip(wanted, 1, np.maximum(found, 1)[:, None])
     stride = depth + 1
     flat = (counts[:, 1:] + (np.arange(n_topics) * stride)[:, None]).ravel()
     where = np.searchsorted(flat, (k + (np.arange(n_topics) * stride)[:, None]).ravel())
@@ -146,9 +175,11 @@ def interpolated_precision(relevant: np.ndarray, num_ret: np.ndarray, num_rel: n
     rank = np.clip(rank, 0, max(depth - 1, 0))
     at_rank = np.take_along_axis(best_after, rank, axis=-1) if depth else \
         np.zeros(k.shape)
-    empty = _divide(found.astype(np.float64), num_ret.astype(np.float64))[:, None]
-    values = np.where(wanted > found[:, None], 0.0, at_rank)
-    return np.where((found[:, None] == 0) & (wanted <= 0), empty, values)
+    first = best_after[np.arange(n_topics), np.argmax(relevant, axis=-1)] if depth else \
+        np.zeros(n_topics)
+    last = np.where(found[:, None] > 0, first[:, None],
+                    _divide(found.astype(np.float64), num_ret.astype(np.float64))[:, None])
+    return np.where(skipped, 0.0, np.where(taken, at_rank, last))
 
 
 def _prefix(values: np.ndarray) -> np.ndarray:
@@ -220,42 +251,6 @@ def r_precision_multiples(relevant: np.ndarray, num_ret: np.ndarray, num_rel: np
     beyond = k > num_ret[:, None]
     found = np.where(beyond, num_rel_ret[:, None].astype(np.float64), inside)
     return np.where(k >= 1, _divide(found, k.astype(np.float64)), 0.0)
-
-
-def interpolated_walk(relevant: np.ndarray, num_ret: np.ndarray, num_rel: np.ndarray,
-                      fractions, *, rounded: bool = True) -> np.ndarray:
-    """``(topic, cutoff)``: the interpolated precisions trec_eval's backward walk assigns
-    to recall ``fractions`` given in any order (``11pt_avg``): the walk takes the cutoffs
-    from the last, each when the count of relevant documents above reaches its k =
-    lround(f * num_rel), and gives the cutoffs it cannot reach (k out of order, or k <= 0)
-    the best precision at or after the first relevant rank. Cutoffs with k above the
-    relevant documents retrieved at the start of the walk get 0."""
-    n_topics, depth = relevant.shape
-    counts = relevant_counts(relevant)
-    found = counts[:, -1]
-    precision = _divide(counts[:, 1:].astype(np.float64),
-                        np.arange(1, depth + 1, dtype=np.float64))
-    best_after = np.maximum.accumulate(precision[:, ::-1], axis=-1)[:, ::-1] if depth else \
-        precision
-    fractions = np.asarray(fractions, dtype=np.float64)
-    wanted = recall_counts(fractions, num_rel, rounded=rounded)
-    out = np.zeros((n_topics, len(fractions)))
-    for t in range(n_topics):
-        ranks = np.flatnonzero(relevant[t])  # 0-based ranks of the relevant documents
-        k = wanted[t].tolist()
-        cut = len(k) - 1
-        while cut >= 0 and k[cut] > found[t]:
-            cut -= 1
-        at = int(found[t])
-        while cut >= 0 and 1 <= k[cut] <= at:
-            at = k[cut]
-            out[t, cut] = best_after[t, ranks[at - 1]]
-            cut -= 1
-        if cut >= 0:
-            last = best_after[t, ranks[0]] if found[t] > 0 else \
-                _divide(float(found[t]), float(num_ret[t]))
-            out[t, :cut + 1] = last
-    return out
 
 
 def infap(rel: np.ndarray, valid: np.ndarray, level: int, num_rel: np.ndarray) -> np.ndarray:

@@ -64,8 +64,7 @@ def interpolated_precision(levels, ideal, length, *, recall: float):
 def interpolated_average(levels, ideal, length):
     """``11pt_avg``: the interpolated precisions at recall 0.0, 0.1, ..., 1.0 (as
     :func:`interpolated_precision`) added from the last level to the first, as trec_eval's
-    backward walk adds them, over 11 (``m_11pt_avg.c``; the walk and the interpolated
-    precision agree on ascending levels)."""
+    backward walk adds them, over 11 (``m_11pt_avg.c``)."""
     lead, (lv, r, n) = _flat(levels, ideal, length)
     fractions = np.arange(11) / 10.0
     each = T.interpolated_precision(lv > 0, n, r, fractions)
