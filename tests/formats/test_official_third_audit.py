@@ -10,7 +10,6 @@ same files with CRLF line ends the general path (:mod:`xdiv.formats.ndeval`).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -20,31 +19,8 @@ import pytest
 from xdiv.cli import main
 from xdiv.formats import plain
 
-from ..conftest import ndeval_source
-
 QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n"
 ADHOC = "1 0 a 2\n1 0 b 1\n1 0 d 3\n2 0 e 1\n2 0 f 4\n3 0 g 1\n"
-
-
-@pytest.fixture(scope="module")
-def ndeval_program(tmp_path_factory) -> Path:
-    """TREC's ndeval, compiled from the source in pyndeval's source distribution (its
-    messages start with ``ndeval: ``)."""
-    where = tmp_path_factory.mktemp("ndeval")
-    compiler, text = ndeval_source(where)
-    (where / "ndeval.c").write_text(text, encoding="latin-1")
-    subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
-                    "-lm"], check=True, capture_output=True)
-    return where / "ndeval"
-
-
-@pytest.fixture(scope="module")
-def gdeval_pl() -> Path:
-    ir_measures = pytest.importorskip("ir_measures")
-    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
-    if not script.exists() or shutil.which("perl") is None:
-        pytest.skip("ir_measures' gdeval.pl or perl is not available")
-    return script
 
 
 def _xdiv(capsys, *args) -> tuple[int, str, str]:
@@ -160,6 +136,46 @@ def test_ranks_are_read_and_refused_as_the_tool_reads_them(command, ndeval_progr
                 assert theirs.stderr == err == ""
                 shown = out if command == "ndeval" else "".join(out.splitlines(True)[:-1])
                 assert shown == theirs.stdout, rank
+
+
+def _as_the_tool(command: str, options: list, qrels: Path, text: str, tools: dict,
+                 tmp_path: Path, capsys) -> int:
+    """``text`` as a run file given to the tool and to xdiv, on both paths: the same
+    standard output and exit status; the tool's message (its last line: gdeval.pl warns
+    first of what perl cannot read), said by xdiv on one line; the tool's status."""
+    tool = [tools[command]] if command == "ndeval" else ["perl", tools[command]]
+    plain_file, crlf_file = _write(tmp_path, "run", text)
+    args = [*tool, *options, qrels, plain_file] + ([] if command == "ndeval" else [20])
+    theirs = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    for run in (plain_file, crlf_file):
+        status, out, err = _xdiv(capsys, "-q", command, *options, qrels, run)
+        assert status == theirs.returncode, (text, run.name, err, theirs.stderr)
+        if status:
+            said = theirs.stderr.strip().splitlines()[-1].split(": ", 1)[1]
+            line, = err.splitlines()
+            assert out == theirs.stdout == ""
+            assert line.startswith(f"xdiv: error: {said} (".replace(str(plain_file), str(run))
+                                   ), (text, line, said)
+        else:
+            assert theirs.stderr == err == ""
+            shown = out if command == "ndeval" else "".join(out.splitlines(True)[:-1])
+            assert shown == theirs.stdout, text
+    return theirs.returncode
+
+
+@pytest.mark.parametrize("command", ["ndeval", "gdeval"])
+def test_blank_lines_are_refused_as_the_tools_refuse_them(command, ndeval_program, gdeval_pl,
+                                                          tmp_path, capsys):
+    """A line without fields (nothing, spaces, a tab) is a line both tools refuse, at its
+    number among all the lines; xdiv's readers skip blank lines, the commands do not."""
+    qrels = tmp_path / "q"
+    qrels.write_text(QRELS if command == "ndeval" else ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    lines = ["1 Q0 a 1 3 r\n", "1 Q0 d 2 2 r\n", "2 Q0 f 1 2 r\n"]
+    for blank in ("\n", "  \n", "\t \n"):
+        for at in range(4):
+            text = "".join(lines[:at] + [blank] + lines[at:])
+            assert _as_the_tool(command, [], qrels, text, tools, tmp_path, capsys) > 0, text
 
 
 # ------------------------------------------------------------------ items 9 and 15: warnings

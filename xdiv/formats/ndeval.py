@@ -284,12 +284,15 @@ def _untagged(path: str, tool: str) -> ToolRefusal:
 
 def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> ToolRefusal:
     """The tool's refusal of line ``line`` of the run file ``path``, which holds
-    ``count`` fields: fewer than six, or a ``rank`` the tool does not read
-    (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error to
-    ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format error
-    to gdeval.pl (``format error on line N of "F"``, status 25); what follows in
+    ``count`` fields: fewer than six (none on a blank line), or a ``rank`` the tool does
+    not read (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error
+    to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format
+    error to gdeval.pl (``format error on line N of "F"``, status 25); what follows in
     parentheses says why."""
-    if count < 6:
+    if count == 0:
+        what = (f"a blank line: {tool} reads six fields on every line, topic Q0 docno rank "
+                "score tag")
+    elif count < 6:
         what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
                 f"docno rank score tag: {tool} refuses a run line without its run tag")
     else:

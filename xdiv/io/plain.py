@@ -347,13 +347,14 @@ def refused_line(path: PathLike, *, fields: int = 6, column: int = 3,
     whitespace-separated fields, or whose field ``column`` (from 0) is not a natural
     number written in digits alone (no sign, no point; leading zeros allowed) of at most
     ``largest`` (any with None), as ``(line number, fields, that field)`` (the field
-    ``""`` on a short line); None when there is none.
+    ``""`` on a short line, 0 fields on a blank one); None when there is none.
 
     This is how ndeval and gdeval.pl read the lines of a run file (its rank column), and
     a line they refuse stops them (:func:`xdiv.formats.ndeval.read_tool_runs`). Lines
     end with LF and are numbered from 1, as both tools number them; whitespace is what
-    C's ``isspace`` takes; blank lines are skipped, as xdiv's readers skip them. The
-    file is looked at a block at a time, on arrays. A file xdiv's readers refuse (not
+    C's ``isspace`` takes; a blank line (whitespace alone, or nothing) is a line without
+    its fields, which both tools refuse, although xdiv's readers skip it. The file is
+    looked at a block at a time, on arrays. A file xdiv's readers refuse (not
     found, corrupt gzip data, a line beyond the read limit) gives None: the readers say
     what is wrong with it.
     """
@@ -389,8 +390,10 @@ def _refused_in(data: bytes, fields: int, column: int,
     starts, stops = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
     # a word's line: the line feeds before it (a line feed never starts a word)
     line_of = np.cumsum(raw == 10, dtype=np.int32)[starts]
-    count = np.bincount(line_of, minlength=data.count(b"\n") + 1)
-    refused = (count > 0) & (count < fields)
+    # the lines: each one ended by a line feed, and the bytes after the last, if any
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    count = np.bincount(line_of, minlength=lines)
+    refused = count < fields
     full = np.flatnonzero(count >= fields)
     at = (np.cumsum(count) - count)[full] + column
     begin, end = starts[at], stops[at]
