@@ -178,6 +178,23 @@ def test_blank_lines_are_refused_as_the_tools_refuse_them(command, ndeval_progra
             assert _as_the_tool(command, [], qrels, text, tools, tmp_path, capsys) > 0, text
 
 
+@pytest.mark.parametrize("command", ["ndeval", "gdeval"])
+def test_a_refused_last_line_without_line_feed_ends_with_the_tools_status(
+        command, ndeval_program, gdeval_pl, tmp_path, capsys):
+    """gdeval.pl refuses a last line without line feed with exit status 255, not 25 (perl's
+    read met the end of the file); ndeval with 1 wherever the line is."""
+    qrels = tmp_path / "q"
+    qrels.write_text(QRELS if command == "ndeval" else ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    head = "1 Q0 a 1 3 r\n1 Q0 d 2 2 r\n"
+    statuses = {_as_the_tool(command, [], qrels, head + last, tools, tmp_path, capsys)
+                for last in ("2 Q0 f x 2 r", "2 Q0 f 1 2", "  ", "2 Q0 f -1 2 r")}
+    assert statuses == {1 if command == "ndeval" else 255}
+    for last in ("2 Q0 f x 2 r\n", "2 Q0 f 1 2\n"):  # with its line feed
+        assert _as_the_tool(command, [], qrels, head + last, tools, tmp_path, capsys) in (1, 25)
+    assert _as_the_tool(command, [], qrels, head + "2 Q0 f 1 2 r", tools, tmp_path, capsys) == 0
+
+
 # ------------------------------------------------------------------ items 9 and 15: warnings
 
 def _warnings(err: str) -> list[str]:

@@ -17,8 +17,8 @@ from ..errors import InputError
 from ..measures.sets import measure_set
 from .printf import number
 
-__all__ = ["NDEVAL_LABELS", "RISK_LABELS", "RunBlock", "TOOL_LARGEST_RANK", "TOOL_STATUS",
-           "ToolRefusal",
+__all__ = ["GDEVAL_STATUS_AT_END", "NDEVAL_LABELS", "RISK_LABELS", "RunBlock",
+           "TOOL_LARGEST_RANK", "TOOL_STATUS", "ToolRefusal",
            "nan_propagated", "ndeval_layout", "risk_alpha_label", "risk_run_label",
            "sorted_topics", "tool_topic"]
 
@@ -96,7 +96,13 @@ def risk_run_label(name: str, base: str, alpha_text: str, release: str = "2014")
 TOOL_STATUS = {"ndeval": 1, "gdeval": 25}
 """The exit status of each tool when it refuses an input: ndeval's ``error()`` exits
 with 1; gdeval.pl ends with perl's ``die``, whose status is the C ``errno`` left by the
-last system call, ``ENOTTY`` (25) once the script has opened and read its files."""
+last system call, ``ENOTTY`` (25) once the script has opened and read its files (but
+see :data:`GDEVAL_STATUS_AT_END`)."""
+
+GDEVAL_STATUS_AT_END = 255
+"""gdeval.pl's exit status when the run line it refuses is the file's last and has no
+line feed: perl's read of it met the end of the file and left ``errno`` 0, and ``die``
+then exits with 255."""
 
 TOOL_LARGEST_RANK = {"ndeval": 1000009, "gdeval": None}
 """The largest rank each tool reads in a run file (None: any); both read a rank written in

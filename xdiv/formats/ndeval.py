@@ -42,9 +42,9 @@ from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
 from ..typing import Order
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS, RunBlock, ToolRefusal,
-                     nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
-                     sorted_topics, tool_topic)
+from .layout import (GDEVAL_STATUS_AT_END, NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS,
+                     RunBlock, ToolRefusal, nan_propagated, ndeval_layout, risk_alpha_label,
+                     risk_run_label, sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
            "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report",
@@ -282,13 +282,15 @@ def _untagged(path: str, tool: str) -> ToolRefusal:
     return _refusal(path, tool, *(short_line(path, 6) or (1, 5)))
 
 
-def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> ToolRefusal:
+def _refusal(path: str, tool: str, line: int, count: int, rank: str = "",
+             unterminated: bool = False) -> ToolRefusal:
     """The tool's refusal of line ``line`` of the run file ``path``, which holds
     ``count`` fields: fewer than six (none on a blank line), or a ``rank`` the tool does
     not read (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error
     to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format
-    error to gdeval.pl (``format error on line N of "F"``, status 25); what follows in
-    parentheses says why."""
+    error to gdeval.pl (``format error on line N of "F"``, status 25, or 255 when the line
+    is the file's last and ``unterminated``: :data:`~xdiv.formats.layout.
+    GDEVAL_STATUS_AT_END`); what follows in parentheses says why."""
     if count == 0:
         what = (f"a blank line: {tool} reads six fields on every line, topic Q0 docno rank "
                 "score tag")
@@ -303,7 +305,7 @@ def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> Too
         return ToolRefusal(f'syntax error in run file "{path}" at line {line} ({what})',
                            TOOL_STATUS["ndeval"])
     return ToolRefusal(f'format error on line {line} of "{path}" ({what})',
-                       TOOL_STATUS["gdeval"])
+                       GDEVAL_STATUS_AT_END if unterminated else TOOL_STATUS["gdeval"])
 
 
 def _refused(path: str, tool: str) -> ToolRefusal | None:
