@@ -195,6 +195,36 @@ def test_a_refused_last_line_without_line_feed_ends_with_the_tools_status(
     assert _as_the_tool(command, [], qrels, head + "2 Q0 f 1 2 r", tools, tmp_path, capsys) == 0
 
 
+RANKS_GIVEN_TWICE = [
+    "1 Q0 a 1 3 r\n1 Q0 d 1 2 r\n2 Q0 f 1 2 r\n",
+    "1 Q0 a 01 3 r\n01 Q0 d 1 2 r\n2 Q0 f 1 2 r\n",  # one topic, one rank, to ndeval
+    "2 Q0 f 5 3 r\n2 Q0 e 5 2 r\n10 Q0 a 1 1 r\n10 Q0 b 1 1 r\n1 Q0 a 7 1 r\n"
+    "1 Q0 d 7 1 r\n1 Q0 c 3 1 r\n",  # several: ndeval names the first topic's first
+    "1 Q0 a 2 3 r\n1 Q0 a 2 2 r\n2 Q0 f 1 2 r\n",  # a docno and a rank given twice
+    "wt-1 Q0 a 2 3 r\n1 Q0 d 2 2 r\n",
+    "1 Q0 a 1 3 r\n1 Q0 d 9 2 r\n1 Q0 c 9 1 r\n",  # below -M 2 too
+]
+
+
+@pytest.mark.parametrize("options", [[], ["-M", "2"], ["-traditional"]])
+def test_a_rank_given_twice_in_a_topic_is_refused_as_ndeval_refuses_it(
+        options, ndeval_program, gdeval_pl, tmp_path, capsys):
+    """ndeval refuses a run ranking two documents of a topic at one rank (before -M cuts
+    the run, and before it looks for repeated docnos), but not with -traditional, which
+    ranks by score."""
+    qrels, adhoc = tmp_path / "q", tmp_path / "adhoc"
+    qrels.write_text(QRELS)
+    adhoc.write_text(ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    for text in RANKS_GIVEN_TWICE:
+        if "1 Q0 a 2 2" in text and options == ["-traditional"]:
+            continue  # the docno given twice: xdiv says so in its own words (status 2)
+        status = _as_the_tool("ndeval", options, qrels, text, tools, tmp_path, capsys)
+        assert status == (0 if options == ["-traditional"] else 1), text
+        if not options and "1 Q0 a 2 2" not in text:  # gdeval reads no rank
+            assert _as_the_tool("gdeval", [], adhoc, text, tools, tmp_path, capsys) == 0
+
+
 # ------------------------------------------------------------------ items 9 and 15: warnings
 
 def _warnings(err: str) -> list[str]:

@@ -44,7 +44,7 @@ from ..typing import Order
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
 from .layout import (GDEVAL_STATUS_AT_END, NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS,
                      RunBlock, ToolRefusal, nan_propagated, ndeval_layout, risk_alpha_label,
-                     risk_run_label, sorted_topics, tool_topic)
+                     repeated_rank, risk_run_label, sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
            "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report",
@@ -318,6 +318,33 @@ def _refused(path: str, tool: str) -> ToolRefusal | None:
     return None if found is None else _refusal(path, tool, *found)
 
 
+def _rank_given_twice(path: str) -> ToolRefusal | None:
+    """ndeval's refusal of the run file ``path`` when it gives one rank to two documents
+    of a topic (topics and ranks as ndeval reads them; the first pair in the order of
+    topics, then ranks: :func:`~xdiv.formats.layout.repeated_rank`), or None. Lines the
+    readers refuse give None: :func:`xdiv.read_runs` says what is wrong with them."""
+    from ..io._columns import read_columns
+
+    layout = [("topic", "str"), ("_Q0", "str"), ("_docno", "str"), ("rank", "int"),
+              ("_score", "str"), ("_run", "str")]
+    try:
+        table = read_columns(path, layout, optional_last=True)
+    except XdivError:
+        return None
+    labels = [str(t) for t in table["topic"].dictionary.to_pylist()]
+    mapped = [tool_topic(t, "ndeval") or t for t in labels]
+    topics = natural_sorted(mapped)
+    position = {t: k for k, t in enumerate(topics)}
+    code = np.array([position[t] for t in mapped], dtype=np.int64)
+    found = repeated_rank(code[table["topic"].indices.to_numpy(zero_copy_only=False)],
+                          np.asarray(table["rank"], dtype=np.int64))
+    if found is None:
+        return None
+    return ToolRefusal(f"duplicate rank ({found[1]}) for topic {topics[found[0]]} in run file "
+                       f'"{path}" (ndeval reads one document at each rank of a topic; '
+                       "-traditional ranks by score instead)", TOOL_STATUS["ndeval"])
+
+
 _TOPIC_RULES = {"ndeval": "ndeval reads a topic number, after a prefix ending in '-' "
                           "such as wt09-",
                 "gdeval": "gdeval reads the digits after the last '-'"}
@@ -414,6 +441,8 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
         else [os.fspath(p) for p in paths]
     for path in paths:  # the tool stops at the first line it does not read
         refusal = _refused(path, tool)
+        if refusal is None and tool == "ndeval" and order == "rank":
+            refusal = _rank_given_twice(path)
         if refusal is not None:
             raise refusal
     with warnings.catch_warnings():
