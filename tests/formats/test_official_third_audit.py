@@ -225,6 +225,20 @@ def test_a_rank_given_twice_in_a_topic_is_refused_as_ndeval_refuses_it(
             assert _as_the_tool("gdeval", [], adhoc, text, tools, tmp_path, capsys) == 0
 
 
+def test_ranks_beyond_64_bit_integers_are_read_by_gdeval_and_refused_by_ndeval(
+        ndeval_program, gdeval_pl, tmp_path, capsys):
+    """gdeval.pl reads any digits as a rank (it ranks by score); xdiv's readers hold ranks
+    in 64-bit integers, which ``xdiv gdeval`` does not need."""
+    qrels, adhoc = tmp_path / "q", tmp_path / "adhoc"
+    qrels.write_text(QRELS)
+    adhoc.write_text(ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    for rank in (2 ** 63 - 1, 2 ** 63, 2 ** 64, 10 ** 30, "9" * 300, "0" * 30 + str(2 ** 63)):
+        text = f"1 Q0 a 1 3 r\n1 Q0 d {rank} 2 r\n2 Q0 f {rank} 2 r\n2 Q0 e 3 1 r\n"
+        assert _as_the_tool("gdeval", [], adhoc, text, tools, tmp_path, capsys) == 0, rank
+        assert _as_the_tool("ndeval", [], qrels, text, tools, tmp_path, capsys) == 1, rank
+
+
 # ------------------------------------------------------------------ items 9 and 15: warnings
 
 def _warnings(err: str) -> list[str]:

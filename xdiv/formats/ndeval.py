@@ -461,7 +461,7 @@ def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
             runs = read_runs(paths, order=order, progress=progress)
         except XdivError as exc:
             failure = exc
-    if failure is not None and not isinstance(failure, InputError):
+    if failure is not None and not isinstance(failure, InputError) and tool != "gdeval":
         _replay(said)
         raise failure  # a line the readers refuse (ParseError), as xdiv evaluate says it
     if failure is None:
@@ -476,8 +476,9 @@ def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
             for run in (str(r) for r in runs["run"].values):
                 _tool_labels(retrieved_topics(runs, run), tool, source.get(run, run))
             return runs if depth is None else cut_runs(runs, depth)
-    # a document repeated (perhaps only below the cut), or topic labels the tool reads
-    # otherwise: the files again, as frames, ranked and cut as the tool does
+    # a document repeated (perhaps only below the cut), topic labels the tool reads
+    # otherwise, or (gdeval) a line the readers refuse, perhaps for a rank beyond 64-bit
+    # integers: the files again, as frames, ranked and cut as the tool does
     return _runs_by_tool(paths, tool, order, depth, failure, said)
 
 
@@ -491,7 +492,10 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
                   failure: XdivError | None, said: list) -> xr.Dataset:
     """The Runs dataset of :func:`read_tool_runs` built from the files' frames; the
     ``failure`` of :func:`xdiv.read_runs` (with its warnings ``said``) is raised again
-    when no document is repeated."""
+    when the frames cannot be read, or when no document is repeated and the failure is
+    an :class:`~xdiv.errors.InputError`. gdeval reads no rank: its frames hold the rank
+    column as text (a ``failure`` of the readers then said only that a rank is beyond
+    64-bit integers), and runs are ranked without it."""
     import pandas as pd
 
     from ..core.ranking import warn_rank_disagreements
@@ -501,7 +505,7 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
 
     with warnings.catch_warnings(record=True) as again:
         try:
-            frames = [read_run_frame(path) for path in paths]
+            frames = [read_run_frame(path, rank_as_text=tool == "gdeval") for path in paths]
         except XdivError:
             frames = None
     if frames is None:
@@ -518,7 +522,8 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
             raise failure or InputError(f"{path}: run name {name!r} is also the name of "
                                         f"{names[name]}")
         names[name] = path
-    if failure is not None and not any(f.duplicated(["topic", "docno"]).any() for f in frames):
+    if isinstance(failure, InputError) and not any(f.duplicated(["topic", "docno"]).any()
+                                                    for f in frames):
         _replay(said)
         raise failure
     with warnings.catch_warnings(record=True) as labelled:
@@ -538,7 +543,8 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
         try:
             grids.append((name, path, frame.attrs.get("tags", [name, name]), rank_within(
                 frame["topic"].map(index).to_numpy(np.int64), code,
-                frame["score"].to_numpy(np.float64), frame["rank"].to_numpy(np.float64),
+                frame["score"].to_numpy(np.float64),
+                None if tool == "gdeval" else frame["rank"].to_numpy(np.float64),
                 len(topics), order=order, depth=depth, run_label=name, topic_labels=topics,
                 docno_of=lambda k: vocabulary[k], disagreements=found)))
         except RepeatedDocument as exc:
