@@ -60,28 +60,69 @@ def build_trec_eval(version: str, folder: Path) -> Path:
     return source / "trec_eval"
 
 
+_NDEVAL_SOURCE: dict = {}
+"""ndeval.c's text, or why it could not be fetched, once per session (pip is slow)."""
+
+
 def ndeval_source(folder: Path) -> tuple[str, str]:
     """The C compiler and the text of TREC's ndeval.c from pyndeval's source distribution
-    (pip downloads it into ``folder``); the test is skipped without either."""
-    import importlib.metadata
+    (pip downloads it into ``folder`` the first time in a session); the test is skipped
+    without either."""
     import shutil
-    import subprocess
-    import sys
-    import tarfile
 
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no C compiler to build ndeval")
+    if not _NDEVAL_SOURCE:
+        _NDEVAL_SOURCE.update(_fetch_ndeval_source(folder))
+    if "skip" in _NDEVAL_SOURCE:
+        pytest.skip(_NDEVAL_SOURCE["skip"])
+    return compiler, _NDEVAL_SOURCE["text"]
+
+
+def _fetch_ndeval_source(folder: Path) -> dict:
+    """``{"text": ndeval.c}`` from pyndeval's source distribution, or ``{"skip": why}``."""
+    import importlib.metadata
+    import subprocess
+    import sys
+    import tarfile
+
     version = importlib.metadata.version("pyndeval")
     fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
                               "--no-binary", ":all:", f"pyndeval=={version}", "-d",
                               str(folder)], capture_output=True, text=True, timeout=120)
     archives = list(folder.glob("pyndeval-*.tar.gz"))
     if fetched.returncode != 0 or not archives:
-        pytest.skip(f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}")
+        return {"skip": f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}"}
     with tarfile.open(archives[0]) as tar:
         member = next(m for m in tar.getmembers() if m.name.endswith("/ndeval.c"))
-        return compiler, tar.extractfile(member).read().decode("latin-1")
+        return {"text": tar.extractfile(member).read().decode("latin-1")}
+
+
+@pytest.fixture(scope="session")
+def ndeval_program(tmp_path_factory) -> Path:
+    """TREC's ndeval 4.5 compiled unchanged from the source in pyndeval's source
+    distribution, once per session (its messages start with ``ndeval: ``)."""
+    import subprocess
+
+    where = tmp_path_factory.mktemp("ndeval")
+    compiler, text = ndeval_source(where)
+    (where / "ndeval.c").write_text(text, encoding="latin-1")
+    subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
+                    "-lm"], check=True, capture_output=True)
+    return where / "ndeval"
+
+
+@pytest.fixture(scope="session")
+def gdeval_pl() -> Path:
+    """The gdeval.pl that ir_measures ships (run with perl), or skip the test."""
+    import shutil
+
+    ir_measures = pytest.importorskip("ir_measures")
+    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
+    if not script.exists() or shutil.which("perl") is None:
+        pytest.skip("ir_measures' gdeval.pl or perl is not available")
+    return script
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ same files with CRLF line ends the general path (:mod:`xdiv.formats.ndeval`).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -20,31 +19,8 @@ import pytest
 from xdiv.cli import main
 from xdiv.formats import plain
 
-from ..conftest import ndeval_source
-
 QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n"
 ADHOC = "1 0 a 2\n1 0 b 1\n1 0 d 3\n2 0 e 1\n2 0 f 4\n3 0 g 1\n"
-
-
-@pytest.fixture(scope="module")
-def ndeval_program(tmp_path_factory) -> Path:
-    """TREC's ndeval, compiled from the source in pyndeval's source distribution (its
-    messages start with ``ndeval: ``)."""
-    where = tmp_path_factory.mktemp("ndeval")
-    compiler, text = ndeval_source(where)
-    (where / "ndeval.c").write_text(text, encoding="latin-1")
-    subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
-                    "-lm"], check=True, capture_output=True)
-    return where / "ndeval"
-
-
-@pytest.fixture(scope="module")
-def gdeval_pl() -> Path:
-    ir_measures = pytest.importorskip("ir_measures")
-    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
-    if not script.exists() or shutil.which("perl") is None:
-        pytest.skip("ir_measures' gdeval.pl or perl is not available")
-    return script
 
 
 def _xdiv(capsys, *args) -> tuple[int, str, str]:
@@ -160,6 +136,107 @@ def test_ranks_are_read_and_refused_as_the_tool_reads_them(command, ndeval_progr
                 assert theirs.stderr == err == ""
                 shown = out if command == "ndeval" else "".join(out.splitlines(True)[:-1])
                 assert shown == theirs.stdout, rank
+
+
+def _as_the_tool(command: str, options: list, qrels: Path, text: str, tools: dict,
+                 tmp_path: Path, capsys) -> int:
+    """``text`` as a run file given to the tool and to xdiv, on both paths: the same
+    standard output and exit status; the tool's message (its last line: gdeval.pl warns
+    first of what perl cannot read), said by xdiv on one line; the tool's status."""
+    tool = [tools[command]] if command == "ndeval" else ["perl", tools[command]]
+    plain_file, crlf_file = _write(tmp_path, "run", text)
+    args = [*tool, *options, qrels, plain_file] + ([] if command == "ndeval" else [20])
+    theirs = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    for run in (plain_file, crlf_file):
+        status, out, err = _xdiv(capsys, "-q", command, *options, qrels, run)
+        assert status == theirs.returncode, (text, run.name, err, theirs.stderr)
+        if status:
+            said = theirs.stderr.strip().splitlines()[-1].split(": ", 1)[1]
+            line, = err.splitlines()
+            assert out == theirs.stdout == ""
+            assert line.startswith(f"xdiv: error: {said} (".replace(str(plain_file), str(run))
+                                   ), (text, line, said)
+        else:
+            assert theirs.stderr == err == ""
+            shown = out if command == "ndeval" else "".join(out.splitlines(True)[:-1])
+            assert shown == theirs.stdout, text
+    return theirs.returncode
+
+
+@pytest.mark.parametrize("command", ["ndeval", "gdeval"])
+def test_blank_lines_are_refused_as_the_tools_refuse_them(command, ndeval_program, gdeval_pl,
+                                                          tmp_path, capsys):
+    """A line without fields (nothing, spaces, a tab) is a line both tools refuse, at its
+    number among all the lines; xdiv's readers skip blank lines, the commands do not."""
+    qrels = tmp_path / "q"
+    qrels.write_text(QRELS if command == "ndeval" else ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    lines = ["1 Q0 a 1 3 r\n", "1 Q0 d 2 2 r\n", "2 Q0 f 1 2 r\n"]
+    for blank in ("\n", "  \n", "\t \n"):
+        for at in range(4):
+            text = "".join(lines[:at] + [blank] + lines[at:])
+            assert _as_the_tool(command, [], qrels, text, tools, tmp_path, capsys) > 0, text
+
+
+@pytest.mark.parametrize("command", ["ndeval", "gdeval"])
+def test_a_refused_last_line_without_line_feed_ends_with_the_tools_status(
+        command, ndeval_program, gdeval_pl, tmp_path, capsys):
+    """gdeval.pl refuses a last line without line feed with exit status 255, not 25 (perl's
+    read met the end of the file); ndeval with 1 wherever the line is."""
+    qrels = tmp_path / "q"
+    qrels.write_text(QRELS if command == "ndeval" else ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    head = "1 Q0 a 1 3 r\n1 Q0 d 2 2 r\n"
+    statuses = {_as_the_tool(command, [], qrels, head + last, tools, tmp_path, capsys)
+                for last in ("2 Q0 f x 2 r", "2 Q0 f 1 2", "  ", "2 Q0 f -1 2 r")}
+    assert statuses == {1 if command == "ndeval" else 255}
+    for last in ("2 Q0 f x 2 r\n", "2 Q0 f 1 2\n"):  # with its line feed
+        assert _as_the_tool(command, [], qrels, head + last, tools, tmp_path, capsys) in (1, 25)
+    assert _as_the_tool(command, [], qrels, head + "2 Q0 f 1 2 r", tools, tmp_path, capsys) == 0
+
+
+RANKS_GIVEN_TWICE = [
+    "1 Q0 a 1 3 r\n1 Q0 d 1 2 r\n2 Q0 f 1 2 r\n",
+    "1 Q0 a 01 3 r\n01 Q0 d 1 2 r\n2 Q0 f 1 2 r\n",  # one topic, one rank, to ndeval
+    "2 Q0 f 5 3 r\n2 Q0 e 5 2 r\n10 Q0 a 1 1 r\n10 Q0 b 1 1 r\n1 Q0 a 7 1 r\n"
+    "1 Q0 d 7 1 r\n1 Q0 c 3 1 r\n",  # several: ndeval names the first topic's first
+    "1 Q0 a 2 3 r\n1 Q0 a 2 2 r\n2 Q0 f 1 2 r\n",  # a docno and a rank given twice
+    "wt-1 Q0 a 2 3 r\n1 Q0 d 2 2 r\n",
+    "1 Q0 a 1 3 r\n1 Q0 d 9 2 r\n1 Q0 c 9 1 r\n",  # below -M 2 too
+]
+
+
+@pytest.mark.parametrize("options", [[], ["-M", "2"], ["-traditional"]])
+def test_a_rank_given_twice_in_a_topic_is_refused_as_ndeval_refuses_it(
+        options, ndeval_program, gdeval_pl, tmp_path, capsys):
+    """ndeval refuses a run ranking two documents of a topic at one rank (before -M cuts
+    the run, and before it looks for repeated docnos), but not with -traditional, which
+    ranks by score."""
+    qrels, adhoc = tmp_path / "q", tmp_path / "adhoc"
+    qrels.write_text(QRELS)
+    adhoc.write_text(ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    for text in RANKS_GIVEN_TWICE:
+        if "1 Q0 a 2 2" in text and options == ["-traditional"]:
+            continue  # the docno given twice: xdiv says so in its own words (status 2)
+        status = _as_the_tool("ndeval", options, qrels, text, tools, tmp_path, capsys)
+        assert status == (0 if options == ["-traditional"] else 1), text
+        if not options and "1 Q0 a 2 2" not in text:  # gdeval reads no rank
+            assert _as_the_tool("gdeval", [], adhoc, text, tools, tmp_path, capsys) == 0
+
+
+def test_ranks_beyond_64_bit_integers_are_read_by_gdeval_and_refused_by_ndeval(
+        ndeval_program, gdeval_pl, tmp_path, capsys):
+    """gdeval.pl reads any digits as a rank (it ranks by score); xdiv's readers hold ranks
+    in 64-bit integers, which ``xdiv gdeval`` does not need."""
+    qrels, adhoc = tmp_path / "q", tmp_path / "adhoc"
+    qrels.write_text(QRELS)
+    adhoc.write_text(ADHOC)
+    tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
+    for rank in (2 ** 63 - 1, 2 ** 63, 2 ** 64, 10 ** 30, "9" * 300, "0" * 30 + str(2 ** 63)):
+        text = f"1 Q0 a 1 3 r\n1 Q0 d {rank} 2 r\n2 Q0 f {rank} 2 r\n2 Q0 e 3 1 r\n"
+        assert _as_the_tool("gdeval", [], adhoc, text, tools, tmp_path, capsys) == 0, rank
+        assert _as_the_tool("ndeval", [], qrels, text, tools, tmp_path, capsys) == 1, rank
 
 
 # ------------------------------------------------------------------ items 9 and 15: warnings

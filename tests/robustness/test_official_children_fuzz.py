@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -31,32 +30,11 @@ import pytest
 from xdiv.cli import main
 from xdiv.formats import plain
 
-from ..conftest import ndeval_source
-
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the children are forked")
 
 QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n3 2 h 1\n"
 ADHOC = "1 0 a 2\n1 0 b 1\n1 0 d 3\n2 0 e 1\n2 0 f 4\n3 0 g 1\n3 0 h 2\n"
 DOCS = {"1": "abcdxy", "2": "efz", "3": "ghw"}
-
-
-@pytest.fixture(scope="module")
-def ndeval_program(tmp_path_factory) -> Path:
-    where = tmp_path_factory.mktemp("ndeval")
-    compiler, text = ndeval_source(where)
-    (where / "ndeval.c").write_text(text, encoding="latin-1")
-    subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
-                    "-lm"], check=True, capture_output=True)
-    return where / "ndeval"
-
-
-@pytest.fixture(scope="module")
-def gdeval_pl() -> Path:
-    ir_measures = pytest.importorskip("ir_measures")
-    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
-    if not script.exists() or shutil.which("perl") is None:
-        pytest.skip("ir_measures' gdeval.pl or perl is not available")
-    return script
 
 
 def _xdiv(capsys, *args) -> tuple[int, str, str]:

@@ -21,6 +21,6 @@ def test_ndeval_with_a_nul_byte_in_a_topic_id_is_one_line(tmp_path, capsys):
 def test_a_duplicate_document_error_names_the_run_file(tmp_path, capsys):
     qrels, run = tmp_path / "q", tmp_path / "r"
     qrels.write_text("1 1 a 1\n")
-    run.write_text("1 Q0 a 1 3.5 r\n1 Q0 a 1 3.5 r\n")
+    run.write_text("1 Q0 a 1 3.5 r\n1 Q0 a 2 3.5 r\n")  # (a rank given twice: ndeval's words)
     assert main(["ndeval", "-baseline", str(run), str(qrels), str(run)]) == 2
     assert capsys.readouterr().err.startswith(f"xdiv: error: {run}: a docno is retrieved")

@@ -17,10 +17,10 @@ from ..errors import InputError
 from ..measures.sets import measure_set
 from .printf import number
 
-__all__ = ["NDEVAL_LABELS", "RISK_LABELS", "RunBlock", "TOOL_LARGEST_RANK", "TOOL_STATUS",
-           "ToolRefusal",
-           "nan_propagated", "ndeval_layout", "risk_alpha_label", "risk_run_label",
-           "sorted_topics", "tool_topic"]
+__all__ = ["GDEVAL_STATUS_AT_END", "NDEVAL_LABELS", "RISK_LABELS", "RunBlock",
+           "TOOL_LARGEST_RANK", "TOOL_STATUS", "ToolRefusal",
+           "nan_propagated", "ndeval_layout", "repeated_rank", "risk_alpha_label",
+           "risk_run_label", "sorted_topics", "tool_topic"]
 
 NDEVAL_LABELS = tuple(measure_set("ndeval"))
 """ndeval's columns, in its order and with its labels."""
@@ -96,13 +96,33 @@ def risk_run_label(name: str, base: str, alpha_text: str, release: str = "2014")
 TOOL_STATUS = {"ndeval": 1, "gdeval": 25}
 """The exit status of each tool when it refuses an input: ndeval's ``error()`` exits
 with 1; gdeval.pl ends with perl's ``die``, whose status is the C ``errno`` left by the
-last system call, ``ENOTTY`` (25) once the script has opened and read its files."""
+last system call, ``ENOTTY`` (25) once the script has opened and read its files (but
+see :data:`GDEVAL_STATUS_AT_END`)."""
+
+GDEVAL_STATUS_AT_END = 255
+"""gdeval.pl's exit status when the run line it refuses is the file's last and has no
+line feed: perl's read of it met the end of the file and left ``errno`` 0, and ``die``
+then exits with 255."""
 
 TOOL_LARGEST_RANK = {"ndeval": 1000009, "gdeval": None}
 """The largest rank each tool reads in a run file (None: any); both read a rank written in
 digits alone (no sign) and refuse the file at any other. ndeval gives up on a number
 once the digits read before the next one exceed 100000, so that 1000009 is the largest
 rank it reads; gdeval.pl takes any run of digits (and sorts by score alone)."""
+
+
+def repeated_rank(topic: np.ndarray, rank: np.ndarray) -> tuple[int, int] | None:
+    """The first ``(topic, rank)`` pair that lines of a run give twice, in the order of
+    ``topic`` (codes, in the order of the topics) then ``rank``: the pair ndeval names when
+    it refuses a run that ranks two documents of a topic at one rank (ndeval sorts the run
+    by topic and rank, then looks at neighbours); None when every pair is given once."""
+    order = np.lexsort((rank, topic))
+    t, r = topic[order], rank[order]
+    same = (t[1:] == t[:-1]) & (r[1:] == r[:-1])
+    if not same.any():
+        return None
+    k = int(np.argmax(same)) + 1
+    return int(t[k]), int(r[k])
 
 
 class ToolRefusal(InputError):

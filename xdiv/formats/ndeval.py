@@ -42,9 +42,9 @@ from ..analysis.risk import risk_differences
 from ..analysis.risk import urisk
 from ..typing import Order
 from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS, RunBlock, ToolRefusal,
-                     nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
-                     sorted_topics, tool_topic)
+from .layout import (GDEVAL_STATUS_AT_END, NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS,
+                     RunBlock, ToolRefusal, nan_propagated, ndeval_layout, risk_alpha_label,
+                     repeated_rank, risk_run_label, sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
            "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report",
@@ -282,14 +282,19 @@ def _untagged(path: str, tool: str) -> ToolRefusal:
     return _refusal(path, tool, *(short_line(path, 6) or (1, 5)))
 
 
-def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> ToolRefusal:
+def _refusal(path: str, tool: str, line: int, count: int, rank: str = "",
+             unterminated: bool = False) -> ToolRefusal:
     """The tool's refusal of line ``line`` of the run file ``path``, which holds
-    ``count`` fields: fewer than six, or a ``rank`` the tool does not read
-    (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error to
-    ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format error
-    to gdeval.pl (``format error on line N of "F"``, status 25); what follows in
-    parentheses says why."""
-    if count < 6:
+    ``count`` fields: fewer than six (none on a blank line), or a ``rank`` the tool does
+    not read (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error
+    to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format
+    error to gdeval.pl (``format error on line N of "F"``, status 25, or 255 when the line
+    is the file's last and ``unterminated``: :data:`~xdiv.formats.layout.
+    GDEVAL_STATUS_AT_END`); what follows in parentheses says why."""
+    if count == 0:
+        what = (f"a blank line: {tool} reads six fields on every line, topic Q0 docno rank "
+                "score tag")
+    elif count < 6:
         what = (f"{count} field{'s' if count > 1 else ''} where {tool} reads six, topic Q0 "
                 f"docno rank score tag: {tool} refuses a run line without its run tag")
     else:
@@ -300,7 +305,7 @@ def _refusal(path: str, tool: str, line: int, count: int, rank: str = "") -> Too
         return ToolRefusal(f'syntax error in run file "{path}" at line {line} ({what})',
                            TOOL_STATUS["ndeval"])
     return ToolRefusal(f'format error on line {line} of "{path}" ({what})',
-                       TOOL_STATUS["gdeval"])
+                       GDEVAL_STATUS_AT_END if unterminated else TOOL_STATUS["gdeval"])
 
 
 def _refused(path: str, tool: str) -> ToolRefusal | None:
@@ -311,6 +316,33 @@ def _refused(path: str, tool: str) -> ToolRefusal | None:
 
     found = refused_line(path, largest=TOOL_LARGEST_RANK[tool])
     return None if found is None else _refusal(path, tool, *found)
+
+
+def _rank_given_twice(path: str) -> ToolRefusal | None:
+    """ndeval's refusal of the run file ``path`` when it gives one rank to two documents
+    of a topic (topics and ranks as ndeval reads them; the first pair in the order of
+    topics, then ranks: :func:`~xdiv.formats.layout.repeated_rank`), or None. Lines the
+    readers refuse give None: :func:`xdiv.read_runs` says what is wrong with them."""
+    from ..io._columns import read_columns
+
+    layout = [("topic", "str"), ("_Q0", "str"), ("_docno", "str"), ("rank", "int"),
+              ("_score", "str"), ("_run", "str")]
+    try:
+        table = read_columns(path, layout, optional_last=True)
+    except XdivError:
+        return None
+    labels = [str(t) for t in table["topic"].dictionary.to_pylist()]
+    mapped = [tool_topic(t, "ndeval") or t for t in labels]
+    topics = natural_sorted(mapped)
+    position = {t: k for k, t in enumerate(topics)}
+    code = np.array([position[t] for t in mapped], dtype=np.int64)
+    found = repeated_rank(code[table["topic"].indices.to_numpy(zero_copy_only=False)],
+                          np.asarray(table["rank"], dtype=np.int64))
+    if found is None:
+        return None
+    return ToolRefusal(f"duplicate rank ({found[1]}) for topic {topics[found[0]]} in run file "
+                       f'"{path}" (ndeval reads one document at each rank of a topic; '
+                       "-traditional ranks by score instead)", TOOL_STATUS["ndeval"])
 
 
 _TOPIC_RULES = {"ndeval": "ndeval reads a topic number, after a prefix ending in '-' "
@@ -409,6 +441,8 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
         else [os.fspath(p) for p in paths]
     for path in paths:  # the tool stops at the first line it does not read
         refusal = _refused(path, tool)
+        if refusal is None and tool == "ndeval" and order == "rank":
+            refusal = _rank_given_twice(path)
         if refusal is not None:
             raise refusal
     with warnings.catch_warnings():
@@ -427,7 +461,7 @@ def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
             runs = read_runs(paths, order=order, progress=progress)
         except XdivError as exc:
             failure = exc
-    if failure is not None and not isinstance(failure, InputError):
+    if failure is not None and not isinstance(failure, InputError) and tool != "gdeval":
         _replay(said)
         raise failure  # a line the readers refuse (ParseError), as xdiv evaluate says it
     if failure is None:
@@ -442,8 +476,9 @@ def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
             for run in (str(r) for r in runs["run"].values):
                 _tool_labels(retrieved_topics(runs, run), tool, source.get(run, run))
             return runs if depth is None else cut_runs(runs, depth)
-    # a document repeated (perhaps only below the cut), or topic labels the tool reads
-    # otherwise: the files again, as frames, ranked and cut as the tool does
+    # a document repeated (perhaps only below the cut), topic labels the tool reads
+    # otherwise, or (gdeval) a line the readers refuse, perhaps for a rank beyond 64-bit
+    # integers: the files again, as frames, ranked and cut as the tool does
     return _runs_by_tool(paths, tool, order, depth, failure, said)
 
 
@@ -457,7 +492,10 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
                   failure: XdivError | None, said: list) -> xr.Dataset:
     """The Runs dataset of :func:`read_tool_runs` built from the files' frames; the
     ``failure`` of :func:`xdiv.read_runs` (with its warnings ``said``) is raised again
-    when no document is repeated."""
+    when the frames cannot be read, or when no document is repeated and the failure is
+    an :class:`~xdiv.errors.InputError`. gdeval reads no rank: its frames hold the rank
+    column as text (a ``failure`` of the readers then said only that a rank is beyond
+    64-bit integers), and runs are ranked without it."""
     import pandas as pd
 
     from ..core.ranking import warn_rank_disagreements
@@ -467,7 +505,7 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
 
     with warnings.catch_warnings(record=True) as again:
         try:
-            frames = [read_run_frame(path) for path in paths]
+            frames = [read_run_frame(path, rank_as_text=tool == "gdeval") for path in paths]
         except XdivError:
             frames = None
     if frames is None:
@@ -484,7 +522,8 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
             raise failure or InputError(f"{path}: run name {name!r} is also the name of "
                                         f"{names[name]}")
         names[name] = path
-    if failure is not None and not any(f.duplicated(["topic", "docno"]).any() for f in frames):
+    if isinstance(failure, InputError) and not any(f.duplicated(["topic", "docno"]).any()
+                                                    for f in frames):
         _replay(said)
         raise failure
     with warnings.catch_warnings(record=True) as labelled:
@@ -504,7 +543,8 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
         try:
             grids.append((name, path, frame.attrs.get("tags", [name, name]), rank_within(
                 frame["topic"].map(index).to_numpy(np.int64), code,
-                frame["score"].to_numpy(np.float64), frame["rank"].to_numpy(np.float64),
+                frame["score"].to_numpy(np.float64),
+                None if tool == "gdeval" else frame["rank"].to_numpy(np.float64),
                 len(topics), order=order, depth=depth, run_label=name, topic_labels=topics,
                 docno_of=lambda k: vocabulary[k], disagreements=found)))
         except RepeatedDocument as exc:

@@ -45,7 +45,7 @@ from ..kernels.diversity import intent_recall
 from ..kernels.risk import ordered_mean
 from ..typing import Order
 from .layout import (NDEVAL_LABELS, TOOL_LARGEST_RANK, RunBlock, nan_propagated,
-                     ndeval_layout, sorted_topics, tool_topic)
+                     ndeval_layout, repeated_rank, sorted_topics, tool_topic)
 
 __all__ = ["GDEVAL_HIGHEST", "RepeatedDocument", "gdeval_plain", "ndeval_plain",
            "ndeval_plain_blocks", "rank_within"]
@@ -313,13 +313,16 @@ class _Ranked(NamedTuple):
 def _read_ranked(path: PathLike, order: Order, depth: int | None = None,
                  tool: str | None = None) -> _Ranked | None:
     """One run file read (its topics as ``tool`` reads them, when given) and ranked by
-    ``order``; None when it is not plain, has a rank the tool does not read or retrieves
-    a document twice for a topic within ``depth`` (the general path says so)."""
+    ``order``; None when it is not plain, has a rank the tool does not read, gives a rank
+    twice for a topic when ndeval reads the rank column, or retrieves a document twice for
+    a topic within ``depth`` (the general path says so)."""
     try:
         run = read_plain_run(path)
         run = None if run is None else _tool_topics(run, tool)
         largest = TOOL_LARGEST_RANK.get(tool) if tool else None
         if run is None or (largest is not None and int(run.rank.max()) > largest):
+            return None
+        if tool == "ndeval" and order == "rank" and repeated_rank(run.topic, run.rank):
             return None
         found: list = []
         doc, vocabulary = _ranked(run, order, found, depth)

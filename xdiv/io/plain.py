@@ -19,6 +19,7 @@ import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -30,8 +31,8 @@ from ..options import LIMITS
 from ..typing import LEVEL_RANGE
 from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip, open_guarded
 
-__all__ = ["PlainQrels", "PlainRun", "read_plain_qrels", "read_plain_run", "refused_line",
-           "short_line", "sorted_codes"]
+__all__ = ["PlainQrels", "PlainRun", "RefusedLine", "read_plain_qrels", "read_plain_run",
+           "refused_line", "short_line", "sorted_codes"]
 
 PathLike = str | os.PathLike
 
@@ -341,19 +342,32 @@ def short_line(path: PathLike, fields: int = 6, *,
         return None  # the readers say what is wrong with the file
 
 
+class RefusedLine(NamedTuple):
+    """A line of a run file the official tools refuse (:func:`refused_line`)."""
+
+    line: int
+    """Its number, from 1."""
+    fields: int
+    """The whitespace-separated fields it holds (0 on a blank line)."""
+    field: str
+    """Its field of the column looked at (``""`` on a line with too few fields)."""
+    unterminated: bool
+    """It is the file's last line, without a line feed."""
+
+
 def refused_line(path: PathLike, *, fields: int = 6, column: int = 3,
-                 largest: int | None = None) -> tuple[int, int, str] | None:
+                 largest: int | None = None) -> RefusedLine | None:
     """The first line of ``path`` (gzip allowed) with fewer than ``fields``
     whitespace-separated fields, or whose field ``column`` (from 0) is not a natural
     number written in digits alone (no sign, no point; leading zeros allowed) of at most
-    ``largest`` (any with None), as ``(line number, fields, that field)`` (the field
-    ``""`` on a short line); None when there is none.
+    ``largest`` (any with None), as a :class:`RefusedLine`; None when there is none.
 
     This is how ndeval and gdeval.pl read the lines of a run file (its rank column), and
     a line they refuse stops them (:func:`xdiv.formats.ndeval.read_tool_runs`). Lines
     end with LF and are numbered from 1, as both tools number them; whitespace is what
-    C's ``isspace`` takes; blank lines are skipped, as xdiv's readers skip them. The
-    file is looked at a block at a time, on arrays. A file xdiv's readers refuse (not
+    C's ``isspace`` takes; a blank line (whitespace alone, or nothing) is a line without
+    its fields, which both tools refuse, although xdiv's readers skip it. The file is
+    looked at a block at a time, on arrays. A file xdiv's readers refuse (not
     found, corrupt gzip data, a line beyond the read limit) gives None: the readers say
     what is wrong with it.
     """
@@ -369,7 +383,7 @@ def refused_line(path: PathLike, *, fields: int = 6, column: int = 3,
                     data, rest = data[:cut], data[cut:]
                 found = _refused_in(data, fields, column, largest)
                 if found is not None:
-                    return number + found[0], found[1], found[2]
+                    return found._replace(line=number + found.line)
                 number += data.count(b"\n")
                 if not block:
                     return None
@@ -378,7 +392,7 @@ def refused_line(path: PathLike, *, fields: int = 6, column: int = 3,
 
 
 def _refused_in(data: bytes, fields: int, column: int,
-                largest: int | None) -> tuple[int, int, str] | None:
+                largest: int | None) -> RefusedLine | None:
     """:func:`refused_line` on whole lines ``data`` (the last perhaps without its line
     feed), the line numbered within ``data``."""
     if not data:
@@ -389,8 +403,10 @@ def _refused_in(data: bytes, fields: int, column: int,
     starts, stops = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
     # a word's line: the line feeds before it (a line feed never starts a word)
     line_of = np.cumsum(raw == 10, dtype=np.int32)[starts]
-    count = np.bincount(line_of, minlength=data.count(b"\n") + 1)
-    refused = (count > 0) & (count < fields)
+    # the lines: each one ended by a line feed, and the bytes after the last, if any
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    count = np.bincount(line_of, minlength=lines)
+    refused = count < fields
     full = np.flatnonzero(count >= fields)
     at = (np.cumsum(count) - count)[full] + column
     begin, end = starts[at], stops[at]
@@ -412,7 +428,9 @@ def _refused_in(data: bytes, fields: int, column: int,
     if not refused.any():
         return None
     line = int(np.argmax(refused))
+    unterminated = line == lines - 1 and not data.endswith(b"\n")
     if count[line] < fields:
-        return line + 1, int(count[line]), ""
+        return RefusedLine(line + 1, int(count[line]), "", unterminated)
     k = int(np.searchsorted(full, line))
-    return line + 1, int(count[line]), data[begin[k]:end[k]].decode("latin-1")
+    return RefusedLine(line + 1, int(count[line]), data[begin[k]:end[k]].decode("latin-1"),
+                       unterminated)

@@ -114,7 +114,8 @@ class RunColumns:
     docno : pyarrow.StringArray
         Per line.
     rank : numpy.ndarray
-        int64 per line.
+        int64 per line (str when the table given to :func:`read_run_columns` holds it
+        as text).
     score : numpy.ndarray
         float64 per line.
     """
@@ -165,21 +166,34 @@ def read_run_columns(path: PathLike, *, warn: bool = True,
                       score=table["score"])
 
 
-def read_run_frame(path: PathLike) -> pd.DataFrame:
+def read_run_frame(path: PathLike, *, rank_as_text: bool = False) -> pd.DataFrame:
     """Read a TREC run (``topic Q0 docno rank score [tag]``) into a tidy frame.
 
     The run name is the tag of the sixth column. When the column is absent, or when
     the file holds more than one tag, the run is named after the file (its name without
     ``.gz`` and without a ``.run``/``.txt`` suffix) and a :class:`XdivWarning` says so.
 
+    Parameters
+    ----------
+    path : str or path-like
+    rank_as_text : bool
+        Read the rank column as text, of any length, rather than as a 64-bit integer:
+        for gdeval, which reads no rank (``xdiv gdeval`` has checked its digits).
+
     Returns
     -------
     pandas.DataFrame
-        Columns ``topic``, ``docno`` (str), ``rank`` (int64), ``score`` (float64) and
-        ``run``; ``attrs["tags"]`` holds the tags of the first and the last line (which
-        ndeval and gdeval respectively print as the run's name).
+        Columns ``topic``, ``docno`` (str), ``rank`` (int64, or str with
+        ``rank_as_text``), ``score`` (float64) and ``run``; ``attrs["tags"]`` holds the
+        tags of the first and the last line (which ndeval and gdeval respectively print
+        as the run's name).
     """
-    columns = read_run_columns(path)
+    table = None
+    if rank_as_text:
+        layout = [(name, "str" if name == "rank" else kind) for name, kind in RUN_LAYOUT]
+        table = read_columns(path, layout, optional_last=True)
+        table["rank"] = decode_strings(table["rank"])
+    columns = read_run_columns(path, table=table)
     frame = pd.DataFrame({"topic": decode_strings(columns.topic),
                           "docno": decode_strings(columns.docno),
                           "rank": columns.rank, "score": columns.score,
