@@ -105,12 +105,14 @@ def ndeval_program(tmp_path_factory) -> Path:
     distribution, once per session (its messages start with ``ndeval: ``)."""
     import subprocess
 
-    where = tmp_path_factory.mktemp("ndeval")
-    compiler, text = ndeval_source(where)
-    (where / "ndeval.c").write_text(text, encoding="latin-1")
-    subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
-                    "-lm"], check=True, capture_output=True)
-    return where / "ndeval"
+    def build(where: Path) -> Path:
+        compiler, text = ndeval_source(where)
+        (where / "ndeval.c").write_text(text, encoding="latin-1")
+        subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
+                        "-lm"], check=True, capture_output=True)
+        return where / "ndeval"
+
+    return built_once(tmp_path_factory, "ndeval", build)
 
 
 @pytest.fixture(scope="session")
@@ -125,16 +127,38 @@ def gdeval_pl() -> Path:
     return script
 
 
+def built_once(tmp_path_factory, name: str, make) -> Path:
+    """``make(folder)``'s path, made once per test session in a folder ``name`` that the
+    pytest-xdist workers of one session share (one builds while the others wait on a file
+    lock, then read what it made); a skip inside ``make`` skips every later caller too."""
+    import fcntl
+    import os
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's folder, above each worker's own
+    folder, made, skipped = (root / name, root / f"{name}.made", root / f"{name}.skip")
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not made.exists() and not skipped.exists():
+            folder.mkdir(exist_ok=True)
+            try:
+                made.write_text(str(make(folder)))
+            except pytest.skip.Exception as why:
+                skipped.write_text(str(why))
+    if skipped.exists():
+        pytest.skip(skipped.read_text())
+    return Path(made.read_text())
+
+
 @pytest.fixture(scope="session")
 def trec_eval_build(tmp_path_factory):
     """``build(version)``: the path of trec_eval ``version`` ("10.0" or "9.0.8") built from
     its tarball in a temporary folder, once per session (see :func:`build_trec_eval`)."""
-    built: dict = {}
 
     def build(version: str) -> Path:
-        if version not in built:
-            built[version] = build_trec_eval(version, tmp_path_factory.mktemp(f"te{version}"))
-        return built[version]
+        return built_once(tmp_path_factory, f"trec_eval-{version}",
+                          lambda folder: build_trec_eval(version, folder))
 
     return build
 

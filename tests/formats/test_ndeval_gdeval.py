@@ -25,23 +25,10 @@ import xdiv
 from xdiv.cli import main
 from xdiv.formats.ndeval import NDEVAL_LABELS
 
-from ..conftest import TREC_WEB, ndeval_source, require_trec_2009
+from ..conftest import TREC_WEB, require_trec_2009
 
 
 # ------------------------------------------------------------------ oracles and helpers
-
-@pytest.fixture(scope="session")
-def ndeval_program(tmp_path_factory) -> Path:
-    """TREC's ndeval, compiled from the source in pyndeval's source distribution."""
-    where = tmp_path_factory.mktemp("ndeval")
-    compiler, text = ndeval_source(where)
-    source = where / "ndeval.c"
-    source.write_text(text, encoding="latin-1")
-    program = where / "ndeval"
-    subprocess.run([compiler, "-O2", "-o", str(program), str(source), "-lm"], check=True,
-                   capture_output=True)
-    return program
-
 
 def _plain(path, tmp_path: Path) -> str:
     """A gzip file unpacked (ndeval and gdeval.pl read plain text)."""
