@@ -9,6 +9,7 @@ same files with CRLF line ends the general path (:mod:`xdiv.formats.ndeval`).
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from xdiv import cli
 from xdiv.cli import main
 from xdiv.formats import plain
 
@@ -138,6 +140,14 @@ def test_ranks_are_read_and_refused_as_the_tool_reads_them(command, ndeval_progr
                 assert shown == theirs.stdout, rank
 
 
+@pytest.fixture
+def quick(monkeypatch):
+    """xdiv's argument parser built once, and the plain path scoring in this process: the
+    tests below run the command many times (the children are tested above)."""
+    monkeypatch.setattr(cli, "parser", functools.cache(cli.parser))
+    monkeypatch.setattr(plain, "_cores", lambda: 1)
+
+
 def _as_the_tool(command: str, options: list, qrels: Path, text: str, tools: dict,
                  tmp_path: Path, capsys) -> int:
     """``text`` as a run file given to the tool and to xdiv, on both paths: the same
@@ -165,22 +175,21 @@ def _as_the_tool(command: str, options: list, qrels: Path, text: str, tools: dic
 
 @pytest.mark.parametrize("command", ["ndeval", "gdeval"])
 def test_blank_lines_are_refused_as_the_tools_refuse_them(command, ndeval_program, gdeval_pl,
-                                                          tmp_path, capsys):
+                                                          tmp_path, capsys, quick):
     """A line without fields (nothing, spaces, a tab) is a line both tools refuse, at its
     number among all the lines; xdiv's readers skip blank lines, the commands do not."""
     qrels = tmp_path / "q"
     qrels.write_text(QRELS if command == "ndeval" else ADHOC)
     tools = {"ndeval": ndeval_program, "gdeval": gdeval_pl}
     lines = ["1 Q0 a 1 3 r\n", "1 Q0 d 2 2 r\n", "2 Q0 f 1 2 r\n"]
-    for blank in ("\n", "  \n", "\t \n"):
-        for at in range(4):
-            text = "".join(lines[:at] + [blank] + lines[at:])
-            assert _as_the_tool(command, [], qrels, text, tools, tmp_path, capsys) > 0, text
+    for blank, at in (("\n", 0), ("  \n", 1), ("\t \n", 3), ("\n", 2)):
+        text = "".join(lines[:at] + [blank] + lines[at:])
+        assert _as_the_tool(command, [], qrels, text, tools, tmp_path, capsys) > 0, text
 
 
 @pytest.mark.parametrize("command", ["ndeval", "gdeval"])
 def test_a_refused_last_line_without_line_feed_ends_with_the_tools_status(
-        command, ndeval_program, gdeval_pl, tmp_path, capsys):
+        command, ndeval_program, gdeval_pl, tmp_path, capsys, quick):
     """gdeval.pl refuses a last line without line feed with exit status 255, not 25 (perl's
     read met the end of the file); ndeval with 1 wherever the line is."""
     qrels = tmp_path / "q"
@@ -208,7 +217,7 @@ RANKS_GIVEN_TWICE = [
 
 @pytest.mark.parametrize("options", [[], ["-M", "2"], ["-traditional"]])
 def test_a_rank_given_twice_in_a_topic_is_refused_as_ndeval_refuses_it(
-        options, ndeval_program, gdeval_pl, tmp_path, capsys):
+        options, ndeval_program, gdeval_pl, tmp_path, capsys, quick):
     """ndeval refuses a run ranking two documents of a topic at one rank (before -M cuts
     the run, and before it looks for repeated docnos), but not with -traditional, which
     ranks by score."""
@@ -226,7 +235,7 @@ def test_a_rank_given_twice_in_a_topic_is_refused_as_ndeval_refuses_it(
 
 
 def test_ranks_beyond_64_bit_integers_are_read_by_gdeval_and_refused_by_ndeval(
-        ndeval_program, gdeval_pl, tmp_path, capsys):
+        ndeval_program, gdeval_pl, tmp_path, capsys, quick):
     """gdeval.pl reads any digits as a rank (it ranks by score); xdiv's readers hold ranks
     in 64-bit integers, which ``xdiv gdeval`` does not need."""
     qrels, adhoc = tmp_path / "q", tmp_path / "adhoc"

@@ -43,6 +43,8 @@ Files are read as ndeval reads them: topics by number (wt09-1 and 01 are topic 1
 topic ndeval cannot read is kept as written, with a warning); a run without tag column
 is refused with ndeval's message and exit status (1); a document retrieved twice for a
 topic is refused when it is within the -M depth (below it, ndeval cuts it off first).
+A blank line, and a rank given twice within a topic (unless -traditional), are refused
+with ndeval's message and exit status (1) too.
 """
 GDEVAL_ABOUT = (
     "Evaluate runs exactly as TREC's gdeval (version 1.3, TREC Web Track 2010-2014) does "
@@ -65,6 +67,8 @@ and the rest compared as text (wt-51 is 51; 0151 is not 151); a run without tag 
 is refused with gdeval.pl's message and exit status (25: perl's errno after its reads).
 A document retrieved twice for a topic within the top k is refused (gdeval would count
 it twice); below the top k it is read as gdeval reads it.
+A rank is any digits, beyond 64-bit integers too; a blank line is refused as gdeval.pl
+refuses it, and a refused last line without line feed ends with status 255, as there.
 """
 GDEVAL_BUG_HELP = (
     "with -c and -baseline, reproduce a bug of gdeval 1.3: a topic that neither the run "

@@ -422,9 +422,12 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
       and with its exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval:
       ``syntax error in run file "F" at line N``, 1; gdeval.pl: ``format error on line N
       of "F"``, 25): a line without its run tag (a run file without tag column, which
-      :func:`xdiv.read_runs` names after the file), or whose rank is not written in digits
+      :func:`xdiv.read_runs` names after the file), a blank line (which
+      :func:`xdiv.read_runs` skips), or a line whose rank is not written in digits
       alone or is larger than the tool reads (``-1``, ``+1``, ``1.0``; above 1000009 for
-      ndeval: :data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`);
+      ndeval: :data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`; gdeval reads any digits,
+      beyond 64-bit integers too); for ndeval ranking by the rank column, a rank given
+      twice within a topic (``duplicate rank (R) for topic T in run file "F"``);
     * the run is ranked and cut to its top ``depth`` documents before repeated documents
       are looked for, as ndeval applies ``-M`` (for gdeval, ``depth`` is ``-k``: the
       documents its output reads); a docno retrieved twice within the cut is an
