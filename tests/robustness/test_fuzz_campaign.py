@@ -324,6 +324,11 @@ def _pipeline(kind: str, raw: bytes, folder: Path) -> tuple[str, str]:
     return ("accepted, checked", "") if ok else ("silent-wrong", repr(raw[:200]))
 
 
+TOOL_STATUS = {"ndeval": (1,), "gdeval": (25, 255)}
+"""The exit status with which ndeval and gdeval.pl refuse a run line (a short line, a bad
+rank; gdeval.pl says 255 for the last line of a file without a final line feed): the
+drop-in commands refuse such lines with the tool's message and status."""
+
 COMMANDS = {
     "evaluate": lambda q, r: ["evaluate", q, r, "-m", "alpha-nDCG@5,nDCG@5,ERR-IA@5"],
     "ndeval": lambda q, r: ["ndeval", q, r],
@@ -355,6 +360,9 @@ def _command(name: str, qrels: Path, run: Path, capsys) -> tuple[str, str]:
     if (status == 2 and len(lines) == 1 and lines[0].startswith("xdiv: error: ")
             and any(lines[0][len("xdiv: error: "):].startswith(str(p)) for p in (qrels, run))):
         return "clean error", ""
+    if (status in TOOL_STATUS.get(name.split("-")[0], ()) and len(lines) == 1
+            and lines[0].startswith("xdiv: error: ") and f'"{run}"' in lines[0]):
+        return "clean error", ""  # a run line the tool itself refuses, in its words
     return "traceback", f"{name}: exit {status}: {err[:300]}"
 
 
