@@ -223,3 +223,19 @@ def test_the_python_writers_refuse_an_empty_path(tmp_path, monkeypatch, write):
     with pytest.raises(InputError, match="output path is empty"):
         write()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_label_with_a_nul_character_is_refused_not_cut(tmp_path):
+    """NetCDF ends a text at its first NUL: "a\\x00b" would read back as "a" (issue 35's
+    fuzz of names); the writer refuses it in one line and leaves no file."""
+    import numpy as np
+    import xarray as xr
+
+    import xdiv
+
+    cube = xr.Dataset({"score": ("run", np.array([0.5, 0.25]))},
+                      coords={"run": ["a\x00b", "c"]})
+    path = tmp_path / "scores.nc"
+    with pytest.raises(xdiv.InputError, match=r"cannot write run 'a\\x00b': NetCDF ends"):
+        xdiv.to_netcdf(cube, path)
+    assert not path.exists()

@@ -46,7 +46,8 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
     InputError
         ``path`` cannot be written (empty, a folder, a missing folder, a pipe or a device),
         an error while writing (``PATH: cannot write (No space left on device)``, see
-        :func:`xdiv.io.atomic.write_error`), or a dimension of ``dataset`` is empty.
+        :func:`xdiv.io.atomic.write_error`), a dimension of ``dataset`` is empty, or a
+        text (a run, topic or measure label) holds a NUL character, which NetCDF would cut.
     """
     if not isinstance(dataset, xr.Dataset):
         raise InputError(f"to_netcdf expects an xarray.Dataset, not {type(dataset).__name__}")
@@ -59,6 +60,13 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
         raise InputError(f"{text}: cannot write a dataset whose dimension "
                          f"{empty[0]!r} is empty (NetCDF-4 needs every dimension of a "
                          "variable to have a length)")
+    for name, variable in dataset.variables.items():
+        if variable.dtype.kind in "OUS":
+            cut = [str(v) for v in variable.values.ravel() if "\x00" in str(v)]
+            if cut:
+                raise InputError(f"{text}: cannot write {name} {cut[0]!r}: NetCDF ends a "
+                                 "text at its first NUL character, so it would read back "
+                                 "cut short")
     out = without_aliases(dataset).copy()
     out.attrs = _safe_attrs(dataset.attrs)
     for name in out.variables:
