@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import warnings
 
 import numpy as np
@@ -108,3 +110,23 @@ def random_diversity_frames(rng: np.random.Generator, n_topics: int, n_runs: int
     qrels = pd.DataFrame(q_rows, columns=["topic", "intent", "docno", "level"])
     runs = pd.DataFrame(r_rows, columns=["run", "topic", "docno", "score"])
     return qrels, runs
+
+
+class Hang(Exception):
+    """Raised inside :func:`time_limit` when its time is up."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """Raise :class:`Hang` in the block if it runs longer than ``seconds`` (SIGALRM: the
+    main thread of a POSIX process)."""
+    def stop(signum, frame):
+        raise Hang()
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

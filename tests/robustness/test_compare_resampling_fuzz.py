@@ -30,7 +30,6 @@ import io
 import itertools
 import math
 import random
-import signal
 import warnings
 from collections import Counter
 
@@ -45,6 +44,8 @@ from xdiv.cli import main
 from xdiv.errors import InputError
 from xdiv.typing import COMPARE_TESTS, RESAMPLING_TESTS
 
+from ..helpers import Hang, time_limit
+
 LIMIT = 60.0
 """Seconds an input may take before it counts as a hang (each takes well under one)."""
 
@@ -56,22 +57,6 @@ B_CHOICES = [0, 1, -1, -1000, 2, 99, 100, 150, 200, 256, 300, 1000, MAX_B + 1, 1
 SEEDS = [0, 1, 7, 2 ** 32, 2 ** 63 - 1, 2 ** 63, -1, 1.5, "0", None, np.int64(3)]
 
 
-class Hang(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float):
-    def stop(signum, frame):
-        raise Hang()
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _cube(rng: random.Random) -> xr.Dataset:

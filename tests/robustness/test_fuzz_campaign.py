@@ -23,12 +23,10 @@ and lengths decimal numbers, finite.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import math
 import re
-import signal
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -41,6 +39,8 @@ import xdiv.hierarchy
 import xdiv.imine
 import xdiv.io
 from xdiv.cli import main
+
+from ..helpers import Hang, time_limit
 
 INTEGER = re.compile(r"[+-]?[0-9]+")
 DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -228,22 +228,6 @@ def _mutate(text: str, rng: np.random.Generator) -> bytes:
     return raw
 
 
-class _Hang(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    def stop(signum, frame):
-        raise _Hang()
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _is_clean_error(exc: BaseException, paths: list[str]) -> bool:
@@ -267,10 +251,10 @@ def _classify_reader(kind: str, raw: bytes, path: Path) -> tuple[str, str]:
     checked = CHECKED.get(kind)
     read = checked[0] if checked else UNCHECKED[kind][0]
     try:
-        with _time_limit(10), warnings.catch_warnings():
+        with time_limit(10), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             got = read(path)
-    except _Hang:
+    except Hang:
         return "hang", repr(raw[:200])
     except Exception as exc:  # noqa: BLE001  (classified, not hidden)
         if _is_clean_error(exc, [str(path)]):
@@ -298,13 +282,13 @@ def _pipeline(kind: str, raw: bytes, folder: Path) -> tuple[str, str]:
     path = folder / f"{kind}.in"
     path.write_bytes(raw)
     try:
-        with _time_limit(10), warnings.catch_warnings():
+        with time_limit(10), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if kind == "qrels":
                 out = xdiv.read_qrels(path)
             else:
                 out = xdiv.read_runs([path])
-    except _Hang:
+    except Hang:
         return "hang", repr(raw[:200])
     except Exception as exc:  # noqa: BLE001
         if _is_clean_error(exc, [str(path)]):
@@ -340,9 +324,9 @@ COMMANDS = {
 def _command(name: str, qrels: Path, run: Path, capsys) -> tuple[str, str]:
     capsys.readouterr()
     try:
-        with _time_limit(20):
+        with time_limit(20):
             status = main(["-q", *COMMANDS[name](str(qrels), str(run))])
-    except _Hang:
+    except Hang:
         return "hang", name
     except BaseException as exc:  # noqa: BLE001  (a command must not raise)
         return "traceback", f"{name}: {type(exc).__name__}: {str(exc)[:300]}"

@@ -30,10 +30,8 @@ No input may raise anything else, hang (a time limit per input) or score a wrong
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
-import signal
 import warnings
 from collections import Counter
 
@@ -44,6 +42,8 @@ from scipy.special import expi
 
 import xdiv
 from xdiv.cli import main
+
+from ..helpers import Hang, time_limit
 
 SMALLEST = 2.0 ** -53
 """The smallest inclusion probability read (documented in xdiv.io.prels)."""
@@ -63,22 +63,6 @@ TOLERANCE = 1e-9
 TIME_LIMIT = 20.0
 
 
-class _Hang(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    def stop(signum, frame):
-        raise _Hang()
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _expected(text: str):
@@ -239,10 +223,10 @@ def _refused_input(rng, folder, index: int, counts: Counter, failures: list,
     words = _expected(field)
     prefix = f"{path}:{number}: inclusion probability "
     try:
-        with _time_limit(TIME_LIMIT), warnings.catch_warnings():
+        with time_limit(TIME_LIMIT), warnings.catch_warnings():
             warnings.simplefilter("ignore", xdiv.XdivWarning)
             xdiv.read_prels(path)
-    except _Hang:
+    except Hang:
         counts["hang"] += 1
         failures.append(f"hang: {path}")
         return
@@ -309,7 +293,7 @@ def _accepted_batch(rng, folder, index: int, n_topics: int, counts: Counter,
     qrels_path.write_text("".join(f"{t} 0 {d} {level}\n" for t, here in judged.items()
                                   for d, (level, _) in here.items()))
     try:
-        with _time_limit(TIME_LIMIT * 3), warnings.catch_warnings():
+        with time_limit(TIME_LIMIT * 3), warnings.catch_warnings():
             warnings.simplefilter("ignore", xdiv.XdivWarning)
             collection = xdiv.read_prels(path)
             built = xdiv.build_runs(frame[["run", "topic", "docno", "score"]])
@@ -317,7 +301,7 @@ def _accepted_batch(rng, folder, index: int, n_topics: int, counts: Counter,
             plain = xdiv.evaluate(built, xdiv.read_qrels(qrels_path), ["infAP"])
             status = main(["evaluate", str(path), str(run_path), "-m", *MEASURES, "--prels",
                            "--per-topic", "--format", "tsv"])
-    except _Hang:
+    except Hang:
         counts["hang"] += n_topics
         failures.append(f"hang: {path}")
         return
