@@ -130,3 +130,9 @@ def time_limit(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+TOOL_REFUSAL_STATUS = {"ndeval": (1,), "gdeval": (25, 255)}
+"""The exit statuses with which ndeval and gdeval.pl refuse a run line (a short or blank
+line, a rank they do not read; gdeval.pl says 255 for the last line of a file without a
+final line feed): the drop-in commands refuse such lines in the tool's words and status."""

@@ -40,7 +40,7 @@ import xdiv.imine
 import xdiv.io
 from xdiv.cli import main
 
-from ..helpers import Hang, time_limit
+from ..helpers import TOOL_REFUSAL_STATUS, Hang, time_limit
 
 INTEGER = re.compile(r"[+-]?[0-9]+")
 DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -308,11 +308,6 @@ def _pipeline(kind: str, raw: bytes, folder: Path) -> tuple[str, str]:
     return ("accepted, checked", "") if ok else ("silent-wrong", repr(raw[:200]))
 
 
-TOOL_STATUS = {"ndeval": (1,), "gdeval": (25, 255)}
-"""The exit status with which ndeval and gdeval.pl refuse a run line (a short line, a bad
-rank; gdeval.pl says 255 for the last line of a file without a final line feed): the
-drop-in commands refuse such lines with the tool's message and status."""
-
 COMMANDS = {
     "evaluate": lambda q, r: ["evaluate", q, r, "-m", "alpha-nDCG@5,nDCG@5,ERR-IA@5"],
     "ndeval": lambda q, r: ["ndeval", q, r],
@@ -344,7 +339,7 @@ def _command(name: str, qrels: Path, run: Path, capsys) -> tuple[str, str]:
     if (status == 2 and len(lines) == 1 and lines[0].startswith("xdiv: error: ")
             and any(lines[0][len("xdiv: error: "):].startswith(str(p)) for p in (qrels, run))):
         return "clean error", ""
-    if (status in TOOL_STATUS.get(name.split("-")[0], ()) and len(lines) == 1
+    if (status in TOOL_REFUSAL_STATUS.get(name.split("-")[0], ()) and len(lines) == 1
             and lines[0].startswith("xdiv: error: ") and f'"{run}"' in lines[0]):
         return "clean error", ""  # a run line the tool itself refuses, in its words
     return "traceback", f"{name}: exit {status}: {err[:300]}"
