@@ -173,6 +173,10 @@ _SLOW_TESTS = {  # each a few seconds: a browser, a child interpreter, a writer 
     "test_a_writer_killed_midway_leaves_the_old_file_and_no_temporary_file",
     "test_sigkill_leaves_the_old_file_and_a_recognisable_temporary_file",
     "test_ndeval_matches_ndeval_on_random_collections"}
+_SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+"""Tests measured at over a second of CPU (tests/cpu_times.py): slow, whatever they do."""
+_MEASURED_SLOW = {line for line in _SLOW_LIST.read_text().splitlines()
+                  if line and not line.startswith("#")} if _SLOW_LIST.exists() else set()
 _PROCESS_WORDS = ("subprocess.", "Popen", "sys.executable", "_render", "chromium")
 _DATA_WORDS = ("require_trec_2009", "TREC_WEB", "TREC_2009")
 _SOURCES: dict = {}
@@ -192,8 +196,8 @@ def _source(function) -> str:
 
 def pytest_collection_modifyitems(config, items):
     """Markers by what a test does: ``slow`` for the real-data oracles, the docs, the
-    fuzzing, the figures, the memory bounds, the hypothesis property tests and every test
-    on the TREC Web Track data;
+    fuzzing, the figures, the memory bounds, the hypothesis property tests, every test
+    on the TREC Web Track data and every test measured at over a second of CPU;
     ``docs`` for tests/docs; ``subprocess`` for tests whose code starts a process."""
     for item in items:
         path = Path(str(item.fspath))
@@ -201,11 +205,15 @@ def pytest_collection_modifyitems(config, items):
         source = _source(function) if function is not None else ""
         if (path.parent.name in _SLOW_FOLDERS or path.name in _SLOW_FILES
                 or getattr(item, "originalname", item.name) in _SLOW_TESTS
+                or item.nodeid in _MEASURED_SLOW
                 or _REAL_DATA & set(getattr(item, "fixturenames", ()))
                 or hasattr(function, "hypothesis")  # property tests: many examples each
                 or any(word in source for word in _DATA_WORDS)):
             item.add_marker(pytest.mark.slow)
         if path.parent.name == "docs":
             item.add_marker(pytest.mark.docs)
+            # one pytest-xdist worker runs them all (--dist loadgroup): the site is built
+            # once per worker that needs it
+            item.add_marker(pytest.mark.xdist_group("docs-site"))
         if any(word in source for word in _PROCESS_WORDS):
             item.add_marker(pytest.mark.subprocess)

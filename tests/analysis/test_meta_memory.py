@@ -45,7 +45,8 @@ def reference_bootstrap(diff, replicates, rng, alpha, chunk=K.CHUNK):
         abs_mean.append(np.abs(boot_mean))
     abs_t = np.concatenate(abs_t, axis=-1)
     abs_mean = np.concatenate(abs_mean, axis=-1)
-    asl = (abs_t >= np.abs(t_obs)[..., None]).sum(axis=-1) / replicates
+    # (c + 1) / (B + 1): the observed data count as one resample (Phipson & Smyth, 2010)
+    asl = ((abs_t >= np.abs(t_obs)[..., None]).sum(axis=-1) + 1.0) / (replicates + 1.0)
     rank = max(int(round(replicates * alpha)), 1)
     delta = np.empty(diff.shape[:-1])
     for index in np.ndindex(*diff.shape[:-1]):
@@ -76,7 +77,7 @@ def reference_tukey(scores, replicates, rng, chunk=K.CHUNK):
     spread = np.concatenate(spreads, axis=-1)  # (..., B)
     observed = np.abs(means[..., i] - means[..., j])
     reached = (spread[..., None, :] >= observed[..., :, None] - 1e-12).sum(axis=-1)
-    return means[..., i] - means[..., j], reached / replicates
+    return means[..., i] - means[..., j], (reached + 1.0) / (replicates + 1.0)
 
 
 def pair_differences(values):

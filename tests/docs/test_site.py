@@ -39,7 +39,7 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT, capture_output=True, text=True, timeout=1200,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stderr[-5000:]}"
     return out
