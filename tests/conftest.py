@@ -174,7 +174,8 @@ _SLOW_TESTS = {  # each a few seconds: a browser, a child interpreter, a writer 
     "test_sigkill_leaves_the_old_file_and_a_recognisable_temporary_file",
     "test_ndeval_matches_ndeval_on_random_collections"}
 _SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
-"""Tests measured at over a second of CPU (tests/cpu_times.py): slow, whatever they do."""
+"""Tests measured at over 0.3 s of CPU (tests/cpu_times.py): slow, whatever they
+do."""
 _MEASURED_SLOW = {line for line in _SLOW_LIST.read_text().splitlines()
                   if line and not line.startswith("#")} if _SLOW_LIST.exists() else set()
 _PROCESS_WORDS = ("subprocess.", "Popen", "sys.executable", "_render", "chromium")
@@ -197,7 +198,7 @@ def _source(function) -> str:
 def pytest_collection_modifyitems(config, items):
     """Markers by what a test does: ``slow`` for the real-data oracles, the docs, the
     fuzzing, the figures, the memory bounds, the hypothesis property tests, every test
-    on the TREC Web Track data and every test measured at over a second of CPU;
+    on the TREC Web Track data and every test measured at over 0.3 s of CPU;
     ``docs`` for tests/docs; ``subprocess`` for tests whose code starts a process."""
     for item in items:
         path = Path(str(item.fspath))
