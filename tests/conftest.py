@@ -195,6 +195,7 @@ def _source(function) -> str:
     return _SOURCES[function]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     """Markers by what a test does: ``slow`` for the real-data oracles, the docs, the
     fuzzing, the figures, the memory bounds, the hypothesis property tests, every test
