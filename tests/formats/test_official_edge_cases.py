@@ -70,15 +70,6 @@ def ndeval_program(ndeval_tools) -> Path:
     return ndeval_tools["2014"]
 
 
-@pytest.fixture(scope="module")
-def gdeval_pl() -> Path:
-    ir_measures = pytest.importorskip("ir_measures")
-    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
-    if not script.exists() or shutil.which("perl") is None:
-        pytest.skip("ir_measures' gdeval.pl or perl is not available")
-    return script
-
-
 def _tool(*args) -> subprocess.CompletedProcess:
     return subprocess.run([str(a) for a in args], capture_output=True, text=True)
 
