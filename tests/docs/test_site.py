@@ -37,10 +37,13 @@ def site(tmp_path_factory) -> Path:
     for module in ("mkdocs", "material", "markdown_exec", "latex2mathml"):
         pytest.importorskip(module, reason="the docs site needs the docs extra")
     out = tmp_path_factory.mktemp("site")
+    # the examples' scratch folders go to a temporary folder of this build's own: another
+    # build at the same time (another checkout's tests) cannot remove them under it
+    scratch = tmp_path_factory.mktemp("scratch")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=1200,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(scratch)})
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stderr[-5000:]}"
     return out
 
