@@ -60,28 +60,24 @@ def build_trec_eval(version: str, folder: Path) -> Path:
     return source / "trec_eval"
 
 
-_NDEVAL_SOURCE: dict = {}
-"""ndeval.c's text, or why it could not be fetched, once per session (pip is slow)."""
-
-
-def ndeval_source(folder: Path) -> tuple[str, str]:
-    """The C compiler and the text of TREC's ndeval.c from pyndeval's source distribution
-    (pip downloads it into ``folder`` the first time in a session); the test is skipped
-    without either."""
+def c_compiler() -> str:
+    """The C compiler's path, or skip the test."""
     import shutil
 
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
-        pytest.skip("no C compiler to build ndeval")
-    if not _NDEVAL_SOURCE:
-        _NDEVAL_SOURCE.update(_fetch_ndeval_source(folder))
-    if "skip" in _NDEVAL_SOURCE:
-        pytest.skip(_NDEVAL_SOURCE["skip"])
-    return compiler, _NDEVAL_SOURCE["text"]
+        pytest.skip("no C compiler to build the C tools")
+    return compiler
 
 
-def _fetch_ndeval_source(folder: Path) -> dict:
-    """``{"text": ndeval.c}`` from pyndeval's source distribution, or ``{"skip": why}``."""
+@pytest.fixture(scope="session")
+def ndeval_c(tmp_path_factory) -> Path:
+    """TREC's ndeval.c (4.5, June 2014) from pyndeval's source distribution, which pip
+    downloads once per session (pip is slow), or skip the test."""
+    return built_once(tmp_path_factory, "ndeval-source", _fetch_ndeval_source)
+
+
+def _fetch_ndeval_source(folder: Path) -> Path:
     import importlib.metadata
     import subprocess
     import sys
@@ -93,26 +89,29 @@ def _fetch_ndeval_source(folder: Path) -> dict:
                               str(folder)], capture_output=True, text=True, timeout=120)
     archives = list(folder.glob("pyndeval-*.tar.gz"))
     if fetched.returncode != 0 or not archives:
-        return {"skip": f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}"}
+        pytest.skip(f"cannot fetch pyndeval's source: {fetched.stderr.strip()[-200:]}")
     with tarfile.open(archives[0]) as tar:
         member = next(m for m in tar.getmembers() if m.name.endswith("/ndeval.c"))
-        return {"text": tar.extractfile(member).read().decode("latin-1")}
+        (folder / "ndeval.c").write_bytes(tar.extractfile(member).read())
+    return folder / "ndeval.c"
+
+
+def build_c_program(source: Path, program: Path) -> Path:
+    """``program`` compiled from the C file ``source`` (``-O2 -lm``)."""
+    import subprocess
+
+    program.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([c_compiler(), "-O2", "-o", str(program), str(source), "-lm"], check=True,
+                   capture_output=True)
+    return program
 
 
 @pytest.fixture(scope="session")
-def ndeval_program(tmp_path_factory) -> Path:
+def ndeval_program(tmp_path_factory, ndeval_c) -> Path:
     """TREC's ndeval 4.5 compiled unchanged from the source in pyndeval's source
     distribution, once per session (its messages start with ``ndeval: ``)."""
-    import subprocess
-
-    def build(where: Path) -> Path:
-        compiler, text = ndeval_source(where)
-        (where / "ndeval.c").write_text(text, encoding="latin-1")
-        subprocess.run([compiler, "-O2", "-o", str(where / "ndeval"), str(where / "ndeval.c"),
-                        "-lm"], check=True, capture_output=True)
-        return where / "ndeval"
-
-    return built_once(tmp_path_factory, "ndeval", build)
+    return built_once(tmp_path_factory, "ndeval",
+                      lambda folder: build_c_program(ndeval_c, folder / "ndeval"))
 
 
 @pytest.fixture(scope="session")

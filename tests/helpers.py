@@ -29,6 +29,13 @@ def score(col, runs, metric: str, **options) -> float:
     return float(res.score.squeeze())
 
 
+def scores(col, runs, metrics: list[str], **options) -> dict[str, float]:
+    """:func:`score` of each of ``metrics``, in one evaluation (a tenth of the time of
+    one evaluation per measure on the small cases of the property tests)."""
+    res = xdiv.evaluate(runs, col, metrics, **options)
+    return {str(m): float(v) for m, v in zip(res["metric"].values, res["score"].values.ravel())}
+
+
 def random_adhoc_frames(rng: np.random.Generator, n_topics: int, n_runs: int, *,
                         max_level: int = 4, depth: int = 30, pool: int = 40,
                         spam: bool = False, empty_topic: bool = True):

@@ -84,3 +84,33 @@ def test_trec_eval_starts_without_the_other_commands(tmp_path):
     *out, last = proc.stdout.splitlines()
     assert out == ["map                   \tall\t1.0000"]
     assert last == "['xdiv.cli.common', 'xdiv.cli.trec_eval']"
+
+
+def _declared(family: str) -> set[str]:
+    from xdiv.cli import parser
+
+    top = parser((family,))
+    (sub,) = [action for action in top._actions if action.dest == "command"]
+    return set(sub.choices)
+
+
+def test_each_command_is_mapped_to_the_family_that_declares_it():
+    """``FAMILY_OF`` names, for every command, the module that declares it: the parser
+    built for ``xdiv COMMAND ...`` alone holds the command, and no command is missing."""
+    from xdiv.cli import COMMAND_FAMILIES, FAMILY_OF
+
+    declared = {family: _declared(family) for family in COMMAND_FAMILIES}
+    assert {name: family for family, names in declared.items() for name in names} == FAMILY_OF
+
+
+def test_a_command_declares_only_its_own_family(tmp_path):
+    """``xdiv convert ...`` imports no other command module than its own."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 1 d1 1\n")
+    probe = ("import sys\nfrom xdiv.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(sorted(m for m in sys.modules if m.startswith('xdiv.cli.')))")
+    proc = subprocess.run([sys.executable, "-c", probe, "convert", str(qrels), "--adhoc",
+                           "max", "-o", str(tmp_path / "adhoc")], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "['xdiv.cli.common', 'xdiv.cli.convert']"

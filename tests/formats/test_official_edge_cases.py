@@ -35,7 +35,7 @@ from xdiv.cli import main
 from xdiv.formats.layout import ToolRefusal
 from xdiv.formats.ndeval import ndeval_report
 
-from ..conftest import ndeval_source
+from ..conftest import build_c_program, built_once
 
 QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n"
 """Diversity qrels: topics 1-3, two subtopics."""
@@ -43,31 +43,23 @@ QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n"
 
 # ------------------------------------------------------------------ the tools
 
-@pytest.fixture(scope="module")
-def ndeval_tools(tmp_path_factory) -> dict[str, Path]:
+@pytest.fixture(scope="session")
+def ndeval_tools(tmp_path_factory, ndeval_c, ndeval_program) -> dict[str, Path]:
     """ndeval 4.5 as distributed since June 2014 (``"2014"``: the source of pyndeval's
     source distribution, unchanged) and as released in 2013 (``"2013"``: the same source,
-    the risk-sensitive label spelt with commas)."""
-    where = tmp_path_factory.mktemp("ndeval-tools")
-    compiler, source = ndeval_source(where)
+    the risk-sensitive label spelt with commas), each built once per session."""
     label_2014 = 'rwstr = "; rs=1+a; a=";'
+    source = ndeval_c.read_text(encoding="latin-1")
     assert source.count(label_2014) == 1, "pyndeval's ndeval.c is not the June 2014 source"
-    tools = {}
-    for year, text in (("2014", source), ("2013", source.replace(label_2014,
-                                                                 'rwstr = ", rs=1+a, a=";'))):
-        (where / f"ndeval{year}.c").write_text(text, encoding="latin-1")
+
+    def build_2013(folder: Path) -> Path:
+        (folder / "ndeval.c").write_text(source.replace(label_2014, 'rwstr = ", rs=1+a, a=";'),
+                                         encoding="latin-1")
         # the program's name is what it prints before its messages
-        folder = where / year
-        folder.mkdir()
-        subprocess.run([compiler, "-O2", "-o", str(folder / "ndeval"),
-                        str(where / f"ndeval{year}.c"), "-lm"], check=True, capture_output=True)
-        tools[year] = folder / "ndeval"
-    return tools
+        return build_c_program(folder / "ndeval.c", folder / "bin" / "ndeval")
 
-
-@pytest.fixture(scope="module")
-def ndeval_program(ndeval_tools) -> Path:
-    return ndeval_tools["2014"]
+    return {"2014": ndeval_program, "2013": built_once(tmp_path_factory, "ndeval-2013",
+                                                       build_2013)}
 
 
 def _tool(*args) -> subprocess.CompletedProcess:

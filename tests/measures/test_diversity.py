@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import xdiv
 
-from ..helpers import diversity, score
+from ..helpers import diversity, score, scores
 
 L2 = math.log2
 
@@ -86,11 +86,6 @@ def diversity_cases(draw):
     return judgments, list(ranking), nav, probs, n_int
 
 
-def _scores(col, runs, metrics):
-    res = xdiv.evaluate(runs, col, metrics)
-    return dict(zip(res.metric.values, res.score.values.ravel()))
-
-
 @settings(max_examples=60, deadline=None)
 @given(case=diversity_cases(), cut=st.integers(1, 12))
 def test_diversity_properties(case, cut):
@@ -98,7 +93,7 @@ def test_diversity_properties(case, cut):
     col, runs = diversity(judgments, ranking, nav=nav, probabilities=probs)
     names = [f"{m}@{cut}" for m in ["D-nDCG", "D-Q", "DIN-nDCG", "DIN-Q", "I-rec", "Ef-P",
                                     "D#-nDCG", "D#-Q", "DIN#-nDCG", "P+Q", "Q-IA", "Prec"]]
-    v = _scores(col, runs, names)
+    v = scores(col, runs, names)
     for m in ["D-nDCG", "I-rec", "Ef-P", "D-Q", "DIN-nDCG", "DIN-Q", "Prec"]:
         assert -1e-12 <= v[f"{m}@{cut}"] <= 1 + 1e-12, m
     if cut >= n_int:
@@ -110,7 +105,9 @@ def test_diversity_properties(case, cut):
         assert v[f"DIN-nDCG@{cut}"] == pytest.approx(v[f"D-nDCG@{cut}"], abs=1e-12)
         assert v[f"DIN-Q@{cut}"] == pytest.approx(v[f"D-Q@{cut}"], abs=1e-12)
         assert v[f"P+Q@{cut}"] == pytest.approx(v[f"Q-IA@{cut}"], abs=1e-12)
-    recall = [_scores(col, runs, [f"I-rec@{k}"])[f"I-rec@{k}"] for k in range(1, cut + 1)]
+    names = [f"I-rec@{k}" for k in range(1, cut + 1)]
+    by_cutoff = scores(col, runs, names)
+    recall = [by_cutoff[name] for name in names]
     assert all(b >= a for a, b in zip(recall, recall[1:]))
 
 
@@ -122,7 +119,7 @@ def test_single_intent_d_ndcg_is_ndcg(levels, cut, seed):
     judgments["r"] = {"1": 2}
     ranking = list(np.random.default_rng(seed).permutation(list(judgments)))
     col, runs = diversity(judgments, ranking)
-    v = _scores(col, runs, [f"D-nDCG@{cut}", f"nDCG@{cut}", f"D-nDCG(gain=linear)@{cut}",
+    v = scores(col, runs, [f"D-nDCG@{cut}", f"nDCG@{cut}", f"D-nDCG(gain=linear)@{cut}",
                             f"nDCG(gain=linear)@{cut}"])
     assert v[f"D-nDCG@{cut}"] == pytest.approx(v[f"nDCG@{cut}"], abs=1e-12)
     assert v[f"D-nDCG(gain=linear)@{cut}"] == pytest.approx(v[f"nDCG(gain=linear)@{cut}"],
@@ -139,5 +136,5 @@ def test_globally_ideal_list_scores_one(case):
     docs = col.docno.sel(topic="1").values
     ideal = [d for _, d in sorted(zip(-gg, docs)) if d]
     col, runs = diversity(judgments, ideal, nav=nav, probabilities=probs)
-    for m in ["D-nDCG@5", "D-nDCG", "D-Q"]:
-        assert score(col, runs, m) == pytest.approx(1.0, abs=1e-12), m
+    for m, value in scores(col, runs, ["D-nDCG@5", "D-nDCG", "D-Q"]).items():
+        assert value == pytest.approx(1.0, abs=1e-12), m

@@ -13,7 +13,7 @@ import xdiv
 from xdiv import set_doc_lengths
 from xdiv.measures.umeasure import trailtext_u
 
-from ..helpers import diversity, score
+from ..helpers import diversity, score, scores
 
 
 def _with_lengths(col, lengths, default=None):
@@ -28,8 +28,8 @@ def test_u_by_hand():
     # rank 1: snippet 200 + 20% of 1000 -> pos 400, gain (2^1-1)/2^2
     # rank 2: unjudged, snippet only -> 600; rank 3: +200 +400 -> 1200, gain (2^2-1)/2^2
     want = 0.25 * (1 - 400 / L) + 0.75 * (1 - 1200 / L)
-    for m in ("U@10", "D-U@10", "U-IA@10"):
-        assert score(col, runs, m) == pytest.approx(want, abs=1e-12), m
+    for m, value in scores(col, runs, ["U@10", "D-U@10", "U-IA@10"]).items():
+        assert value == pytest.approx(want, abs=1e-12), m
     short = 0.25 * (1 - 400 / L)
     assert score(col, runs, "U@2") == pytest.approx(short, abs=1e-12)
     # decay reaches zero at L: with L = 1000 the second gain (pos 1200) counts nothing

@@ -51,9 +51,15 @@ COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "measures", "me
                     "risk", "design", "convert", "plot", "report", "pools")
 """The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
 
-ALONE = {"trec_eval": "trec_eval"}
-"""Commands whose parser is built alone when the command line names them first (``xdiv
-trec_eval ...``): a drop-in for a C tool starts without the other commands' modules."""
+FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
+             "gdeval": "official", "trec_eval": "trec_eval", "measures": "measures",
+             "meta": "meta", "concordance": "meta", "correlate": "meta",
+             "compare": "compare", "risk": "risk", "design": "design", "convert": "convert",
+             "plot": "plot", "report": "report", "pools": "pools"}
+"""The family (module) that declares each command. A command line that names a command
+first (``xdiv evaluate ...``) builds that family's parser alone: a command starts without
+declaring the other commands' hundreds of options, and a drop-in for a C tool (``xdiv
+trec_eval``) without importing the other commands' modules."""
 
 
 def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParser:
@@ -74,7 +80,7 @@ def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParse
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    alone = ALONE.get(argv[0]) if argv else None
+    alone = FAMILY_OF.get(argv[0]) if argv else None
     top = parser((alone,) if alone else COMMAND_FAMILIES)
     args, extra = top.parse_known_args(argv)
     if extra:  # as parse_args says it, by the command's own error when it has one
