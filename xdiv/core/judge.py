@@ -405,6 +405,7 @@ def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
     sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]].assign(
         assessed=(collection["judgment"] >= 0).any("intent"))
     sub = _on_topics(sub, topics, fill)
-    if sub["docno"].dtype.kind == "O":
+    docno = sub["docno"].values
+    if docno.dtype.kind == "O" and pd.isna(docno).any():  # topics the collection lacks
         sub = sub.assign_coords(docno=sub["docno"].fillna(""))
     return sub.rename({"level": "qrels_level", "assessed": "qrels_assessed"})
