@@ -326,8 +326,10 @@ def _warn_intent_types(plan: _Plan) -> None:
 def _warn_single_intent(plan: _Plan) -> None:
     """Warn when diversity measures are asked of qrels where no topic has two intents."""
     diversity = [m.name for m in plan.measures if m.definition.family != SINGLE_INTENT_FAMILY]
+    if not diversity:
+        return
     judged = (plan.collection["judgment"] != ABSENT).any("doc")
-    if diversity and int(judged.sum("intent").max(initial=0)) <= 1:
+    if int(judged.sum("intent").max(initial=0)) <= 1:
         warn(f"{preview(diversity, 5)}: no topic of the qrels has more than one subtopic "
              "(intent), so these diversity measures reduce to single-intent ones; give "
              "diversity qrels (topic subtopic docno level; in ir_measures, the subtopic in "
