@@ -150,6 +150,37 @@ def built_once(tmp_path_factory, name: str, make) -> Path:
     return Path(made.read_text())
 
 
+def build_ntcireval(folder: Path) -> Path:
+    """NTCIREVAL 190111's folder, with ``ntcir_eval`` built unchanged by its own Makefile
+    from ../shared/reference/tools/ntcireval-190111.tar.gz in ``folder`` (the folder holds
+    its shell and gawk scripts and sample data too); skips the test when the tarball, make
+    or gcc is missing or the build fails."""
+    import shutil
+    import subprocess
+    import tarfile
+
+    tarball = SHARED / "reference" / "tools" / "ntcireval-190111.tar.gz"
+    if not tarball.exists():
+        pytest.skip(f"../shared/reference/tools/{tarball.name} is not available")
+    if shutil.which("make") is None or shutil.which("gcc") is None:
+        pytest.skip("make and gcc are needed to build NTCIREVAL")
+    with tarfile.open(tarball) as tar:
+        tar.extractall(folder, filter="data")
+    source = folder / "NTCIREVAL-190111"
+    built = subprocess.run(["make", "-s", "ntcir_eval"], cwd=source, capture_output=True,
+                           text=True)
+    if built.returncode != 0 or not (source / "ntcir_eval").exists():
+        pytest.skip(f"ntcir_eval did not build: {built.stderr[-300:]}")
+    return source
+
+
+@pytest.fixture(scope="session")
+def ntcireval_folder(tmp_path_factory) -> Path:
+    """NTCIREVAL 190111 unpacked and ``ntcir_eval`` built, once per session (see
+    :func:`build_ntcireval`); ``ntcireval_folder / "ntcir_eval"`` is the program."""
+    return built_once(tmp_path_factory, "ntcireval", build_ntcireval)
+
+
 @pytest.fixture(scope="session")
 def trec_eval_build(tmp_path_factory):
     """``build(version)``: the path of trec_eval ``version`` ("10.0" or "9.0.8") built from
