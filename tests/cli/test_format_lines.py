@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from xdiv.cli import main
-from xdiv.formats.trec_eval_table import Options
-from xdiv.formats.trec_eval_tool import trec_eval_run
+from xdiv.official.trec_eval.table import Options
+from xdiv.official.trec_eval.tool import trec_eval_run
 
 QRELS = ("1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 e 1\n2 0 a 1\n2 0 d 1\n2 0 f 0\n"
          "10 0 a 2\n10 0 g 1\n")

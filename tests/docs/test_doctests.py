@@ -20,7 +20,7 @@ EXAMPLES = [
     ("xdiv.io.api", "read_qrels"),
     ("xdiv.io.runfiles", "read_runs"),
     ("xdiv.engine", "evaluate"), ("xdiv.engine", "evaluate_files"),
-    ("xdiv.formats.ndeval", "ndeval"), ("xdiv.analysis.pools", "leave_one_run_out"),
+    ("xdiv.official.ndeval_tool.report", "ndeval"), ("xdiv.analysis.pools", "leave_one_run_out"),
     ("xdiv.analysis.meta", "bootstrap_test"),
     ("xdiv.analysis.meta", "tukey_hsd"),
     ("xdiv.analysis.risk", "urisk"),

@@ -22,7 +22,7 @@ import pytest
 
 import xdiv
 from xdiv.cli import main
-from xdiv.formats.ndeval import NDEVAL_LABELS
+from xdiv.official.ndeval_tool.report import NDEVAL_LABELS
 
 from ..conftest import TREC_WEB, require_trec_2009
 

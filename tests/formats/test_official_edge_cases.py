@@ -14,8 +14,8 @@ against gdeval 1.3 itself (the TREC 2013 Web Track release) on random cases when
 distributes (skipped otherwise).
 
 Each case runs both paths of the commands: plain files take the numpy path
-(:mod:`xdiv.formats.plain`); the same files with CRLF line ends, which both tools read
-as the plain ones, take the general path (:mod:`xdiv.formats.ndeval`).
+(:mod:`xdiv.official.plain`); the same files with CRLF line ends, which both tools read
+as the plain ones, take the general path (:mod:`xdiv.official.ndeval_tool.report`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ import xarray as xr
 
 import xdiv
 from xdiv.cli import main
-from xdiv.formats.layout import ToolRefusal
-from xdiv.formats.ndeval import ndeval_report
+from xdiv.official.layout import ToolRefusal
+from xdiv.official.ndeval_tool.report import ndeval_report
 
 from ..conftest import build_c_program, built_once
 

@@ -3,8 +3,8 @@ and the warnings the commands give (items 4, 7, 9 and 15 of the third audit).
 
 Oracles: TREC's ndeval 4.5 compiled from pyndeval's source distribution and the gdeval.pl
 that ir_measures ships (run with perl); each is skipped when absent. Each case runs both
-paths of the commands: plain files take the numpy path (:mod:`xdiv.formats.plain`), the
-same files with CRLF line ends the general path (:mod:`xdiv.formats.ndeval`).
+paths of the commands: plain files take the numpy path (:mod:`xdiv.official.plain`), the
+same files with CRLF line ends the general path (:mod:`xdiv.official.ndeval_tool.report`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 
 from xdiv import cli
 from xdiv.cli import main
-from xdiv.formats import plain
+from xdiv.official import plain
 
 QRELS = "1 1 a 1\n1 2 b 1\n1 1 c 0\n1 2 d 1\n2 1 e 1\n2 2 f 1\n3 1 g 1\n"
 ADHOC = "1 0 a 2\n1 0 b 1\n1 0 d 3\n2 0 e 1\n2 0 f 4\n3 0 g 1\n"

@@ -13,8 +13,8 @@ import xarray as xr
 
 import xdiv
 from tests.conftest import require_trec_2009
-from xdiv.formats.ndeval import cut_runs, ndeval_report
-from xdiv.formats.plain import ndeval_plain
+from xdiv.official.ndeval_tool.report import cut_runs, ndeval_report
+from xdiv.official.plain import ndeval_plain
 
 HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow")
 
@@ -194,14 +194,14 @@ def _adhoc(qrels: Path, out: Path) -> Path:
 
 
 def _gdeval_general(qrels, runs, **options) -> tuple[str, list[str]]:
-    from xdiv.formats.gdeval import gdeval_report
+    from xdiv.official.gdeval.report import gdeval_report
 
     return _warned(lambda: gdeval_report(xdiv.read_qrels(qrels), xdiv.read_runs(runs),
                                          **options))
 
 
 def _gdeval_plain(qrels, runs, **options) -> tuple[str | None, list[str]]:
-    from xdiv.formats.plain import gdeval_plain
+    from xdiv.official.plain import gdeval_plain
 
     return _warned(gdeval_plain, qrels, runs, **options)
 
@@ -247,7 +247,7 @@ def _raises():
 
 
 def test_a_child_that_raises_sends_failed_and_is_reaped():
-    from xdiv.formats import plain
+    from xdiv.official import plain
 
     if plain._cores() < 2:
         pytest.skip("one core: no child process is forked")
@@ -265,7 +265,7 @@ def test_official_ndeval_cube_is_the_same_on_both_paths(traditional, monkeypatch
     plain = xdiv.official.ndeval(qrels, runs, traditional=traditional, complete=True)
     text = ndeval_plain(qrels, runs, order="score-docno-desc" if traditional else "rank",
                         complete=True)
-    from xdiv.formats import plain as plain_module
+    from xdiv.official import plain as plain_module
 
     monkeypatch.setattr(plain_module, "ndeval_plain_blocks", lambda *a, **k: None)
     with warnings.catch_warnings():
@@ -282,7 +282,7 @@ def test_official_ndeval_cube_is_the_same_on_both_paths(traditional, monkeypatch
                                     [b"same-long-docno-0001"] * 5])
 def test_sorted_codes_equal_numpy_unique(values):
     """Including the case of one value repeated, whose codes were once left unset."""
-    from xdiv.io.plain import sorted_codes
+    from xdiv.official.plain_input import sorted_codes
 
     array = np.array(values)
     distinct, codes = sorted_codes(array)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from xdiv.cli.trec_eval import trec_eval_arguments, trec_eval_command
-from xdiv.formats.trec_eval_lean import lean_run
-from xdiv.formats.trec_eval_tool import Outcome, trec_eval_run
-from xdiv.io.trec_eval_text import NotReproduced, c_atof, c_atol
+from xdiv.official.trec_eval.lean import lean_run
+from xdiv.official.trec_eval.tool import Outcome, trec_eval_run
+from xdiv.official.trec_eval.text import NotReproduced, c_atof, c_atol
 
 QRELS = b"1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 1\n"
 RUN = (b"1 Q0 a 1 1.5 r\n1 Q0 b 2 2 r\n1 Q0 c 3 0.5 r\n1 Q0 e 4 0.25 r\n"

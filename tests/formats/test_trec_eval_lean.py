@@ -1,4 +1,4 @@
-"""The numpy-free path of ``xdiv trec_eval`` (:mod:`xdiv.formats.trec_eval_lean`) prints
+"""The numpy-free path of ``xdiv trec_eval`` (:mod:`xdiv.official.trec_eval.lean`) prints
 what trec_eval 10.0 prints wherever it answers, and declines the rest.
 
 Two kinds of random cases: clean ones, built for the lean path to answer (ties, negative
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xdiv.formats.trec_eval_lean import LEAN_MEASURES, lean_run
-from xdiv.formats.trec_eval_table import NICKNAMES, Options
-from xdiv.formats.trec_eval_tool import trec_eval_run
+from xdiv.official.trec_eval.lean import LEAN_MEASURES, lean_run
+from xdiv.official.trec_eval.table import NICKNAMES, Options
+from xdiv.official.trec_eval.tool import trec_eval_run
 
 from .test_trec_eval_tool import random_case
 

@@ -7,7 +7,7 @@ The random cases are small and messy on purpose: score ties, docnos retrieved tw
 judged twice, topics only in the qrels or only in the run, negative and multi-level
 grades, runs without any line for a topic, comments, blank lines, extra fields, odd
 whitespace and number spellings. Each case is evaluated under several option sets by the
-binary (a child process) and by :func:`xdiv.formats.trec_eval_tool.trec_eval_run` (in
+binary (a child process) and by :func:`xdiv.official.trec_eval.tool.trec_eval_run` (in
 this process).
 """
 
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from xdiv.cli.trec_eval import trec_eval_arguments, trec_eval_outcome
-from xdiv.formats.trec_eval_tool import (MEASURES, NICKNAMES, Outcome, supported_measures,
-                                         trec_eval_run)
-from xdiv.io.trec_eval_input import NotReproduced, c_atof, c_atol
+from xdiv.official.trec_eval.tool import (MEASURES, NICKNAMES, Outcome, supported_measures,
+                                          trec_eval_run)
+from xdiv.official.trec_eval.input import NotReproduced, c_atof, c_atol
 
 STAGE_1 = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
            "bpref", "recip_rank", "iprec_at_recall", "P"]

@@ -16,7 +16,7 @@ import pytest
 
 import xdiv
 from xdiv.errors import MeasureError
-from xdiv.formats.trec_eval_tool import Options, trec_eval_run
+from xdiv.official.trec_eval.tool import Options, trec_eval_run
 from xdiv.measures import names as N
 
 from ..helpers import random_adhoc_frames

@@ -139,7 +139,7 @@ def test_data_is_checked_once_at_the_entry_point(monkeypatch):
 
     import xdiv.core.collection as collection_model
     import xdiv.core.judge as judge_model
-    from xdiv.formats.ndeval import ndeval_report
+    from xdiv.official.ndeval_tool.report import ndeval_report
 
     collection, runs = xdiv.datasets.synthetic(n_topics=5, n_runs=2, depth=10, seed=0)
     calls = []

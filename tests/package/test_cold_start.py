@@ -50,8 +50,8 @@ LEAN = ("xdiv.kernels.common", "xdiv.kernels.diversity", "xdiv.kernels.graded",
         "xdiv.kernels.risk", "xdiv.kernels.umeasure", "xdiv.measures.registry",
         "xdiv.measures.sets", "xdiv.measures.names", "xdiv.measures.reference",
         "xdiv.core.labels", "xdiv.core.ranking", "xdiv.io._guard", "xdiv.io._spool",
-        "xdiv.io.atomic", "xdiv.io.plain", "xdiv.formats.layout", "xdiv.formats.plain",
-        "xdiv.formats.printf")
+        "xdiv.io.atomic", "xdiv.official.plain_input", "xdiv.official.layout",
+        "xdiv.official.plain", "xdiv.official.printf")
 """The modules of the lean path (docs/contributing.md): what ``xdiv ndeval`` runs on
 plain files, and what the command line needs to build its parser."""
 
@@ -69,8 +69,8 @@ def test_the_lean_modules_load_none_of_the_heavy_libraries():
     assert _python(code) == "{}"
 
 
-NUMPY_FREE = ("xdiv.cli", "xdiv.cli.trec_eval", "xdiv.io.trec_eval_text",
-              "xdiv.formats.trec_eval_table", "xdiv.formats.trec_eval_lean")
+NUMPY_FREE = ("xdiv.cli", "xdiv.cli.trec_eval", "xdiv.official.trec_eval.text",
+              "xdiv.official.trec_eval.table", "xdiv.official.trec_eval.lean")
 """What ``xdiv trec_eval`` imports before it knows whether the full program is needed
 (docs/contributing.md)."""
 

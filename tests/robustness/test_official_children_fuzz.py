@@ -34,7 +34,7 @@ import pytest
 
 from xdiv import cli
 from xdiv.cli import main
-from xdiv.formats import plain
+from xdiv.official import plain
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the children are forked")
 
@@ -257,7 +257,7 @@ def _rank_campaign(inputs: int, seed: int, ndeval_program, gdeval_pl, tmp_path, 
                    monkeypatch) -> dict:
     """``inputs`` run files, half to each tool, each also with CRLF line ends; what
     happened to them (command, read or refused) with the count of each."""
-    from xdiv.io.plain import read_plain_run
+    from xdiv.official.plain_input import read_plain_run
 
     # the argument parser built once, and the plain path in this process alone (the
     # killed children above fork): tens of milliseconds less for each command

@@ -35,8 +35,8 @@ from pathlib import Path
 import pytest
 
 from xdiv.cli.trec_eval import trec_eval_arguments, trec_eval_command
-from xdiv.formats.trec_eval_lean import lean_run
-from xdiv.formats.trec_eval_tool import Outcome, trec_eval_run
+from xdiv.official.trec_eval.lean import lean_run
+from xdiv.official.trec_eval.tool import Outcome, trec_eval_run
 
 CLEAN = (b"1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 1\n2 0 a 1\n2 0 e 3\n2 0 f 0\n3 0 g 1\n",
          b"".join(b"%d Q0 %s %d %s r1\n" % (t, d, k + 1, s) for t, docs in

@@ -293,8 +293,8 @@ def available_memory() -> int | None:
 
 def print_scores(args, scores: xr.Dataset) -> None:
     """Print ``scores`` as ``--format`` and ``--per-topic`` ask."""
-    from ..formats.ndeval import ndeval_csv
-    from ..formats.trec_eval import trec_eval_lines
+    from ..official.ndeval_tool.report import ndeval_csv
+    from ..official.trec_eval.lines import trec_eval_lines
 
     scores = with_companions(scores)
     if args.format == "ndeval":

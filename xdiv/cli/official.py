@@ -26,7 +26,7 @@ RISK_ALPHA_NOTE = ("-riskAlpha (also --risk-alpha) defaults to 0, as in the offi
                    "xdiv risk\n--risk-alpha has the same name and default.\n")
 """Said under ``xdiv ndeval --help`` and ``xdiv gdeval --help``."""
 RISK_LABELS = ("2013", "2014")
-"""The years of ``--risk-label`` (:data:`xdiv.formats.layout.RISK_LABELS`, not imported
+"""The years of ``--risk-label`` (:data:`xdiv.official.layout.RISK_LABELS`, not imported
 while the parser is built)."""
 RISK_LABEL_HELP = (
     "the run label against a baseline as the tool's release of that year prints it: 2014 "
@@ -141,10 +141,10 @@ def _read(args, order: str, spool, tool: str, depth: int | None):
     """The qrels, runs and baseline of the command line, read from the ``spool``'s paths
     (:func:`xdiv.io._spool.spooled_inputs`: ``-``, pipes and quoted glob patterns
     accepted, as by ``xdiv evaluate``) as ``tool`` reads them
-    (:func:`xdiv.formats.ndeval.read_tool_runs`), in the tool's order (ndeval: the run,
-    then the baseline; gdeval 1.3: the baseline first)."""
+    (:func:`xdiv.official.ndeval_tool.report.read_tool_runs`), in the tool's order
+    (ndeval: the run, then the baseline; gdeval 1.3: the baseline first)."""
     from ..core.adhoc import to_adhoc
-    from ..formats.ndeval import read_tool_qrels, read_tool_runs, tool_collection
+    from ..official.ndeval_tool.report import read_tool_qrels, read_tool_runs, tool_collection
 
     qrels, *paths = spool.paths
     n_runs = len(paths) - (1 if args.baseline else 0)
@@ -170,14 +170,14 @@ def _inputs(args) -> list[str]:
 
 def _refused(exc) -> int:
     """An input the official tool refuses, said as the tool says it (one line) and ended
-    with the tool's exit status (:class:`xdiv.formats.layout.ToolRefusal`)."""
+    with the tool's exit status (:class:`xdiv.official.layout.ToolRefusal`)."""
     print(shown(f"xdiv: error: {exc}", MESSAGE_LIMIT), file=sys.stderr)
     return exc.status
 
 
 def run_ndeval(args) -> int:
     from ..core.ranking import order_switch
-    from ..formats.layout import ToolRefusal
+    from ..official.layout import ToolRefusal
 
     try:
         # runs whose rank column and scores disagree: -traditional is ndeval's switch, and
@@ -193,7 +193,7 @@ def _ndeval(args) -> int:
     with spooled_inputs(_inputs(args)) as spool:
         if args.baseline is None:
             # plain files take the numpy path, which loads neither pandas nor xarray
-            from ..formats.plain import ndeval_plain
+            from ..official.plain import ndeval_plain
 
             text = ndeval_plain(spool.paths[0], spool.paths[1:], order=order,
                                 alpha=args.alpha, beta=args.beta, complete=args.complete,
@@ -202,7 +202,7 @@ def _ndeval(args) -> int:
                 print(text, end="")
                 return 0
         collection, runs, baseline = _read(args, order, spool, "ndeval", args.depth)
-    from ..formats.ndeval import ndeval_report
+    from ..official.ndeval_tool.report import ndeval_report
 
     with about(args.qrels):
         print(ndeval_report(collection, runs, alpha=args.alpha, beta=args.beta,
@@ -215,7 +215,7 @@ def _ndeval(args) -> int:
 
 def run_gdeval(args) -> int:
     from ..core.ranking import order_switch
-    from ..formats.layout import ToolRefusal
+    from ..official.layout import ToolRefusal
 
     try:
         with order_switch(None):  # gdeval reads no rank column, and has no other ranking
@@ -227,7 +227,7 @@ def run_gdeval(args) -> int:
 def _gdeval(args) -> int:
     with spooled_inputs(_inputs(args)) as spool:
         if args.baseline is None and not args.adhoc:
-            from ..formats.plain import gdeval_plain
+            from ..official.plain import gdeval_plain
 
             text = gdeval_plain(spool.paths[0], spool.paths[1:], k=args.k,
                                 complete=args.complete, tool_topics=True)
@@ -236,7 +236,7 @@ def _gdeval(args) -> int:
                 return 0
         # the runs are cut at k: the documents gdeval's measures read
         collection, runs, baseline = _read(args, "score-docno-desc", spool, "gdeval", args.k)
-    from ..formats.gdeval import gdeval_report
+    from ..official.gdeval.report import gdeval_report
 
     with about(args.qrels):
         print(gdeval_report(collection, runs, k=args.k, complete=args.complete,

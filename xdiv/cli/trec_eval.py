@@ -1,7 +1,7 @@
 """``xdiv trec_eval``: TREC's trec_eval (10.0, or 9.0.8 with ``--version-9``), with its
 options, its output, its messages and its exit statuses, byte for byte: the everyday
-case in plain Python (:mod:`xdiv.formats.trec_eval_lean`), anything else by the full
-program (:mod:`xdiv.formats.trec_eval_tool`)."""
+case in plain Python (:mod:`xdiv.official.trec_eval.lean`), anything else by the full
+program (:mod:`xdiv.official.trec_eval.tool`)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def _declare(parser: argparse.ArgumentParser) -> None:
 
 
 def _refusal(reason: str):
-    from ..formats.trec_eval_table import Outcome
+    from ..official.trec_eval.table import Outcome
 
     line = shown(f"xdiv trec_eval: {reason} (run trec_eval itself)", MESSAGE_LIMIT)
     return Outcome(b"", line.encode("utf-8", "backslashreplace") + b"\n", 1)
@@ -209,15 +209,15 @@ def _long_option(text: bytes, argv: list[bytes], k: int) -> tuple[tuple, int]:
 
 def trec_eval_arguments(argv):
     """``xdiv trec_eval ARGV`` read as trec_eval reads its command line: ``(qrels,
-    results, options)`` (:class:`~xdiv.formats.trec_eval_tool.Options`, numbers read
-    with C's ``atol``), or the :class:`~xdiv.formats.trec_eval_tool.Outcome` of a command
+    results, options)`` (:class:`~xdiv.official.trec_eval.tool.Options`, numbers read
+    with C's ``atol``), or the :class:`~xdiv.official.trec_eval.tool.Outcome` of a command
     that stops before reading a file: trec_eval's messages and statuses for a bad option
     (getopt's line, then this command's usage), an illegal measure, ``-v`` (where it
     comes: options are acted on in order), a wrong number of file names (the usage),
     ``-h`` (this command's help) and the refusal of ``-D``."""
-    from ..formats.trec_eval_table import MAXLONG, Options, Outcome, Stop, \
+    from ..official.trec_eval.table import MAXLONG, Options, Outcome, Stop, \
         measure_arguments, version_string
-    from ..io.trec_eval_text import c_atol
+    from ..official.trec_eval.text import c_atol
 
     events, operands = _getopt([os.fsencode(a) for a in argv])
     version = 9 if ("9", None) in events else 10
@@ -259,10 +259,10 @@ def trec_eval_arguments(argv):
 
 def trec_eval_command(argv):
     """What ``xdiv trec_eval ARGV`` writes and its status, as an
-    :class:`~xdiv.formats.trec_eval_tool.Outcome` (what it does not reproduce: one line
+    :class:`~xdiv.official.trec_eval.tool.Outcome` (what it does not reproduce: one line
     on standard error and status 1)."""
-    from ..formats.trec_eval_table import Outcome
-    from ..io.trec_eval_text import NotReproduced
+    from ..official.trec_eval.table import Outcome
+    from ..official.trec_eval.text import NotReproduced
 
     parsed = trec_eval_arguments(argv)
     if isinstance(parsed, Outcome):
@@ -275,11 +275,11 @@ def trec_eval_command(argv):
 
 def trec_eval_outcome(qrels: str, results: str, options):
     """What the command writes and its status: the everyday case (clean files, common
-    measures) from :func:`~xdiv.formats.trec_eval_lean.lean_run`, without numpy, whose
+    measures) from :func:`~xdiv.official.trec_eval.lean.lean_run`, without numpy, whose
     import alone takes longer than trec_eval's whole run; anything else from the full
-    program, :func:`~xdiv.formats.trec_eval_tool.trec_eval_run` (which raises
+    program, :func:`~xdiv.official.trec_eval.tool.trec_eval_run` (which raises
     ``NotReproduced`` for what it does not reproduce)."""
-    from ..formats.trec_eval_lean import lean_run
+    from ..official.trec_eval.lean import lean_run
 
     outcome = lean_run(qrels, results, options)
     if outcome is not None:
@@ -288,7 +288,7 @@ def trec_eval_outcome(qrels: str, results: str, options):
     # of a second on a loaded machine)
     if "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from ..formats.trec_eval_tool import trec_eval_run
+    from ..official.trec_eval.tool import trec_eval_run
 
     return trec_eval_run(qrels, results, options)
 

@@ -2,7 +2,7 @@
 given as integer codes, the check for documents retrieved twice, the ``doc``/``score``
 grids of :mod:`xdiv.core.runs`, and the warning about runs whose rank column and scores
 disagree. Used by the Runs readers and by the plain path of the official-format commands
-(:mod:`xdiv.formats.plain`)."""
+(:mod:`xdiv.official.plain`)."""
 
 from __future__ import annotations
 

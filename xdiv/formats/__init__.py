@@ -1,4 +1,3 @@
-"""Score cubes and evaluations in the layouts of other tools, to the byte: TREC's ndeval
-(:mod:`~xdiv.formats.ndeval`, whose CSV layout gdeval shares) and gdeval
-(:mod:`~xdiv.formats.gdeval`), ``trec_eval -q`` (:mod:`~xdiv.formats.trec_eval`), with
-numbers as printf prints them (:mod:`~xdiv.formats.printf`)."""
+"""Score comparisons as publication tables, a methods paragraph and BibTeX entries
+(:mod:`~xdiv.formats.tables`). The official tools' layouts (ndeval, gdeval, trec_eval)
+are in :mod:`xdiv.official`."""

@@ -1,9 +1,9 @@
 """Every file format xdiv reads or writes, and nothing else (see :mod:`xdiv.io.api`).
 
 The public names of :mod:`xdiv.io.api` load on first use, so that importing one of the
-lean modules of this package (the plain readers of the official-format commands) does
-not load pandas, xarray or pyarrow; so do the public names of the readers kept apart
-(:data:`_ELSEWHERE`).
+lean modules of this package (what the plain readers of the official-format commands
+use) does not load pandas, xarray or pyarrow; so do the public names of the readers kept
+apart (:data:`_ELSEWHERE`).
 """
 
 from importlib import import_module

@@ -1,6 +1,6 @@
 """trec_eval's measures as numpy kernels, bit for bit: the arithmetic of trec_eval 10.0's
 ``m_*.c`` files (the same double-precision operations in the same order), vectorised over
-topics, for ``xdiv trec_eval`` (:mod:`xdiv.formats.trec_eval_tool`).
+topics, for ``xdiv trec_eval`` (:mod:`xdiv.official.trec_eval.tool`).
 
 Every kernel takes a topic's ranked judgments as trec_eval's ``results_rel_list``:
 

@@ -1,5 +1,10 @@
-"""TREC's official diversity (ndeval) and graded (gdeval) evaluation tools, their output
-to the byte: :mod:`xdiv.formats.ndeval` and :mod:`xdiv.formats.gdeval` under one name.
+"""TREC's official evaluation tools, their output to the byte, one package per tool:
+ndeval (:mod:`xdiv.official.ndeval_tool`), gdeval (:mod:`xdiv.official.gdeval`) and
+trec_eval (:mod:`xdiv.official.trec_eval`), beside what they share: printf's numbers
+(:mod:`~xdiv.official.printf`), the CSV layout of ndeval and gdeval
+(:mod:`~xdiv.official.layout`, :mod:`~xdiv.official.common`) and their plain path
+(:mod:`~xdiv.official.plain`, which reads with :mod:`~xdiv.official.plain_input`).
+The ndeval and gdeval functions are here under one name.
 
 The names load on first use, so that importing a lean module of this package (what
 ``xdiv ndeval`` runs on plain files, what ``xdiv trec_eval`` starts with) does not load
@@ -8,11 +13,11 @@ pandas or xarray.
 
 from importlib import import_module
 
-_NAMES = {"gdeval_measures": "..formats.gdeval", "gdeval_report": "..formats.gdeval",
-          "NDEVAL_LABELS": "..formats.ndeval", "blocks_cube": "..formats.ndeval",
-          "cut_runs": "..formats.ndeval", "ndeval": "..formats.ndeval",
-          "ndeval_blocks": "..formats.ndeval", "ndeval_measures": "..formats.ndeval",
-          "ndeval_report": "..formats.ndeval"}
+_NAMES = {"gdeval_measures": ".gdeval.report", "gdeval_report": ".gdeval.report",
+          "NDEVAL_LABELS": ".ndeval_tool.report", "blocks_cube": ".ndeval_tool.report",
+          "cut_runs": ".ndeval_tool.report", "ndeval": ".ndeval_tool.report",
+          "ndeval_blocks": ".ndeval_tool.report", "ndeval_measures": ".ndeval_tool.report",
+          "ndeval_report": ".ndeval_tool.report"}
 """Where each public name lives."""
 
 __all__ = ["NDEVAL_LABELS", "blocks_cube", "cut_runs", "gdeval_measures", "gdeval_report",

@@ -25,7 +25,7 @@ messages it must repeat: what this module reproduces (trec_eval 10.0, and 9.0.8 
 * A results path starting with ``-`` is standard input (10.0).
 * A file holding a NUL byte (a gzip file, say) is read up to the line holding it, which
   is the last one read: ``Malformed line N`` when it is malformed (see
-  :func:`~xdiv.io.trec_eval_text.up_to_nul`).
+  :func:`~xdiv.official.trec_eval.text.up_to_nul`).
 
 Inputs on which trec_eval's behaviour is undefined (it reads past its buffer: a well
 formed line or a comment holding a NUL byte, a NUL on standard input or in a ``-Z`` file,
@@ -45,10 +45,10 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .plain import single_separated, sorted_codes
-from .trec_eval_text import (PLAIN_INTEGER, PLAIN_NUMBER, SPACE_BYTES, NotReproduced,
-                             NulRead, TrecEvalExit, file_bytes, malformed_line, path_message,
-                             up_to_nul, with_newline, c_atof, c_atol)
+from ..plain_input import single_separated, sorted_codes
+from .text import (PLAIN_INTEGER, PLAIN_NUMBER, SPACE_BYTES, NotReproduced,
+                   NulRead, TrecEvalExit, file_bytes, malformed_line, path_message,
+                   up_to_nul, with_newline, c_atof, c_atol)
 
 __all__ = ["NotReproduced", "TrecEvalExit", "TrecPrefs", "TrecQrels", "TrecQrelsJg",
            "TrecResults", "TrecZscores", "c_atof", "c_atol", "read_trec_prefs",

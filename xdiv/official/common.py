@@ -1,6 +1,6 @@
-"""What the ndeval and gdeval presets (:mod:`xdiv.formats.ndeval`,
-:mod:`xdiv.formats.gdeval`) share: per-topic scores as both tools print them, the run tags
-and retrieved topics they list, the risk-sensitive pair of a run and its baseline, and
+"""What the ndeval and gdeval presets (:mod:`xdiv.official.ndeval_tool.report`,
+:mod:`xdiv.official.gdeval.report`) share: per-topic scores as both tools print them, the
+run tags and retrieved topics they list, the risk-sensitive pair of a run and its baseline, and
 their running means."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Numbers as the C and Perl tools whose layouts :mod:`xdiv.formats` reproduces print them."""
+"""Numbers as the C and Perl tools whose layouts :mod:`xdiv.official` reproduces print them."""
 
 from __future__ import annotations
 

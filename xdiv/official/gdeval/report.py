@@ -2,9 +2,9 @@
 
 ``gdeval`` (version 1.3, TREC Web Track 2010-2014) prints nDCG@k and ERR@k with graded
 judgments. It is reproduced here as a preset over xdiv's engine, as ndeval is
-(:mod:`xdiv.formats.ndeval`, whose CSV layout it prints with 5 digits): the registry's
-measures with the tool's definitions, :func:`xdiv.evaluate`, and :func:`xdiv.risk.urisk`
-for its risk-sensitive output against a baseline run.
+(:mod:`xdiv.official.ndeval_tool.report`, whose CSV layout it prints with 5 digits): the
+registry's measures with the tool's definitions, :func:`xdiv.evaluate`, and
+:func:`xdiv.risk.urisk` for its risk-sensitive output against a baseline run.
 
 gdeval
     Lists the retrieved topics that have a relevant document in the qrels and averages
@@ -25,14 +25,14 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..core.labels import object_strings
-from ..errors import InputError
-from ..kernels.risk import ordered_mean
-from ..analysis.risk import risk_differences
-from ..analysis.risk import urisk
-from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (RunBlock, nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
-                     sorted_topics)
+from ...core.labels import object_strings
+from ...errors import InputError
+from ...kernels.risk import ordered_mean
+from ...analysis.risk import risk_differences
+from ...analysis.risk import urisk
+from ..common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
+from ..layout import (RunBlock, nan_propagated, ndeval_layout, risk_alpha_label, risk_run_label,
+                      sorted_topics)
 
 __all__ = ["gdeval_measures", "gdeval_report"]
 
@@ -61,12 +61,12 @@ def gdeval_report(collection: xr.Dataset, runs: xr.Dataset, *, k: int = 20,
     k : int
         gdeval's ``-k``: the cutoff of nDCG and ERR.
     complete, baseline, risk_alpha, risk_alpha_text
-        As in :func:`xdiv.formats.ndeval.ndeval_report` (``-c``, ``-baseline``,
+        As in :func:`xdiv.official.ndeval_tool.report.ndeval_report` (``-c``, ``-baseline``,
         ``-riskAlpha``).
     risk_label : {"2014", "2013"}
         The run label against a baseline: ``run (rel to. base; rs=1+a; a=A)`` as gdeval
         1.3 prints it since June 2014, or with commas as its 2013 release does
-        (:data:`xdiv.formats.layout.RISK_LABELS`).
+        (:data:`xdiv.official.layout.RISK_LABELS`).
     baseline_bug : bool
         With ``complete`` and a baseline, reproduce gdeval 1.3's numbers for the topics
         neither run retrieved (see the module's description); by default they are

@@ -1,8 +1,8 @@
 """trec_eval's measures, options and output conventions, without numpy: the measure table
 (:data:`MEASURES`, in trec_eval 10.0's order, and :data:`NICKNAMES`), the ``-m`` arguments
 and measure parameters read as trec_eval reads them, and C's ``printf`` formats. Both
-ways ``xdiv trec_eval`` evaluates share them: :mod:`xdiv.formats.trec_eval_tool` (numpy,
-every measure and option) and :mod:`xdiv.formats.trec_eval_lean` (the everyday measures
+ways ``xdiv trec_eval`` evaluates share them: :mod:`xdiv.official.trec_eval.tool` (numpy,
+every measure and option) and :mod:`xdiv.official.trec_eval.lean` (the everyday measures
 on clean files, started without numpy).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..io.trec_eval_text import NotReproduced, c_atof, c_atol
+from .text import NotReproduced, c_atof, c_atol
 
 __all__ = ["MAXLONG", "MEASURES", "NICKNAMES", "Marked", "Measure", "Options", "Outcome",
            "Stop", "c_double", "c_long", "encoded", "initialised", "marked_measures", "measure_arguments",

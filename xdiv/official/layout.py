@@ -1,7 +1,7 @@
 """The CSV layout ndeval and gdeval share, the rules both follow for which topics they
 list and average, how each reads a topic label and names a run against a baseline, and
 the inputs each refuses (:class:`ToolRefusal`); numpy only, so that the plain path of the
-official-format commands (:mod:`xdiv.formats.plain`) loads neither pandas nor xarray."""
+official-format commands (:mod:`xdiv.official.plain`) loads neither pandas nor xarray."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def ndeval_layout(columns: Sequence[str], blocks: Iterable[RunBlock], *, digits:
     """ndeval's CSV layout: a header ``runid,topic,<columns>``, then for each run a row
     ``label,topic,<values>`` per topic and a row ``label,amean,<means>``.
 
-    Values are printed as printf's ``%.{digits}f`` (:func:`xdiv.formats.printf.number`,
+    Values are printed as printf's ``%.{digits}f`` (:func:`xdiv.official.printf.number`,
     ``-nan`` for NaN): 6 digits as ndeval, 5 as gdeval, whose layout this is too. With
     ``repeat_header`` (as the tools print several runs) every run's block starts with the
     header; without it the header is printed once, first.

@@ -8,7 +8,7 @@ output and standard error, and its exit status, byte for byte (``xdiv trec_eval`
    ``all_trec``) and record their parameters (the first ``-m NAME.params`` of a measure
    wins); an unknown name stops with status 1;
 2. the rel_info file (``-R``: qrels, qrels_jg, prefs, qrels_prefs), the results and the
-   ``-Z`` file are read (:mod:`xdiv.io.trec_eval_input`);
+   ``-Z`` file are read (:mod:`xdiv.official.trec_eval.input`);
 3. each marked measure reads its parameters (:data:`MEASURES`: cutoffs sorted and checked,
    names such as ``P_10``, ``iprec_at_recall_0.10``, ``utility_2,-1,0,0``);
 4. each topic of the qrels (10.0; 9.0.8: each topic of the results that has qrels) is
@@ -30,7 +30,8 @@ Where trec_eval stops part-way (a topic of the qrels missing from the run withou
 ``-c`` in 10.0, a docno twice in a topic, a measure of another rel_info format), the
 output is what it had printed by then and its message and status. Inputs on which
 trec_eval's behaviour is undefined (it crashes, aborts, reads past its buffers or reads
-variables it never set) and the few options not reproduced raise :class:`~xdiv.io.trec_eval_input.NotReproduced`.
+variables it never set) and the few options not reproduced raise
+:class:`~xdiv.official.trec_eval.input.NotReproduced`.
 """
 
 from __future__ import annotations
@@ -41,17 +42,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..io.trec_eval_input import (NotReproduced, TrecEvalExit, TrecPrefs, TrecQrels,
-                                  TrecQrelsJg, TrecResults, c_atol,
-                                  read_trec_prefs, read_trec_qrels, read_trec_qrels_jg,
-                                  read_trec_results, read_trec_zscores)
-from ..io.plain import sorted_codes
-from ..kernels import trec_eval as K
-from .trec_eval_table import (BOGUS_DOCNO, LEVEL_LIMIT, MEASURES, MIN_GEO_MEAN, NICKNAMES,
-                              REL_FORMATS, RESULTS_FORMATS, SUPPORTED, Marked, Measure,
-                              Options, Outcome, Stop, c_double, encoded, marked_measures,
-                              measure_arguments, summary_lines, supported_measures,
-                              topic_lines, version_string)
+from .input import (NotReproduced, TrecEvalExit, TrecPrefs, TrecQrels,
+                    TrecQrelsJg, TrecResults, c_atol,
+                    read_trec_prefs, read_trec_qrels, read_trec_qrels_jg,
+                    read_trec_results, read_trec_zscores)
+from ..plain_input import sorted_codes
+from ...kernels import trec_eval as K
+from .table import (BOGUS_DOCNO, LEVEL_LIMIT, MEASURES, MIN_GEO_MEAN, NICKNAMES,
+                    REL_FORMATS, RESULTS_FORMATS, SUPPORTED, Marked, Measure,
+                    Options, Outcome, Stop, c_double, encoded, marked_measures,
+                    measure_arguments, summary_lines, supported_measures,
+                    topic_lines, version_string)
 
 __all__ = ["MEASURES", "NICKNAMES", "Options", "Outcome", "Measure", "c_double",
            "supported_measures", "trec_eval_run", "version_string"]

@@ -4,7 +4,7 @@ files, in plain Python.
 Importing numpy takes longer than trec_eval's whole run on a TREC-sized run, so the
 command first tries this path, which imports nothing beyond the standard library. It
 takes the common case only and declines (:func:`lean_run` returns None) everything
-else, which the full program (:mod:`xdiv.formats.trec_eval_tool`) then evaluates:
+else, which the full program (:mod:`xdiv.official.trec_eval.tool`) then evaluates:
 
 * the measures of :data:`LEAN_MEASURES` (``-m official``, trec_eval's default, and the
   cut-off measures most papers report), with any of ``-q``, ``-c``, ``-n``, ``-l``,
@@ -28,10 +28,10 @@ import itertools
 import math
 import operator
 
-from ..io.trec_eval_text import (LONG_RANGE, PLAIN_NUMBER, NotReproduced, TrecEvalExit,
-                                 file_bytes)
-from .trec_eval_table import (LEVEL_LIMIT, MIN_GEO_MEAN, NICKNAMES, Options, Outcome, Stop,
-                              marked_measures, measure_arguments, summary_lines, topic_lines)
+from .text import (LONG_RANGE, PLAIN_NUMBER, NotReproduced, TrecEvalExit,
+                   file_bytes)
+from .table import (LEVEL_LIMIT, MIN_GEO_MEAN, NICKNAMES, Options, Outcome, Stop,
+                    marked_measures, measure_arguments, summary_lines, topic_lines)
 
 __all__ = ["LEAN_MEASURES", "lean_run"]
 

@@ -1,12 +1,12 @@
 """A score cube in ``trec_eval -q``'s text layout (:func:`trec_eval_lines`); ndeval's CSV
-layout is :func:`xdiv.formats.ndeval.ndeval_csv`."""
+layout is :func:`xdiv.official.ndeval_tool.report.ndeval_csv`."""
 
 from __future__ import annotations
 
 import numpy as np
 import xarray as xr
 
-from .printf import number
+from ..printf import number
 
 __all__ = ["trec_eval_lines"]
 

@@ -1,6 +1,6 @@
 """The parts of reading trec_eval's files that need no numpy: C's ``atol`` and ``atof``,
 a file's bytes or trec_eval's refusal, and the exceptions that carry trec_eval's
-messages (see :mod:`xdiv.io.trec_eval_input` for the conventions).
+messages (see :mod:`xdiv.official.trec_eval.input` for the conventions).
 """
 
 from __future__ import annotations

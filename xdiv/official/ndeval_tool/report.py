@@ -1,5 +1,5 @@
 """The output of TREC's official diversity evaluation tool, ndeval, to the byte, and the
-CSV layout it shares with gdeval (:mod:`xdiv.formats.gdeval`).
+CSV layout it shares with gdeval (:mod:`xdiv.official.gdeval.report`).
 
 ``ndeval`` (version 4.5, TREC Web Track 2013-2014) prints 21 intent-aware measures per
 topic and their mean. It is reproduced here as a preset over xdiv's engine: the
@@ -22,7 +22,7 @@ The files are read as the tools read them by :func:`read_tool_runs` and
 :func:`tool_collection` (used by ``xdiv ndeval``, ``xdiv gdeval`` and :func:`ndeval`): a
 run line without its tag is refused in the tool's words, a run is cut at the depth
 evaluated before repeated documents are looked for (ndeval's ``-M``), and topic labels
-are read as the tool reads them (:func:`xdiv.formats.layout.tool_topic`).
+are read as the tool reads them (:func:`xdiv.official.layout.tool_topic`).
 """
 
 from __future__ import annotations
@@ -35,16 +35,16 @@ import numpy as np
 
 import xarray as xr
 
-from ..errors import InputError, NoRelevantWarning, RunTagWarning, XdivError
-from ..kernels.risk import ordered_mean
-from ..core.labels import from_json, natural_key, natural_sorted, object_strings, to_json
-from ..analysis.risk import risk_differences
-from ..analysis.risk import urisk
-from ..typing import Order
-from .common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
-from .layout import (GDEVAL_STATUS_AT_END, NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS,
-                     RunBlock, ToolRefusal, nan_propagated, ndeval_layout, risk_alpha_label,
-                     repeated_rank, risk_run_label, sorted_topics, tool_topic)
+from ...errors import InputError, NoRelevantWarning, RunTagWarning, XdivError
+from ...kernels.risk import ordered_mean
+from ...core.labels import from_json, natural_key, natural_sorted, object_strings, to_json
+from ...analysis.risk import risk_differences
+from ...analysis.risk import urisk
+from ...typing import Order
+from ..common import by_topic, per_topic_scores, retrieved_topics, risk_pair, run_tag
+from ..layout import (GDEVAL_STATUS_AT_END, NDEVAL_LABELS, TOOL_LARGEST_RANK, TOOL_STATUS,
+                      RunBlock, ToolRefusal, nan_propagated, ndeval_layout, risk_alpha_label,
+                      repeated_rank, risk_run_label, sorted_topics, tool_topic)
 
 __all__ = ["NDEVAL_LABELS", "RunBlock", "blocks_cube", "cut_runs", "ndeval", "ndeval_blocks",
            "ndeval_csv", "ndeval_layout", "ndeval_measures", "ndeval_report",
@@ -146,7 +146,7 @@ def ndeval_blocks(collection: xr.Dataset, runs: xr.Dataset, *, alpha: float = 0.
     risk_label : {"2014", "2013"}
         The run label against a baseline: ``run (rel to. base; rs=1+a; a=A)`` as ndeval
         4.5 prints it since June 2014, or with commas as the 2013 release of the same
-        version does (:data:`xdiv.formats.layout.RISK_LABELS`).
+        version does (:data:`xdiv.official.layout.RISK_LABELS`).
     """
     measures = ndeval_measures(alpha, beta)
     scores = _ndeval_scores(runs, collection, measures)
@@ -194,7 +194,7 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     The 21 measures of TREC's ndeval (version 4.5) with its conventions (see
     :func:`ndeval_report`): 0 for topics without relevant documents, judgments above 1
     counted as 1, the mean over the retrieved topics of the qrels. Plain files take the
-    numpy path of ``xdiv ndeval`` (:mod:`xdiv.formats.plain`), scored in parallel;
+    numpy path of ``xdiv ndeval`` (:mod:`xdiv.official.plain`), scored in parallel;
     others are read by :func:`xdiv.read_qrels` and :func:`xdiv.read_runs`. Either way
     the values are the same bits.
 
@@ -202,7 +202,7 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     :func:`tool_collection`): topics by number (``wt09-1`` and ``01`` are topic 1), a
     run cut at ``depth`` before repeated documents are looked for, and what ndeval
     refuses (a run line without its tag, a document retrieved twice) refused with a
-    :class:`~xdiv.formats.layout.ToolRefusal`.
+    :class:`~xdiv.official.layout.ToolRefusal`.
 
     Parameters
     ----------
@@ -236,8 +236,8 @@ def ndeval(qrels: str | os.PathLike, runs: str | os.PathLike | Sequence[str | os
     >>> cube["score"].sel(metric="P-IA@5", run="r").values.round(3).tolist()
     [0.2, 0.2]
     """
-    from ..core.ranking import order_switch
-    from .plain import ndeval_plain_blocks
+    from ...core.ranking import order_switch
+    from ..plain import ndeval_plain_blocks
 
     paths = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     order = "score-docno-desc" if traditional else "rank"
@@ -276,8 +276,8 @@ def blocks_cube(blocks: Sequence[RunBlock], columns: Sequence[str], *,
 
 def _untagged(path: str, tool: str) -> ToolRefusal:
     """The tool's refusal of a run file without tag column, at its first line without
-    the tag (:func:`xdiv.io.plain.short_line`)."""
-    from ..io.plain import short_line
+    the tag (:func:`xdiv.official.plain_input.short_line`)."""
+    from ..plain_input import short_line
 
     return _refusal(path, tool, *(short_line(path, 6) or (1, 5)))
 
@@ -286,10 +286,10 @@ def _refusal(path: str, tool: str, line: int, count: int, rank: str = "",
              unterminated: bool = False) -> ToolRefusal:
     """The tool's refusal of line ``line`` of the run file ``path``, which holds
     ``count`` fields: fewer than six (none on a blank line), or a ``rank`` the tool does
-    not read (:data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`). The line is a syntax error
+    not read (:data:`~xdiv.official.layout.TOOL_LARGEST_RANK`). The line is a syntax error
     to ndeval (``syntax error in run file "F" at line N``, exit status 1) and a format
     error to gdeval.pl (``format error on line N of "F"``, status 25, or 255 when the line
-    is the file's last and ``unterminated``: :data:`~xdiv.formats.layout.
+    is the file's last and ``unterminated``: :data:`~xdiv.official.layout.
     GDEVAL_STATUS_AT_END`); what follows in parentheses says why."""
     if count == 0:
         what = (f"a blank line: {tool} reads six fields on every line, topic Q0 docno rank "
@@ -310,9 +310,9 @@ def _refusal(path: str, tool: str, line: int, count: int, rank: str = "",
 
 def _refused(path: str, tool: str) -> ToolRefusal | None:
     """The tool's refusal of the run file ``path`` at the first line it does not read
-    (:func:`xdiv.io.plain.refused_line`: fewer than six fields, or a rank not written as
-    the tool reads ranks); None when it reads every line."""
-    from ..io.plain import refused_line
+    (:func:`xdiv.official.plain_input.refused_line`: fewer than six fields, or a rank not
+    written as the tool reads ranks); None when it reads every line."""
+    from ..plain_input import refused_line
 
     found = refused_line(path, largest=TOOL_LARGEST_RANK[tool])
     return None if found is None else _refusal(path, tool, *found)
@@ -321,9 +321,9 @@ def _refused(path: str, tool: str) -> ToolRefusal | None:
 def _rank_given_twice(path: str) -> ToolRefusal | None:
     """ndeval's refusal of the run file ``path`` when it gives one rank to two documents
     of a topic (topics and ranks as ndeval reads them; the first pair in the order of
-    topics, then ranks: :func:`~xdiv.formats.layout.repeated_rank`), or None. Lines the
+    topics, then ranks: :func:`~xdiv.official.layout.repeated_rank`), or None. Lines the
     readers refuse give None: :func:`xdiv.read_runs` says what is wrong with them."""
-    from ..io._columns import read_columns
+    from ...io._columns import read_columns
 
     layout = [("topic", "str"), ("_Q0", "str"), ("_docno", "str"), ("rank", "int"),
               ("_score", "str"), ("_run", "str")]
@@ -351,12 +351,12 @@ _TOPIC_RULES = {"ndeval": "ndeval reads a topic number, after a prefix ending in
 
 
 def _tool_labels(labels: Sequence[str], tool: str, path: str) -> list[str]:
-    """``labels`` as ``tool`` reads them (:func:`xdiv.formats.layout.tool_topic`); the
+    """``labels`` as ``tool`` reads them (:func:`xdiv.official.layout.tool_topic`); the
     labels it cannot read, which make the tool refuse the file, are kept as written,
     with a warning naming ``path``."""
-    from .._warnings import warn as emit_warning
-    from ..core.labels import preview
-    from ..errors import XdivWarning
+    from ..._warnings import warn as emit_warning
+    from ...core.labels import preview
+    from ...errors import XdivWarning
 
     mapped = [tool_topic(label, tool) for label in labels]
     unread = [label for label, m in zip(labels, mapped) if m is None]
@@ -371,7 +371,7 @@ def read_tool_qrels(path: str | os.PathLike) -> xr.Dataset:
     """The qrels of ``path`` as :func:`xdiv.read_qrels` reads them, without its warning
     about topics without any relevant document: ndeval lists them with 0 and gdeval
     leaves them out, without a word, and so do ``xdiv ndeval`` and ``xdiv gdeval``."""
-    from ..io.api import read_qrels
+    from ...io.api import read_qrels
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NoRelevantWarning)
@@ -380,7 +380,7 @@ def read_tool_qrels(path: str | os.PathLike) -> xr.Dataset:
 
 def tool_collection(collection: xr.Dataset, tool: str, path: str | os.PathLike) -> xr.Dataset:
     """The qrels with their topics labelled as ``tool`` ("ndeval" or "gdeval") reads them
-    (:func:`xdiv.formats.layout.tool_topic`: ``0151`` is ``151`` to ndeval, ``wt-51`` is
+    (:func:`xdiv.official.layout.tool_topic`: ``0151`` is ``151`` to ndeval, ``wt-51`` is
     ``51`` to both), in natural order.
 
     ndeval itself reads qrels topics as plain numbers and refuses a prefix there; xdiv
@@ -419,13 +419,13 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
     Where the tool differs from :func:`xdiv.read_runs`:
 
     * a run line the tool does not read is refused as the tool refuses it, in its words
-      and with its exit status (a :class:`~xdiv.formats.layout.ToolRefusal`; ndeval:
+      and with its exit status (a :class:`~xdiv.official.layout.ToolRefusal`; ndeval:
       ``syntax error in run file "F" at line N``, 1; gdeval.pl: ``format error on line N
       of "F"``, 25): a line without its run tag (a run file without tag column, which
       :func:`xdiv.read_runs` names after the file), a blank line (which
       :func:`xdiv.read_runs` skips), or a line whose rank is not written in digits
       alone or is larger than the tool reads (``-1``, ``+1``, ``1.0``; above 1000009 for
-      ndeval: :data:`~xdiv.formats.layout.TOOL_LARGEST_RANK`; gdeval reads any digits,
+      ndeval: :data:`~xdiv.official.layout.TOOL_LARGEST_RANK`; gdeval reads any digits,
       beyond 64-bit integers too); for ndeval ranking by the rank column, a rank given
       twice within a topic (``duplicate rank (R) for topic T in run file "F"``);
     * the run is ranked and cut to its top ``depth`` documents before repeated documents
@@ -437,7 +437,7 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
       of labels the tool reads as one topic together; a label the tool cannot read is
       kept as written, with a warning;
     * a run file with several run tags is named as the tool names it (ndeval: the tag of
-      its first line; gdeval: of its last; :func:`xdiv.formats.common.run_tag`), without
+      its first line; gdeval: of its last; :func:`xdiv.official.common.run_tag`), without
       :func:`xdiv.read_runs`' warning that it is named after the file.
     """
     paths = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) \
@@ -456,7 +456,7 @@ def read_tool_runs(paths: str | os.PathLike | Sequence[str | os.PathLike], *, to
 def _read_as_tool(paths: list[str], tool: str, order: Order, depth: int | None,
                   progress: bool) -> xr.Dataset:
     """:func:`read_tool_runs` once no line is refused."""
-    from ..io.runfiles import read_runs
+    from ...io.runfiles import read_runs
 
     failure: XdivError | None = None
     with warnings.catch_warnings(record=True) as said:
@@ -501,10 +501,10 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
     64-bit integers), and runs are ranked without it."""
     import pandas as pd
 
-    from ..core.ranking import warn_rank_disagreements
-    from ..core.runs import docno_codes, runs_dataset
-    from ..io.trec import read_run_frame
-    from .plain import RepeatedDocument, rank_within
+    from ...core.ranking import warn_rank_disagreements
+    from ...core.runs import docno_codes, runs_dataset
+    from ...io.trec import read_run_frame
+    from ..plain import RepeatedDocument, rank_within
 
     with warnings.catch_warnings(record=True) as again:
         try:
@@ -568,7 +568,7 @@ def _runs_by_tool(paths: list[str], tool: str, order: Order, depth: int | None,
 
 def _repeated(tool: str, path: str, exc) -> InputError:
     """Why the tool refuses, or would misread, a docno retrieved twice for a topic within
-    the depth it reads (``exc``: a :class:`~xdiv.formats.plain.RepeatedDocument`); one
+    the depth it reads (``exc``: a :class:`~xdiv.official.plain.RepeatedDocument`); one
     line naming the file, as xdiv's input errors do."""
     where = f"run {exc.run} topic {exc.topic} docno {exc.docno}"
     if tool == "ndeval":

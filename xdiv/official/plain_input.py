@@ -29,7 +29,7 @@ from ..core.ranking import group_positions
 from ..errors import XdivError
 from ..options import LIMITS
 from ..typing import LEVEL_RANGE
-from ._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip, open_guarded
+from ..io._guard import GZIP_ERRORS, IN_MEMORY_GZIP, check_file, gunzipped, is_gzip, open_guarded
 
 __all__ = ["PlainQrels", "PlainRun", "RefusedLine", "read_plain_qrels", "read_plain_run",
            "refused_line", "short_line", "sorted_codes"]
@@ -315,7 +315,7 @@ def short_line(path: PathLike, fields: int = 6, *,
     the readers skip them. Only the first non-blank line is looked at unless ``last`` is
     given: then every line up to line ``last``. Whitespace is what C's ``isspace``
     takes, as for ndeval. A line longer than the read limit ends the search (the readers
-    refuse it). For the official tools' refusals (:func:`xdiv.formats.ndeval.
+    refuse it). For the official tools' refusals (:func:`xdiv.official.ndeval_tool.report.
     read_tool_runs`): a run line without its tag is a syntax error to ndeval and gdeval.
     """
     limit = LIMITS.max_line_bytes + 1
@@ -363,8 +363,8 @@ def refused_line(path: PathLike, *, fields: int = 6, column: int = 3,
     ``largest`` (any with None), as a :class:`RefusedLine`; None when there is none.
 
     This is how ndeval and gdeval.pl read the lines of a run file (its rank column), and
-    a line they refuse stops them (:func:`xdiv.formats.ndeval.read_tool_runs`). Lines
-    end with LF and are numbered from 1, as both tools number them; whitespace is what
+    a line they refuse stops them (:func:`xdiv.official.ndeval_tool.report.read_tool_runs`).
+    Lines end with LF and are numbered from 1, as both tools number them; whitespace is what
     C's ``isspace`` takes; a blank line (whitespace alone, or nothing) is a line without
     its fields, which both tools refuse, although xdiv's readers skip it. The file is
     looked at a block at a time, on arrays. A file xdiv's readers refuse (not

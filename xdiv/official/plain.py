@@ -2,16 +2,16 @@
 ndeval`` takes when it can, loading neither pandas, xarray nor scipy.
 
 :func:`ndeval_plain` reads the qrels and runs with the plain readers
-(:mod:`xdiv.io.plain`), ranks each run as :func:`xdiv.read_runs` does
+(:mod:`xdiv.official.plain_input`), ranks each run as :func:`xdiv.read_runs` does
 (:func:`xdiv.core.ranking.ranked_grids`), joins it with the qrels and calls the kernels of
 ndeval's measures (:mod:`xdiv.kernels.ndeval`) on the same arrays as
 :func:`xdiv.evaluate`, so that its output is the same, byte for byte, as
-:func:`xdiv.formats.ndeval.ndeval_report`'s. It returns None, before printing or warning
-anything, whenever the files are not plain or anything would be warned about or refused
-other than runs whose rank column and scores disagree (a run with no judged document,
-a document retrieved twice within the depth read, two files with the same run name, a
-topic label or rank the tool cannot read): the caller then takes the general path,
-which says so.
+:func:`xdiv.official.ndeval_tool.report.ndeval_report`'s. It returns None, before printing
+or warning anything, whenever the files are not plain or anything would be warned about
+or refused other than runs whose rank column and scores disagree (a run with no judged
+document, a document retrieved twice within the depth read, two files with the same run
+name, a topic label or rank the tool cannot read): the caller then takes the general
+path, which says so.
 
 Each run is scored alone: every kernel adds ranks in order (:func:`rank_sum`), so that a
 run's scores are the same bits whichever runs it is evaluated with.
@@ -19,7 +19,7 @@ run's scores are the same bits whichever runs it is evaluated with.
 As ndeval, a run is cut at the depth evaluated (ndeval's ``-M``, gdeval's ``-k``) before
 its documents are checked for repeats (:func:`rank_within`): a document repeated only
 below the cut is no error. With ``tool_topics``, topic labels are read as the tool reads
-them (:func:`xdiv.formats.layout.tool_topic`).
+them (:func:`xdiv.official.layout.tool_topic`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import numpy as np
 from ..core.labels import natural_key
 from ..core.ranking import ranked_grids, warn_rank_disagreements
 from ..errors import InputError
-from ..io.plain import PlainQrels, PlainRun, read_plain_qrels, read_plain_run, sorted_codes
+from .plain_input import PlainQrels, PlainRun, read_plain_qrels, read_plain_run, sorted_codes
 from ..kernels import graded as G
 from ..kernels import ndeval as K
 from ..kernels.common import gain_table, ideal_levels
@@ -94,7 +94,7 @@ the measure's name; the registry declares the same measures over labelled data
 def _gdeval_scores(judged: _Judged, setting: _Setting) -> np.ndarray:
     """``(topic, column)``: gdeval's nDCG@k (gains 2^g - 1 up to the qrels' highest
     grade) and ERR@k (stop probability (2^g - 1)/16), as the registry's ``nDCG@k`` and
-    ``ERR(H=4)@k`` compute them (:func:`xdiv.formats.gdeval.gdeval_measures`); NaN read
+    ``ERR(H=4)@k`` compute them (:func:`xdiv.official.gdeval.report.gdeval_measures`); NaN read
     as 0."""
     levels, k = judged.levels[..., 0][:, :setting.k], setting.k
     scores = np.stack([G.ndcg(levels, judged.ideal, cutoff=k,
@@ -468,8 +468,8 @@ def ndeval_plain_blocks(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
                         complete: bool = False, depth: int | None = None,
                         tool_topics: bool = False) -> list[RunBlock] | None:
     """ndeval's rows for ``run_paths`` against ``qrels_path``, one block per run, as
-    :func:`xdiv.formats.ndeval.ndeval_blocks` gives them, or None when the general path
-    must take the files (see the module's description). Several files are scored in
+    :func:`xdiv.official.ndeval_tool.report.ndeval_blocks` gives them, or None when the
+    general path must take the files (see the module's description). Several files are scored in
     parallel, in worker processes.
 
     Parameters
@@ -485,7 +485,7 @@ def ndeval_plain_blocks(qrels_path: PathLike, run_paths: Sequence[PathLike], *,
         retrieved twice are looked for.
     tool_topics : bool
         Read topic labels as ndeval does (``wt09-1`` and ``01`` are topic 1; see
-        :func:`xdiv.formats.layout.tool_topic`), as ``xdiv ndeval`` does; by default they
+        :func:`xdiv.official.layout.tool_topic`), as ``xdiv ndeval`` does; by default they
         are read as written.
     """
     tool = "ndeval" if tool_topics else None
@@ -522,7 +522,7 @@ def _block(scored: _Scored, qrels_topics: list[str], complete: bool) -> RunBlock
 def gdeval_plain(qrels_path: PathLike, run_paths: Sequence[PathLike], *, k: int = 20,
                  complete: bool = False, tool_topics: bool = False) -> str | None:
     """gdeval's CSV for ``run_paths`` against the adhoc qrels ``qrels_path``, as
-    :func:`xdiv.formats.gdeval.gdeval_report` prints it, or None when the general path
+    :func:`xdiv.official.gdeval.report.gdeval_report` prints it, or None when the general path
     must take the files (see the module's description; also diversity qrels and grades
     above 4, which gdeval refuses). Several files are scored in parallel.
 
