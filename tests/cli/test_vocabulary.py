@@ -54,7 +54,7 @@ USAGE_STATUS: dict[str, int] = {}
 """Exit status of a usage error where it is not argparse's 2."""
 GETOPT = {"trec_eval"}
 """Commands that read their options as the C tool's getopt does and answer a usage error
-with its bytes and status (tests/formats/test_trec_eval_command_line.py compares them with
+with its bytes and status (tests/official/trec_eval/test_trec_eval_command_line.py compares them with
 the binary)."""
 
 

@@ -1,6 +1,6 @@
 """trec_eval's remaining per-topic measures in the registry (xdiv/measures/trec_eval.py),
 asked for by the names trec_eval prints, against ``xdiv trec_eval -q`` (byte-identical to
-trec_eval 10.0, tests/formats/test_trec_eval_tool.py) to its 4 printed decimals, on random
+trec_eval 10.0, tests/official/trec_eval/test_trec_eval_tool.py) to its 4 printed decimals, on random
 graded collections with spam (-2) levels, unjudged documents, score ties and runs shorter
 than the cutoffs; and the one-line refusals of what is not a per-topic number.
 
