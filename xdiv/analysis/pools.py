@@ -179,7 +179,8 @@ def without_judgments(collection: xr.Dataset, remove: np.ndarray) -> xr.Dataset:
         out = finalize_collection(out.drop_vars(["level", "judged", "intent_valid",
                                                  "intent_prob"]),
                                   probabilities=probabilities,
-                                  probabilities_source=str(scheme))
+                                  probabilities_source=str(scheme),
+                                  renormalise=bool(collection.attrs.get("renormalise", 1)))
     return out
 
 

@@ -1,0 +1,363 @@
+"""NTCIREVAL's text files (Sakai's evaluation tool of NTCIR), read into tidy frames and
+written back: diversity qrels (``Dqrels``), intent probabilities (``Iprob``, and
+``DINprob`` with the intent types), adhoc qrels, and the per-topic ``rel``, ``relv`` and
+``res`` files of ``ntcir_eval``.
+
+============  ================================================  ==========================
+file          line                                              frame columns
+============  ================================================  ==========================
+Dqrels        ``topic intent docno L<level>``                   topic intent docno level
+qrels         ``topic docno L<level>`` (adhoc)                  topic intent docno level
+Iprob         ``topic intent probability``                      topic intent probability
+DINprob       ``topic intent probability inf|nav``              ... intent_type
+rel           ``docno L<level>`` (one topic)                    docno level
+relv          ``docno gain`` (one topic)                        docno gain
+res           ``docno`` (one topic, rank = line)                rank docno
+============  ================================================  ==========================
+
+Fields are separated by spaces and tabs, or by the one separator given as ``sep`` (the
+``-sep`` of ``ntcir_eval`` and the last argument of its scripts, for docnos holding
+spaces); a level is ``L`` followed by a decimal integer. In a Dqrels file a judged
+non-relevant document is listed once under intent ``0`` (:data:`NONRELEVANT_INTENT`),
+meaning "relevant to none of the topic's intents"; a positive level under that intent is
+refused. Every other field follows the grammar of docs/conventions.md. Bad input raises
+one :class:`~xdiv.errors.ParseError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, ParseError
+from ..typing import LEVEL_RANGE
+from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output_path,
+                     control_message, open_text)
+from .atomic import atomic_output
+
+__all__ = ["NONRELEVANT_INTENT", "read_dqrels_frame", "read_iprob", "read_rel", "read_relv",
+           "read_res", "dqrels_frame", "iprob_frame", "write_dqrels", "write_iprob",
+           "write_rel", "write_relv", "write_res"]
+
+PathLike = str | os.PathLike
+
+NONRELEVANT_INTENT = "0"
+"""The intent of a Dqrels line judging a document relevant to none of the topic's
+intents (its level is ``L0``)."""
+
+INTENT_TYPES = ("inf", "nav")
+
+_LEVEL = re.compile(r"L([0-9]+)")
+
+
+def _split_line(line: str, sep: str | None) -> list[str]:
+    if sep is None:
+        return SEPARATORS.split(line.strip(BLANK))
+    return line.rstrip("\r\n").split(sep)
+
+
+def _lines(path: PathLike, sep: str | None) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every non-blank line of ``path``."""
+    check_file(path)
+    if sep is not None and (not isinstance(sep, str) or sep == "" or sep in "\r\n"):
+        raise InputError(f"sep must be a non-empty string without a line break, not {sep!r}")
+    with open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.strip(BLANK):
+                yield number, _split_line(line, sep)
+
+
+def _label(path: PathLike, number: int, name: str, value: str) -> str:
+    if value == "":
+        raise ParseError(path, number, f"the {name} field is empty")
+    message = control_message(name, value)
+    if message is not None:
+        raise ParseError(path, number, message)
+    return value
+
+
+def _level(path: PathLike, number: int, value: str) -> int:
+    found = _LEVEL.fullmatch(value)
+    if found is None:
+        raise ParseError(path, number, f"level {value!r} is not a relevance level (L followed "
+                                       "by a decimal integer is expected: L0, L1, ...)")
+    level = int(found.group(1))
+    if level > LEVEL_RANGE[1]:
+        raise ParseError(path, number, f"level {value!r} is above L{LEVEL_RANGE[1]}")
+    return level
+
+
+def _number(path: PathLike, number: int, name: str, value: str) -> float:
+    if DECIMAL_NUMBER.fullmatch(value) is None or not math.isfinite(float(value)):
+        raise ParseError(path, number, f"{name} {value!r} is not a valid float (a decimal "
+                                       "number is expected)")
+    result = float(value)
+    if result < 0:
+        raise ParseError(path, number, f"{name} {value!r} is negative")
+    return result
+
+
+def _width(path: PathLike, number: int, fields: list[str], widths: tuple[int, ...],
+           layout: str) -> None:
+    if len(fields) not in widths:
+        expected = " or ".join(str(w) for w in widths)
+        raise ParseError(path, number, f"expected {expected} fields ({layout}), found "
+                                       f"{len(fields)}")
+
+
+def _no_lines(path: PathLike) -> InputError:
+    return InputError(f"{os.fspath(path)}: the file has no data lines")
+
+
+def read_dqrels_frame(path: PathLike, *, sep: str | None = None) -> pd.DataFrame:
+    """Read NTCIR qrels: diversity qrels (``topic intent docno L<level>``, a ``Dqrels``
+    file) or adhoc qrels (``topic docno L<level>``, intent ``"0"``), whichever the first
+    line is; every line must have the same number of fields.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``intent``, ``docno`` (str), ``level`` (int64) and ``line``
+        (the 1-based line number); ``attrs["adhoc"]`` is True for adhoc qrels. Lines are
+        as written: the non-relevant documents of a Dqrels file stay under intent ``"0"``
+        (see :func:`dqrels_frame`).
+    """
+    rows: list[tuple[str, str, str, int, int]] = []
+    width = None
+    for number, fields in _lines(path, sep):
+        if width is None:
+            _width(path, number, fields, (3, 4), "topic intent docno level, or topic docno "
+                   "level")
+            width = len(fields)
+        layout = ("topic intent docno level" if width == 4 else "topic docno level")
+        _width(path, number, fields, (width,), layout)
+        topic = _label(path, number, "topic", fields[0])
+        intent = _label(path, number, "intent", fields[1]) if width == 4 else "0"
+        docno = _label(path, number, "docno", fields[-2])
+        level = _level(path, number, fields[-1])
+        if width == 4 and intent == NONRELEVANT_INTENT and level > 0:
+            raise ParseError(path, number, f"topic {topic} docno {docno}: intent 0 lists "
+                                           f"judged non-relevant documents (L0), not L{level}")
+        rows.append((topic, intent, docno, level, number))
+    if not rows:
+        raise _no_lines(path)
+    frame = pd.DataFrame(rows, columns=["topic", "intent", "docno", "level", "line"])
+    frame["level"] = frame["level"].astype(np.int64)
+    frame.attrs["adhoc"] = width == 3
+    return frame
+
+
+def read_iprob(path: PathLike, *, sep: str | None = None) -> pd.DataFrame:
+    """Read intent probabilities: an ``Iprob`` file (``topic intent probability``) or a
+    ``DINprob`` file (``topic intent probability inf|nav``); a line without the type is
+    informational, as in NTCIREVAL's ``DIN-splitqrels``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``intent`` (str), ``probability`` (float64, finite, >= 0),
+        ``intent_type`` (``"inf"`` or ``"nav"``), ``order`` (0-based position of the intent
+        among its topic's lines) and ``line``; ``attrs["types"]`` is True when some line
+        gives a type. A type other than ``inf``/``nav`` and a (topic, intent) listed twice
+        are refused with the file and the line.
+    """
+    rows = []
+    seen: dict[tuple[str, str], int] = {}
+    typed = False
+    for number, fields in _lines(path, sep):
+        _width(path, number, fields, (3, 4), "topic intent probability [inf|nav]")
+        topic = _label(path, number, "topic", fields[0])
+        intent = _label(path, number, "intent", fields[1])
+        probability = _number(path, number, "probability", fields[2])
+        kind = "inf"
+        if len(fields) == 4:
+            typed = True
+            kind = fields[3]
+            if kind not in INTENT_TYPES:
+                raise ParseError(path, number, f"topic {topic} intent {intent}: intent type "
+                                               f"{kind!r} is neither 'inf' nor 'nav'")
+        if (topic, intent) in seen:
+            raise ParseError(path, number, f"topic {topic} intent {intent} is listed twice "
+                                           f"(first on line {seen[topic, intent]})")
+        seen[topic, intent] = number
+        rows.append((topic, intent, probability, kind, number))
+    if not rows:
+        raise _no_lines(path)
+    frame = pd.DataFrame(rows, columns=["topic", "intent", "probability", "intent_type",
+                                        "line"])
+    frame.insert(4, "order", frame.groupby("topic", sort=False).cumcount().astype(np.int64))
+    frame.attrs["types"] = typed
+    return frame
+
+
+def _per_topic(path: PathLike, sep: str | None, value: str) -> pd.DataFrame:
+    rows = []
+    seen: dict[str, int] = {}
+    for number, fields in _lines(path, sep):
+        _width(path, number, fields, (2,), f"docno {value}")
+        docno = _label(path, number, "docno", fields[0])
+        if docno in seen:
+            raise ParseError(path, number, f"docno {docno} is listed twice (first on line "
+                                           f"{seen[docno]})")
+        seen[docno] = number
+        rows.append((docno, _level(path, number, fields[1]) if value == "level"
+                     else _number(path, number, "gain", fields[1]), number))
+    frame = pd.DataFrame(rows, columns=["docno", value, "line"])
+    frame[value] = frame[value].astype(np.int64 if value == "level" else np.float64)
+    return frame
+
+
+def read_rel(path: PathLike, *, sep: str | None = None) -> pd.DataFrame:
+    """Read one topic's ``rel`` file (``docno L<level>``, what ``NTCIRsplitqrels``
+    writes and ``ntcir_eval label -r`` reads) into ``docno``, ``level`` (int64) and
+    ``line``; an empty file is a topic without judgments."""
+    return _per_topic(path, sep, "level")
+
+
+def read_relv(path: PathLike, *, sep: str | None = None) -> pd.DataFrame:
+    """Read one topic's ``relv`` file (``docno gain``, an ideal list: the ``Irelv`` and
+    ``Grelv`` files of ``DIN-splitqrels``, read by ``ntcir_eval glabel -I``) into
+    ``docno``, ``gain`` (float64, >= 0) and ``line``, in the file's order."""
+    return _per_topic(path, sep, "gain")
+
+
+def read_res(path: PathLike) -> pd.DataFrame:
+    """Read one topic's ``res`` file (a ranked list: one docno per line, the line being
+    the rank, as ``TRECsplitruns`` writes it) into ``rank`` (1-based) and ``docno``.
+
+    ``ntcir_eval`` takes a whole line as the docno, so a blank line inside the list would
+    be an unjudged document at its rank: it is refused, as is a docno listed twice. An
+    empty file is an empty ranked list.
+    """
+    check_file(path)
+    docnos: list[str] = []
+    seen: dict[str, int] = {}
+    blank = None
+    with open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            docno = line.rstrip("\r\n")
+            if not docno.strip(BLANK):
+                blank = blank or number
+                continue
+            if blank is not None:
+                raise ParseError(path, blank, "a blank line inside a ranked list (ntcir_eval "
+                                              f"would rank an unjudged document there)")
+            docno = _label(path, number, "docno", docno.strip(BLANK))
+            if docno in seen:
+                raise ParseError(path, number, f"docno {docno} is ranked twice (first on line "
+                                               f"{seen[docno]})")
+            seen[docno] = number
+            docnos.append(docno)
+    return pd.DataFrame({"rank": np.arange(1, len(docnos) + 1, dtype=np.int64),
+                         "docno": pd.Series(docnos, dtype=object)})
+
+
+def _write_lines(path: PathLike, columns: list[np.ndarray], sep: str = " ") -> None:
+    """Write the columns' values as lines of fields joined by ``sep`` (an empty file for
+    no rows), replacing ``path`` atomically, gzipped when its name ends with ``.gz``."""
+    text = check_output_path(path)
+    lines = [sep.join(row) for row in zip(*(np.asarray(c).astype(str) for c in columns))]
+    with atomic_output(text, gzip=text.endswith(".gz")) as fh:
+        fh.write("".join(line + "\n" for line in lines))
+
+
+def dqrels_frame(frame: pd.DataFrame, intents: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The lines of :func:`read_dqrels_frame` as the collection reads them: each document
+    judged under intent ``"0"`` becomes level 0 for every intent of its topic that has no
+    line for it (the topic's intents are those of the other lines and of ``intents``, a
+    frame with ``topic`` and ``intent``, e.g. :func:`read_iprob`'s). A topic without any
+    intent keeps its intent-``0`` lines. ``line`` says where each row came from."""
+    adhoc = frame.attrs.get("adhoc", False)
+    zero = (frame["intent"] == NONRELEVANT_INTENT).to_numpy() & (not adhoc)
+    if not zero.any():
+        return frame
+    kept = frame[~zero]
+    pairs = [kept[["topic", "intent"]]]
+    if intents is not None:
+        pairs.append(intents[["topic", "intent"]].astype(str))
+    known = pd.concat(pairs).drop_duplicates()
+    known = known[known["intent"] != NONRELEVANT_INTENT]
+    nonrel = frame[zero]
+    expanded = nonrel.drop(columns="intent").merge(known, on="topic", how="inner")
+    present = pd.MultiIndex.from_frame(kept[["topic", "intent", "docno"]])
+    expanded = expanded[~pd.MultiIndex.from_frame(
+        expanded[["topic", "intent", "docno"]]).isin(present)]
+    alone = nonrel[~nonrel["topic"].isin(known["topic"])]
+    out = pd.concat([kept, expanded[frame.columns], alone], ignore_index=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def iprob_frame(collection) -> pd.DataFrame:
+    """The intent probabilities of a collection as an Iprob/DINprob frame: one row per
+    intent of each topic (in the collection's intent order) with ``topic``, ``intent``,
+    ``probability`` (``intent_prob``, 0 for an intent without a relevant document) and
+    ``intent_type``."""
+    exists = collection["intent_exists"].values | collection["intent_valid"].values
+    order = np.where(exists, collection["intent_order"].values, np.iinfo(np.int64).max)
+    rows = []
+    topics = collection["topic"].values
+    intents = collection["intent"].values
+    prob = collection["intent_prob"].values
+    types = collection["intent_type"].values
+    for t in range(len(topics)):
+        for i in np.argsort(order[t], kind="stable"):
+            if exists[t, i]:
+                rows.append((str(topics[t]), str(intents[i]), float(prob[t, i]),
+                             str(types[t, i]) or "inf"))
+    return pd.DataFrame(rows, columns=["topic", "intent", "probability", "intent_type"])
+
+
+def write_dqrels(path: PathLike, qrels: pd.DataFrame, *, sep: str = " ") -> None:
+    """Write a tidy qrels frame (``topic intent docno level``, e.g.
+    :func:`xdiv.core.collection.qrels_frame`) as an NTCIR Dqrels file: one line per
+    (topic, intent, document) with a positive level, and one ``topic 0 docno L0`` line
+    per judged document relevant to no intent (negative levels are written as L0)."""
+    positive = qrels[qrels["level"] > 0]
+    judged = qrels[["topic", "docno"]].drop_duplicates()
+    relevant = pd.MultiIndex.from_frame(positive[["topic", "docno"]])
+    nonrel = judged[~pd.MultiIndex.from_frame(judged).isin(relevant)]
+    lines = pd.concat([
+        positive.assign(label="L" + positive["level"].astype(str))[
+            ["topic", "intent", "docno", "label"]],
+        nonrel.assign(intent=NONRELEVANT_INTENT, label="L0")[
+            ["topic", "intent", "docno", "label"]]], ignore_index=True)
+    lines = lines.sort_values(["topic", "docno", "intent"], kind="stable")
+    _write_lines(path, [lines[c].to_numpy() for c in ("topic", "intent", "docno", "label")],
+                 sep=sep)
+
+
+def write_iprob(path: PathLike, probabilities: pd.DataFrame, *, types: bool = False,
+                sep: str = " ") -> None:
+    """Write intent probabilities (``topic intent probability [intent_type]``, e.g.
+    :func:`iprob_frame`) as an Iprob file, or a DINprob file with ``types``.
+    Probabilities are written with ``repr`` precision."""
+    columns = [probabilities["topic"].to_numpy(), probabilities["intent"].to_numpy(),
+               np.array([repr(float(p)) for p in probabilities["probability"]], dtype=object)]
+    if types:
+        columns.append(probabilities["intent_type"].to_numpy())
+    _write_lines(path, columns, sep=sep)
+
+
+def write_rel(path: PathLike, rel: pd.DataFrame, *, sep: str = " ") -> None:
+    """Write one topic's judgments (``docno level``) as a ``rel`` file (``docno L<level>``)."""
+    _write_lines(path, [rel["docno"].to_numpy(),
+                        ("L" + rel["level"].astype(str)).to_numpy()], sep=sep)
+
+
+def write_relv(path: PathLike, relv: pd.DataFrame, *, sep: str = " ") -> None:
+    """Write one topic's ideal list (``docno gain``) as a ``relv`` file, in the frame's
+    order, gains with ``repr`` precision."""
+    _write_lines(path, [relv["docno"].to_numpy(),
+                        np.array([repr(float(g)) for g in relv["gain"]], dtype=object)],
+                 sep=sep)
+
+
+def write_res(path: PathLike, docnos) -> None:
+    """Write one topic's ranked list (docnos, best first) as a ``res`` file."""
+    _write_lines(path, [np.asarray(list(docnos), dtype=object)])
