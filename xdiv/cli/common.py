@@ -106,6 +106,22 @@ SIGNIFICANCE = "--sig-level"
 ``sig.level``); ``--alpha``, its former spelling, stays a deprecated alias."""
 
 
+def add_qrels_format(parser: argparse.ArgumentParser) -> None:
+    """Declare ``--qrels-format trec|ntcir`` (``args.qrels_format``) and
+    ``--[no-]renormalise`` (``args.renormalise``: None, True or False), the options of
+    :func:`xdiv.read_qrels` ``format`` and ``renormalise``."""
+    parser.add_argument("--qrels-format", choices=("trec", "ntcir"), default="trec",
+                        help="the qrels' format: TREC's, or NTCIREVAL's (a Dqrels file "
+                             "'topic intent docno L<level>', or 'topic docno L<level>') "
+                             "(default: %(default)s)")
+    parser.add_argument("--renormalise", action=argparse.BooleanOptionalAction, default=None,
+                        help="renormalise the intent probabilities over the intents with a "
+                             "relevant document (the default for TREC qrels), or use them "
+                             "as given, as NTCIREVAL does (--no-renormalise, the default for "
+                             "NTCIR qrels; Sakai & Song, SIGIR 2011): changes D-Q, D#-Q, "
+                             "DIN-Q, P+Q and the intent-aware measures, not D-nDCG or I-rec")
+
+
 def significance_option(parser: argparse.ArgumentParser, help: str,
                         default: float | None = 0.05) -> None:
     """Declare :data:`SIGNIFICANCE` ``LEVEL`` on ``parser``, the significance level

@@ -217,15 +217,14 @@ def _ntcir_collection(path, topics: pd.DataFrame | None, topics_source: str, pro
     """A collection from NTCIR qrels and an Iprob/DINprob file (or a scheme, or a frame)."""
     source = os.fspath(path)
     lines = ntcir.read_dqrels_frame(path, sep=sep)
-    given = None
-    if isinstance(probabilities, PATH_TYPES):
+    if isinstance(probabilities, PATH_TYPES) and probabilities not in PROBABILITY_SCHEMES:
         given = ntcir.read_iprob(probabilities, sep=sep)
         scheme, scheme_source = given, os.fspath(probabilities)
         intents = given[["topic", "intent", "intent_type", "order"]]
         if topics is None:
             topics, topics_source = intents, scheme_source
         elif given.attrs["types"]:
-            _check_types(topics, intents, topics_source, scheme_source)
+            _check_types(topics, given, topics_source, scheme_source)
     else:
         scheme, scheme_source = _probabilities_input(probabilities)
         intents = scheme if isinstance(scheme, pd.DataFrame) else None
