@@ -112,7 +112,8 @@ def add_qrels_format(parser: argparse.ArgumentParser) -> None:
     :func:`xdiv.read_qrels` ``format`` and ``renormalise``."""
     parser.add_argument("--qrels-format", choices=("trec", "ntcir"), default="trec",
                         help="the qrels' format: TREC's, or NTCIREVAL's (a Dqrels file "
-                             "'topic intent docno L<level>', or 'topic docno L<level>') "
+                             "'topic intent docno L<level>', or 'topic docno L<level>', "
+                             "whose --probabilities file is an Iprob or DINprob file) "
                              "(default: %(default)s)")
     parser.add_argument("--renormalise", action=argparse.BooleanOptionalAction, default=None,
                         help="renormalise the intent probabilities over the intents with a "

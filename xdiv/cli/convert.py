@@ -21,6 +21,10 @@ def add_parser(sub) -> None:
                           "  xdiv convert qrels.txt --to ntcir -o test.Dqrels\n"
                           "  xdiv convert test.Dqrels --qrels-format ntcir --to trec "
                           "-o qrels.txt")
+    cv.usage = ("xdiv convert [-h] [-q] [--adhoc {max,count} | --eih] -o OUTPUT input\n"
+                "       xdiv convert [-h] [-q] [--qrels-format {trec,ntcir}] "
+                "[--to {trec,ntcir}]\n"
+                "                    -o OUTPUT input")
     cv.add_argument("input", help="qrels file, or a hierarchy file with --eih")
     how = cv.add_mutually_exclusive_group()
     how.add_argument("--adhoc", choices=ADHOC_METHODS,

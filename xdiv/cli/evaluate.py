@@ -91,8 +91,7 @@ def add_parser(sub) -> None:
                     help="an unknown subtopic type in the topic file is an error (by default "
                          "a warning, and the subtopic is read as informational)")
     ev.add_argument("--probabilities", default="uniform",
-                    help="uniform, nonuniform or a 'topic intent probability' file (with "
-                         "--qrels-format ntcir an Iprob or DINprob file)")
+                    help="uniform, nonuniform or a 'topic intent probability' file")
     add_qrels_format(ev)
     ev.add_argument("--adhoc", choices=ADHOC_METHODS,
                     help="how single-intent measures (nDCG, AP, P, bpref, ...) read diversity "

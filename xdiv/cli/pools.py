@@ -61,8 +61,7 @@ def _inputs(parser) -> None:
                         help=ORDER_HELP + " (default: %(default)s)")
     parser.add_argument("--topics", help="TREC topic XML (intent types)")
     parser.add_argument("--probabilities", default="uniform",
-                        help="uniform, nonuniform or a 'topic intent probability' file (with "
-                             "--qrels-format ntcir an Iprob or DINprob file)")
+                        help="uniform, nonuniform or a 'topic intent probability' file")
     add_qrels_format(parser)
     parser.add_argument("--format", choices=TABLE_FORMATS, default="table",
                         help="table (4 decimals) or TSV/CSV (6 decimals)")
