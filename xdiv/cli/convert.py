@@ -54,10 +54,9 @@ def run(args) -> int:
 
         collection = read_qrels(spool.paths[0], format=args.qrels_format)
         if args.to == "ntcir":
-            from ..core.collection import qrels_frame
             from ..io.ntcir import write_dqrels
 
-            write_dqrels(args.output, qrels_frame(collection))
+            write_dqrels(args.output, collection)
         elif args.to == "trec":
             write_qrels(args.output, collection)
         else:

@@ -33,7 +33,9 @@ from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
+from ..core.collection import qrels_frame
 from ..errors import InputError, ParseError
 from ..typing import LEVEL_RANGE
 from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output_path,
@@ -123,11 +125,13 @@ def read_dqrels_frame(path: PathLike, *, sep: str | None = None) -> pd.DataFrame
     -------
     pandas.DataFrame
         Columns ``topic``, ``intent``, ``docno`` (str), ``level`` (int64) and ``line``
-        (the 1-based line number); ``attrs["adhoc"]`` is True for adhoc qrels. Lines are
+        (the 1-based line number); ``attrs["adhoc"]`` is True for adhoc qrels. A (topic,
+    intent, docno) judged twice is refused with both lines. Lines are
         as written: the non-relevant documents of a Dqrels file stay under intent ``"0"``
         (see :func:`dqrels_frame`).
     """
     rows: list[tuple[str, str, str, int, int]] = []
+    seen: dict[tuple[str, str, str], int] = {}
     width = None
     for number, fields in _lines(path, sep):
         if width is None:
@@ -143,6 +147,12 @@ def read_dqrels_frame(path: PathLike, *, sep: str | None = None) -> pd.DataFrame
         if width == 4 and intent == NONRELEVANT_INTENT and level > 0:
             raise ParseError(path, number, f"topic {topic} docno {docno}: intent 0 lists "
                                            f"judged non-relevant documents (L0), not L{level}")
+        key = (topic, intent, docno)
+        if key in seen:
+            name = os.fspath(path)
+            raise InputError(f"{name}:{seen[key]}, {name}:{number}: topic {topic} intent "
+                             f"{intent} docno {docno} is judged more than once")
+        seen[key] = number
         rows.append((topic, intent, docno, level, number))
     if not rows:
         raise _no_lines(path)
@@ -313,20 +323,59 @@ def iprob_frame(collection) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["topic", "intent", "probability", "intent_type"])
 
 
-def write_dqrels(path: PathLike, qrels: pd.DataFrame, *, sep: str = " ") -> None:
-    """Write a tidy qrels frame (``topic intent docno level``, e.g.
-    :func:`xdiv.core.collection.qrels_frame`) as an NTCIR Dqrels file: one line per
-    (topic, intent, document) with a positive level, and one ``topic 0 docno L0`` line
-    per judged document relevant to no intent (negative levels are written as L0)."""
-    positive = qrels[qrels["level"] > 0]
-    judged = qrels[["topic", "docno"]].drop_duplicates()
-    relevant = pd.MultiIndex.from_frame(positive[["topic", "docno"]])
-    nonrel = judged[~pd.MultiIndex.from_frame(judged).isin(relevant)]
-    lines = pd.concat([
-        positive.assign(label="L" + positive["level"].astype(str))[
-            ["topic", "intent", "docno", "label"]],
-        nonrel.assign(intent=NONRELEVANT_INTENT, label="L0")[
-            ["topic", "intent", "docno", "label"]]], ignore_index=True)
+def write_dqrels(path: PathLike, qrels: xr.Dataset | pd.DataFrame, *,
+                 sep: str = " ") -> None:
+    """Write a collection, or a tidy qrels frame (``topic intent docno level``), as NTCIR
+    qrels.
+
+    Diversity qrels become a Dqrels file: a document judged (level 0) for every intent of
+    its topic and relevant to none is one ``topic 0 docno L0`` line, provided every
+    intent of the topic keeps a line of its own (otherwise the topic's judgments are
+    all written out); every other judgment is a line of its own. A topic's intents are
+    those of the collection (of a frame: those of its lines).
+    Reading the file back with :func:`xdiv.read_qrels` (``format="ntcir"``) gives the
+    same judgments. Adhoc qrels (one intent, ``0``) become NTCIR adhoc qrels
+    (``topic docno L<level>``); diversity qrels with a positive level under an intent
+    ``0`` cannot be written as a Dqrels file and are refused. Negative (spam) levels are
+    written as ``L0``.
+    """
+    intents = None
+    if isinstance(qrels, xr.Dataset):
+        exists = qrels["intent_exists"].values | qrels["intent_valid"].values
+        t, i = np.nonzero(exists)
+        intents = pd.Series(qrels["intent"].values[i].astype(str),
+                            index=qrels["topic"].values[t].astype(str))
+        qrels = qrels_frame(qrels)
+    q = pd.DataFrame({"topic": qrels["topic"].astype(str), "intent": qrels["intent"].astype(str),
+                      "docno": qrels["docno"].astype(str),
+                      "label": "L" + qrels["level"].clip(lower=0).astype(np.int64).astype(str)})
+    zero = (qrels["level"] <= 0).to_numpy()
+    under_zero = (q["intent"] == NONRELEVANT_INTENT).to_numpy()
+    if under_zero.all():
+        _write_lines(path, [q[c].to_numpy() for c in ("topic", "docno", "label")], sep=sep)
+        return
+    if (under_zero & ~zero).any():
+        k = int(np.argmax(under_zero & ~zero))
+        raise InputError(f"{os.fspath(path)}: topic {q['topic'].iloc[k]} docno "
+                         f"{q['docno'].iloc[k]}: intent 0 marks judged non-relevant "
+                         "documents in a Dqrels file, and these qrels give it a positive "
+                         "level beside other intents")
+    n_intents = (q.groupby("topic")["intent"].nunique() if intents is None
+                 else intents.groupby(level=0).nunique())
+    doc = pd.MultiIndex.from_frame(q[["topic", "docno"]])
+    per_doc = pd.DataFrame({"zero": zero}, index=doc).groupby(level=[0, 1])["zero"].agg(
+        ["all", "size"])
+    covering = per_doc["all"] & (per_doc["size"].to_numpy()
+                                 == n_intents.reindex(per_doc.index.get_level_values(0))
+                                 .to_numpy())
+    folded = doc.isin(per_doc.index[covering.to_numpy()])
+    # a topic whose intents would not all keep a line of their own is not folded
+    kept = q[~folded].groupby("topic")["intent"].nunique().reindex(n_intents.index,
+                                                                     fill_value=0)
+    folded &= q["topic"].isin(kept[kept == n_intents].index).to_numpy()
+    nonrel = q[folded][["topic", "docno"]].drop_duplicates().assign(
+        intent=NONRELEVANT_INTENT, label="L0")
+    lines = pd.concat([q[~folded], nonrel[q.columns]], ignore_index=True)
     lines = lines.sort_values(["topic", "docno", "intent"], kind="stable")
     _write_lines(path, [lines[c].to_numpy() for c in ("topic", "intent", "docno", "label")],
                  sep=sep)
