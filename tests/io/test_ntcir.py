@@ -193,42 +193,49 @@ def test_uniform_as_given_counts_every_intent(tmp_path):
 
 # --- NTCIREVAL's own pipeline on its sample (DIN-splitqrels, TRECsplitruns, D-NTCIR-eval) --
 
-_MEASURES = {"MSnDCG": "D-nDCG(gain=linear)", "Q": "D-Q(gain=linear)",
-             "D#-nDCG": "D#-nDCG(gain=linear)", "D#-Q": "D#-Q(gain=linear)", "I-rec": "I-rec"}
+_MEASURES = {"D": {"MSnDCG": "D-nDCG(gain=linear)", "Q": "D-Q(gain=linear)",
+                   "D#-nDCG": "D#-nDCG(gain=linear)", "D#-Q": "D#-Q(gain=linear)",
+                   "I-rec": "I-rec"},
+             "DIN": {"MSnDCG": "DIN-nDCG(gain=linear)", "Q": "DIN-Q(gain=linear)",
+                     "DIN#-nDCG": "DIN#-nDCG(gain=linear)", "DIN#-Q": "DIN#-Q(gain=linear)"}}
 
 
-def _ntcireval_dnev(folder, sample, runs, cutoffs) -> dict:
-    """NTCIREVAL's printed values ``{(run, topic, xdiv measure): value}``."""
+def _ntcireval_values(folder, sample, runs, cutoffs) -> dict:
+    """NTCIREVAL's printed values ``{(run, topic, xdiv measure): value}`` through its
+    scripts D-NTCIR-eval and DIN-NTCIR-eval on its sample (README.diversity)."""
     env = {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}"}
-    script = (folder / "D-NTCIR-eval").read_text()
-    (sample / "D-NTCIR-eval").write_text(re.sub(r"(?m)^NEVPATH=.*$",
-                                                f"NEVPATH={folder / 'ntcir_eval'}", script))
-    subprocess.run(["sh", str(folder / "DIN-splitqrels"), "Dtest.Iprob", "Dtest.Dqrels", "test"],
-                   cwd=sample, env=env, check=True, capture_output=True)
-    subprocess.run(["sh", str(folder / "TRECsplitruns"), "Dtest.Iprob.tid", "1000"],
+    for script in ("D-NTCIR-eval", "DIN-NTCIR-eval"):
+        text = (folder / script).read_text()
+        (sample / script).write_text(re.sub(r"(?m)^NEVPATH=.*$",
+                                            f"NEVPATH={folder / 'ntcir_eval'}", text))
+    subprocess.run(["sh", str(folder / "DIN-splitqrels"), "Dtest.DINprob", "Dtest.Dqrels",
+                    "test"], cwd=sample, env=env, check=True, capture_output=True)
+    subprocess.run(["sh", str(folder / "TRECsplitruns"), "Dtest.DINprob.tid", "1000"],
                    input="\n".join(runs) + "\n", text=True, cwd=sample, env=env, check=True,
                    capture_output=True)
     values = {}
-    for cutoff in cutoffs:
-        subprocess.run(["sh", "D-NTCIR-eval", "Dtest.Iprob.tid", "test", str(cutoff),
-                        f"l{cutoff}"], input="\n".join(runs) + "\n", text=True, cwd=sample,
-                       env=env, check=True, capture_output=True)
-        for run in runs:
-            for line in (sample / f"{run}.l{cutoff}.Dnev").read_text().splitlines():
-                found = re.fullmatch(r"(\S+) (\S+)@(\d+)=\s+(\S+)", line)
-                if found and found.group(2) in _MEASURES and found.group(3) != "n":
-                    topic, name, at, value = found.groups()
-                    values[run, topic, f"{_MEASURES[name]}@{int(at)}"] = float(value)
+    for kind, names in _MEASURES.items():
+        for cutoff in cutoffs:
+            subprocess.run(["sh", f"{kind}-NTCIR-eval", "Dtest.DINprob.tid", "test",
+                            str(cutoff), f"l{cutoff}"], input="\n".join(runs) + "\n",
+                           text=True, cwd=sample, env=env, check=True, capture_output=True)
+            for run in runs:
+                for line in (sample / f"{run}.l{cutoff}.{kind}nev").read_text().splitlines():
+                    found = re.fullmatch(r"(\S+) (\S+)@(\d+)=\s+(\S+)", line)
+                    if found and found.group(2) in names:
+                        topic, name, at, value = found.groups()
+                        values[run, topic, f"{names[name]}@{int(at)}"] = float(value)
     return values
 
 
 @pytest.mark.slow
-def test_renormalise_false_gives_ntcireval_d_measures_on_its_sample(ntcireval_folder, sample):
-    """2 runs x 3 topics x 5 measures x cutoffs 10 and 20 = 60 values (DIN-splitqrels alone
-    forks some thousand gawk processes: about 15 s)."""
+def test_renormalise_false_gives_ntcireval_d_and_din_measures_on_its_sample(ntcireval_folder,
+                                                                          sample):
+    """2 runs x 3 topics x cutoffs 10 and 20 x (5 D-measures + 4 DIN-measures) = 108 values
+    (DIN-splitqrels alone forks some thousand gawk processes: 10 to 20 s)."""
     runs, cutoffs = ["TRECRUN", "TRECRUN2"], [10, 20]
-    official = _ntcireval_dnev(ntcireval_folder, sample, runs, cutoffs)
-    assert len(official) == 60
+    official = _ntcireval_values(ntcireval_folder, sample, runs, cutoffs)
+    assert len(official) == 108
     # the res files TRECsplitruns wrote are xdiv's rankings
     ranked = xdiv.read_runs([sample / r for r in runs], order="rank")
     for run in runs:
@@ -239,13 +246,13 @@ def test_renormalise_false_gives_ntcireval_d_measures_on_its_sample(ntcireval_fo
     measures = sorted({m for *_, m in official})
     for renormalise in (False, True):
         collection = _quiet(xdiv.read_qrels, sample / "Dtest.Dqrels", format="ntcir",
-                            probabilities=sample / "Dtest.Iprob", renormalise=renormalise)
+                            probabilities=sample / "Dtest.DINprob", renormalise=renormalise)
         scores = _quiet(xdiv.evaluate, ranked, collection, measures)
         assert scores.attrs["renormalise"] == int(renormalise)
         worst = 0.0
         for (run, topic, measure), value in official.items():
             mine = scores["score"].sel(run=run, topic=topic, metric=measure).item()
-            # NTCIREVAL prints 4 decimals; D# combines two printed values
+            # NTCIREVAL prints 4 decimals; D# and DIN# combine two printed values
             bound = 1e-4 + 1e-12 if "#" in measure else 5e-5 + 1e-12
             worst = max(worst, abs(mine - value) / bound)
         if renormalise:
