@@ -133,6 +133,25 @@ def test_round_trips(sample, tmp_path):
     assert ntcir.read_res(tmp_path / "empty.res").empty
 
 
+def test_res_files_round_trip(sample, tmp_path):
+    runs = xdiv.read_runs([sample / "TRECRUN", sample / "TRECRUN2"], order="rank")
+    paths = ntcir.write_res_files(tmp_path / "exp", runs, topics=["0001", "0002", "0003",
+                                                                   "0009"])
+    assert len(paths) == 8 and (tmp_path / "exp" / "0009" / "0009.TRECRUN.res").read_text() == ""
+    lines = [line.split() for line in (sample / "TRECRUN").read_text().splitlines()]
+    assert (tmp_path / "exp" / "0002" / "0002.TRECRUN.res").read_text().split() == \
+        [f[2] for f in lines if f[0] == "0002"]
+    back = ntcir.read_res_runs(tmp_path / "exp", ["TRECRUN", "TRECRUN2"],
+                               ["0001", "0002", "0003", "0009"])
+    assert xdiv.runs_frame(back)[["run", "topic", "docno", "rank"]].equals(
+        xdiv.runs_frame(runs)[["run", "topic", "docno", "rank"]])
+    (tmp_path / "tid").write_text("0001\n00 02\n")
+    with pytest.raises(XdivError, match=r"tid:2: expected 1 fields"):
+        ntcir.read_res_runs(tmp_path / "exp", ["TRECRUN"], tmp_path / "tid")
+    with pytest.raises(XdivError, match=r"0004\.TRECRUN\.res: no such file"):
+        ntcir.read_res_runs(tmp_path / "exp", ["TRECRUN"], ["0004"])
+
+
 def test_trec_qrels_convert_to_dqrels_and_back(sample, tmp_path):
     trec = tmp_path / "qrels.txt"
     assert main(["convert", str(sample / "Dtest.Dqrels"), "--qrels-format", "ntcir",
@@ -236,13 +255,11 @@ def test_renormalise_false_gives_ntcireval_d_and_din_measures_on_its_sample(ntci
     runs, cutoffs = ["TRECRUN", "TRECRUN2"], [10, 20]
     official = _ntcireval_values(ntcireval_folder, sample, runs, cutoffs)
     assert len(official) == 108
-    # the res files TRECsplitruns wrote are xdiv's rankings
+    # the res files TRECsplitruns wrote are xdiv's rankings of the TREC files
     ranked = xdiv.read_runs([sample / r for r in runs], order="rank")
-    for run in runs:
-        for topic in ("0001", "0002", "0003"):
-            res = ntcir.read_res(sample / topic / f"{topic}.{run}.res")["docno"].tolist()
-            frame = xdiv.runs_frame(ranked.sel(run=[run], topic=[topic]))
-            assert frame["docno"].tolist() == res
+    split = ntcir.read_res_runs(sample, runs, sample / "Dtest.DINprob.tid")
+    assert xdiv.runs_frame(split)[["run", "topic", "docno", "rank"]].equals(
+        xdiv.runs_frame(ranked)[["run", "topic", "docno", "rank"]])
     measures = sorted({m for *_, m in official})
     for renormalise in (False, True):
         collection = _quiet(xdiv.read_qrels, sample / "Dtest.Dqrels", format="ntcir",

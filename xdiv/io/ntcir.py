@@ -36,6 +36,7 @@ import pandas as pd
 import xarray as xr
 
 from ..core.collection import qrels_frame
+from ..core.runs import build_runs, runs_frame
 from ..errors import InputError, ParseError
 from ..typing import LEVEL_RANGE
 from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output_path,
@@ -43,8 +44,8 @@ from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output
 from .atomic import atomic_output
 
 __all__ = ["NONRELEVANT_INTENT", "read_dqrels_frame", "read_iprob", "read_rel", "read_relv",
-           "read_res", "dqrels_frame", "iprob_frame", "write_dqrels", "write_iprob",
-           "write_rel", "write_relv", "write_res"]
+           "read_res", "read_res_runs", "dqrels_frame", "iprob_frame", "write_dqrels", "write_iprob",
+           "write_rel", "write_relv", "write_res", "write_res_files"]
 
 PathLike = str | os.PathLike
 
@@ -265,6 +266,78 @@ def read_res(path: PathLike) -> pd.DataFrame:
             docnos.append(docno)
     return pd.DataFrame({"rank": np.arange(1, len(docnos) + 1, dtype=np.int64),
                          "docno": pd.Series(docnos, dtype=object)})
+
+
+def _topic_ids(topics) -> list[str]:
+    """Topic IDs from a list, or from a file of one topic ID a line (NTCIREVAL's ``tid``
+    files)."""
+    if not isinstance(topics, (str, os.PathLike)):
+        return [str(t) for t in topics]
+    ids = []
+    for number, fields in _lines(topics, None):
+        _width(topics, number, fields, (1,), "topic")
+        ids.append(_label(topics, number, "topic", fields[0]))
+    return ids
+
+
+def res_path(folder: PathLike, topic: str, run: str) -> str:
+    """Where NTCIREVAL's scripts keep a topic's ranked list of a run:
+    ``folder/<topic>/<topic>.<run>.res``."""
+    return os.path.join(os.fspath(folder), topic, f"{topic}.{run}.res")
+
+
+def read_res_runs(folder: PathLike, runs, topics) -> xr.Dataset:
+    """Read the ``res`` files of NTCIREVAL's layout (``folder/<topic>/<topic>.<run>.res``,
+    what ``TRECsplitruns`` writes) into a Runs dataset.
+
+    Parameters
+    ----------
+    folder : path-like
+        The experiment folder (the topics' folders are in it).
+    runs : list of str
+        The run names.
+    topics : list of str or path-like
+        The topic IDs, or a file of one topic ID a line (a ``tid`` file).
+
+    Returns
+    -------
+    xarray.Dataset
+        Ranked in the files' order (``order="rank"``); the score of the document at rank
+        k of n is n - k + 1. A missing file is an error; an empty one, a topic the run
+        retrieves nothing for.
+    """
+    frames = []
+    for run in runs:
+        for topic in _topic_ids(topics):
+            res = read_res(res_path(folder, topic, str(run)))
+            frames.append(res.assign(run=str(run), topic=topic,
+                                     score=(len(res) - res["rank"] + 1).astype(np.float64)))
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if frame.empty:
+        raise InputError(f"{os.fspath(folder)}: the res files of runs {list(runs)} hold no "
+                         "document")
+    out = build_runs(frame, order="rank")
+    out.attrs["source"] = os.fspath(folder)
+    return out
+
+
+def write_res_files(folder: PathLike, runs: xr.Dataset, topics=None) -> list[str]:
+    """Write each run's ranked lists as NTCIREVAL's ``res`` files,
+    ``folder/<topic>/<topic>.<run>.res`` (as ``TRECsplitruns`` does: an empty file for a
+    topic the run lacks), for the runs' topics or the ``topics`` given (a list or a
+    ``tid`` file). Returns the paths written."""
+    frame = runs_frame(runs)
+    ranked = {key: group["docno"].tolist()
+              for key, group in frame.groupby(["run", "topic"], sort=False)}
+    written = []
+    for run in runs["run"].values:
+        for topic in (_topic_ids(topics) if topics is not None
+                      else [str(t) for t in runs["topic"].values]):
+            path = res_path(folder, topic, str(run))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            write_res(path, ranked.get((run, topic), []))
+            written.append(path)
+    return written
 
 
 def _write_lines(path: PathLike, columns: list[np.ndarray], sep: str = " ") -> None:
