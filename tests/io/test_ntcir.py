@@ -217,13 +217,18 @@ _MEASURES = {"D": {"MSnDCG": "D-nDCG(gain=linear)", "Q": "D-Q(gain=linear)",
                    "I-rec": "I-rec"},
              "DIN": {"MSnDCG": "DIN-nDCG(gain=linear)", "Q": "DIN-Q(gain=linear)",
                      "DIN#-nDCG": "DIN#-nDCG(gain=linear)", "DIN#-Q": "DIN#-Q(gain=linear)"}}
+_WEIGHTED = {"IA": ("D-NTCIR-IAeval", "Dtest.Iprob", "nevIA",
+                    {"IA-MSnDCG": "nDCG-IA(gain=linear)", "IA-ERR": "ERR-IA(ndeval=False)",
+                     "IA-nERR": "nERR-IA(ndeval=False)"}),
+             "PQ": ("DIN-NTCIR-PQeval", "Dtest.DINprob", "nevPQ",
+                    {"PplusQ": "P+Q(gain=linear)"})}
 
 
 def _ntcireval_values(folder, sample, runs, cutoffs) -> dict:
     """NTCIREVAL's printed values ``{(run, topic, xdiv measure): value}`` through its
     scripts D-NTCIR-eval and DIN-NTCIR-eval on its sample (README.diversity)."""
     env = {**os.environ, "PATH": f"{folder}:{os.environ['PATH']}"}
-    for script in ("D-NTCIR-eval", "DIN-NTCIR-eval"):
+    for script in ("D-NTCIR-eval", "DIN-NTCIR-eval", "D-NTCIR-IAeval", "DIN-NTCIR-PQeval"):
         text = (folder / script).read_text()
         (sample / script).write_text(re.sub(r"(?m)^NEVPATH=.*$",
                                             f"NEVPATH={folder / 'ntcir_eval'}", text))
@@ -244,17 +249,29 @@ def _ntcireval_values(folder, sample, runs, cutoffs) -> dict:
                     if found and found.group(2) in names:
                         topic, name, at, value = found.groups()
                         values[run, topic, f"{names[name]}@{int(at)}"] = float(value)
+    # the measures weighting per-intent values by P(i|q): "<topic> SUMp= p NAME@l= v"
+    for script, probabilities, suffix, names in _WEIGHTED.values():
+        for cutoff in cutoffs:
+            subprocess.run(["sh", script, "Dtest.DINprob.tid", probabilities, "test.Irelv",
+                            str(cutoff), f"l{cutoff}"], input="\n".join(runs) + "\n",
+                           text=True, cwd=sample, env=env, check=True, capture_output=True)
+            for run in runs:
+                for line in (sample / f"{run}.l{cutoff}.{suffix}").read_text().splitlines():
+                    found = re.fullmatch(r"(\S+) SUMp= \S+ (\S+)@(\d+)= (\S+)", line)
+                    if found and found.group(2) in names:
+                        topic, name, at, value = found.groups()
+                        values[run, topic, f"{names[name]}@{int(at)}"] = float(value)
     return values
 
 
 @pytest.mark.slow
-def test_renormalise_false_gives_ntcireval_d_and_din_measures_on_its_sample(ntcireval_folder,
-                                                                          sample):
-    """2 runs x 3 topics x cutoffs 10 and 20 x (5 D-measures + 4 DIN-measures) = 108 values
-    (DIN-splitqrels alone forks some thousand gawk processes: 10 to 20 s)."""
+def test_renormalise_false_gives_ntcireval_values_on_its_sample(ntcireval_folder, sample):
+    """2 runs x 3 topics x cutoffs 10 and 20 x (5 D-measures + 4 DIN-measures + 3
+    intent-aware measures + P+Q) = 156 values (DIN-splitqrels alone forks some thousand
+    gawk processes: 10 to 20 s)."""
     runs, cutoffs = ["TRECRUN", "TRECRUN2"], [10, 20]
     official = _ntcireval_values(ntcireval_folder, sample, runs, cutoffs)
-    assert len(official) == 108
+    assert len(official) == 156
     # the res files TRECsplitruns wrote are xdiv's rankings of the TREC files
     ranked = xdiv.read_runs([sample / r for r in runs], order="rank")
     split = ntcir.read_res_runs(sample, runs, sample / "Dtest.DINprob.tid")
@@ -269,8 +286,10 @@ def test_renormalise_false_gives_ntcireval_d_and_din_measures_on_its_sample(ntci
         worst = 0.0
         for (run, topic, measure), value in official.items():
             mine = scores["score"].sel(run=run, topic=topic, metric=measure).item()
-            # NTCIREVAL prints 4 decimals; D# and DIN# combine two printed values
-            bound = 1e-4 + 1e-12 if "#" in measure else 5e-5 + 1e-12
+            # NTCIREVAL prints 4 decimals; D#, DIN#, the intent-aware measures and P+Q
+            # combine printed values
+            combined = "#" in measure or "IA" in measure or "P+Q" in measure
+            bound = 1e-4 + 1e-12 if combined else 5e-5 + 1e-12
             worst = max(worst, abs(mine - value) / bound)
         if renormalise:
             assert worst > 1  # today's convention does not reproduce NTCIREVAL
