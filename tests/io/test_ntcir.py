@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
@@ -121,6 +120,12 @@ def test_round_trips(sample, tmp_path):
     back = _quiet(xdiv.read_qrels, tmp_path / "out.Dqrels", format="ntcir",
                   probabilities=sample / "Dtest.DINprob")
     xr.testing.assert_equal(back, collection)
+    # a collection's probabilities and types, written as a DINprob file, read back
+    ntcir.write_iprob(tmp_path / "c.DINprob", ntcir.iprob_frame(collection), types=True)
+    again = _quiet(xdiv.read_qrels, tmp_path / "out.Dqrels", format="ntcir",
+                   probabilities=tmp_path / "c.DINprob")
+    xr.testing.assert_equal(again[["intent_prob", "intent_type", "intent_valid"]],
+                            collection[["intent_prob", "intent_type", "intent_valid"]])
     rel = pd.DataFrame({"docno": ["a b", "c"], "level": [3, 0]})
     ntcir.write_rel(tmp_path / "x.rel", rel, sep=";")
     assert ntcir.read_rel(tmp_path / "x.rel", sep=";")[["docno", "level"]].equals(rel)

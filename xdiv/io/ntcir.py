@@ -44,8 +44,9 @@ from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output
 from .atomic import atomic_output
 
 __all__ = ["NONRELEVANT_INTENT", "read_dqrels_frame", "read_iprob", "read_rel", "read_relv",
-           "read_res", "read_res_runs", "dqrels_frame", "iprob_frame", "write_dqrels", "write_iprob",
-           "write_rel", "write_relv", "write_res", "write_res_files"]
+           "read_res", "read_res_runs", "res_path", "dqrels_frame", "iprob_frame",
+           "write_dqrels", "write_iprob", "write_rel", "write_relv", "write_res",
+           "write_res_files"]
 
 PathLike = str | os.PathLike
 
@@ -257,7 +258,7 @@ def read_res(path: PathLike) -> pd.DataFrame:
                 continue
             if blank is not None:
                 raise ParseError(path, blank, "a blank line inside a ranked list (ntcir_eval "
-                                              f"would rank an unjudged document there)")
+                                              "would rank an unjudged document there)")
             docno = _label(path, number, "docno", docno.strip(BLANK))
             if docno in seen:
                 raise ParseError(path, number, f"docno {docno} is ranked twice (first on line "
