@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
@@ -213,6 +214,30 @@ def test_uniform_as_given_counts_every_intent(tmp_path):
     assert given["intent_prob"].values.tolist() == [[1 / 3, 0.0, 1 / 3]]
     renormalised = _quiet(xdiv.read_qrels, tmp_path / "q", format="ntcir", renormalise=True)
     assert renormalised["intent_prob"].values.tolist() == [[0.5, 0.0, 0.5]]
+
+
+def test_pool_studies_keep_the_convention(sample):
+    from xdiv.analysis.pools import without_judgments
+
+    for renormalise in (False, True):
+        collection = _quiet(xdiv.read_qrels, sample / "Dtest.Dqrels", format="ntcir",
+                            probabilities=sample / "Dtest.Iprob", renormalise=renormalise)
+        # remove topic 0001's documents relevant to intent 3 (its only ones: L1 to 2 and 3)
+        level = collection["level"].sel(topic="0001", intent="3").values
+        remove = np.zeros(collection["docno"].shape, dtype=bool)
+        remove[0] = level > 0
+        reduced = without_judgments(collection, remove)
+        assert reduced.attrs["renormalise"] == int(renormalise)
+        prob = reduced["intent_prob"].sel(topic="0001").values
+        if renormalise:
+            assert prob.sum() == pytest.approx(1.0)
+        else:  # as given: the intents still valid keep their probabilities
+            given = {i: float(p) for t, i, p in _raw_lines(sample / "Dtest.Iprob")
+                     if t == "0001"}
+            valid = reduced["intent_valid"].sel(topic="0001")
+            assert 0 < int(valid.sum()) < 3
+            assert prob.tolist() == [given[i] if ok else 0.0
+                                     for i, ok in zip(valid["intent"].values, valid.values)]
 
 
 # --- NTCIREVAL's own pipeline on its sample (DIN-splitqrels, TRECsplitruns, D-NTCIR-eval) --
