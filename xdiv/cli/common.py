@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .._warnings import warn
 from ..errors import InputError, XdivError, XdivWarning, shown
+from ..typing import QRELS_FORMATS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -110,7 +111,7 @@ def add_qrels_format(parser: argparse.ArgumentParser) -> None:
     """Declare ``--qrels-format trec|ntcir`` (``args.qrels_format``) and
     ``--[no-]renormalise`` (``args.renormalise``: None, True or False), the options of
     :func:`xdiv.read_qrels` ``format`` and ``renormalise``."""
-    parser.add_argument("--qrels-format", choices=("trec", "ntcir"), default="trec",
+    parser.add_argument("--qrels-format", choices=QRELS_FORMATS, default="trec",
                         help="the qrels' format: TREC's, or NTCIREVAL's (a Dqrels file "
                              "'topic intent docno L<level>', or 'topic docno L<level>', "
                              "whose --probabilities file is an Iprob or DINprob file) "

@@ -7,7 +7,7 @@ import sys
 
 from ..io._spool import spooled_inputs
 from .common import command, output
-from ..typing import ADHOC_METHODS
+from ..typing import ADHOC_METHODS, QRELS_FORMATS
 
 
 def add_parser(sub) -> None:
@@ -30,10 +30,10 @@ def add_parser(sub) -> None:
     how.add_argument("--adhoc", choices=ADHOC_METHODS,
                      help="qrels to adhoc qrels (the default, with max)")
     how.add_argument("--eih", action="store_true", help="hierarchy file to its EIH")
-    how.add_argument("--to", choices=("trec", "ntcir"),
+    how.add_argument("--to", choices=QRELS_FORMATS,
                      help="rewrite the qrels in this format (NTCIR: a Dqrels file, each "
                           "judged non-relevant document once under intent 0)")
-    cv.add_argument("--qrels-format", choices=("trec", "ntcir"), default="trec",
+    cv.add_argument("--qrels-format", choices=QRELS_FORMATS, default="trec",
                     help="the input qrels' format (default: %(default)s)")
     cv.add_argument("-o", "--output", required=True, help="file to write")
 
