@@ -380,6 +380,7 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
             "tie_samples": plan.tie_samples,
             "tie_seed": plan.seed,
             "probabilities": collection.attrs.get("probabilities", ""),
+            "renormalise": int(collection.attrs.get("renormalise", 1)),
             "collection": collection.attrs.get("source", ""),
             "runs": runs.attrs.get("source", ""),
             "order": runs.attrs.get("order", ""),

@@ -15,7 +15,7 @@ __all__ = [
     "META_TESTS", "MISSING",
     "MetaTest",
     "Missing", "TIES", "Ties", "NODE_WEIGHTS", "NodeWeights", "ORDERS", "ORDER_HELP", "Order",
-    "PROBABILITY_SCHEMES", "RANK_CORRELATIONS", "RankCorrelation",
+    "PROBABILITY_SCHEMES", "QRELS_FORMATS", "QrelsFormat", "RANK_CORRELATIONS", "RankCorrelation",
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "PVALUE_RULES", "PValueRule",
     "RESAMPLING_TESTS",
     "SCORE_FORMATS", "ScoreFormat",
@@ -53,6 +53,10 @@ TIES: tuple[Ties, ...] = get_args(Ties)
 ProbabilityScheme = Literal["uniform", "nonuniform"]
 """Intent probabilities by name: uniform, or Sakai & Song's non-uniform scheme."""
 PROBABILITY_SCHEMES: tuple[ProbabilityScheme, ...] = get_args(ProbabilityScheme)
+
+QrelsFormat = Literal["trec", "ntcir"]
+"""The file format of qrels: TREC's, or NTCIREVAL's (Dqrels and Iprob/DINprob files)."""
+QRELS_FORMATS: tuple[QrelsFormat, ...] = get_args(QrelsFormat)
 
 CutoffRule = Literal["required", "optional", "none"]
 """Whether a measure's name takes a cutoff ``@l``."""

@@ -144,7 +144,8 @@ def without_judgments(collection: xr.Dataset, remove: np.ndarray) -> xr.Dataset:
     ``judged``, ``intent_valid`` (an intent left without a relevant document is dropped)
     and ``intent_prob`` are derived again as :func:`xdiv.read_qrels` derives them from
     the reduced qrels. Intent probabilities keep their proportions over the intents
-    still valid (whatever the scheme: uniform, non-uniform or given), and the topics,
+    still valid (whatever the scheme: uniform, non-uniform or given), or their values
+    when the collection uses them as given (its ``renormalise`` attribute 0), and the topics,
     intent types, document lengths and hierarchy levels are kept.
 
     Topics left without a relevant document score NaN; the warning saying so is not
@@ -179,7 +180,8 @@ def without_judgments(collection: xr.Dataset, remove: np.ndarray) -> xr.Dataset:
         out = finalize_collection(out.drop_vars(["level", "judged", "intent_valid",
                                                  "intent_prob"]),
                                   probabilities=probabilities,
-                                  probabilities_source=str(scheme))
+                                  probabilities_source=str(scheme),
+                                  renormalise=bool(collection.attrs.get("renormalise", 1)))
     return out
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .._warnings import warn
 from ..errors import InputError, XdivError, XdivWarning, shown
+from ..typing import QRELS_FORMATS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -104,6 +105,23 @@ def level(text: str) -> float:
 SIGNIFICANCE = "--sig-level"
 """The option of the significance level in every command that tests at one (as R's
 ``sig.level``); ``--alpha``, its former spelling, stays a deprecated alias."""
+
+
+def add_qrels_format(parser: argparse.ArgumentParser) -> None:
+    """Declare ``--qrels-format trec|ntcir`` (``args.qrels_format``) and
+    ``--[no-]renormalise`` (``args.renormalise``: None, True or False), the options of
+    :func:`xdiv.read_qrels` ``format`` and ``renormalise``."""
+    parser.add_argument("--qrels-format", choices=QRELS_FORMATS, default="trec",
+                        help="the qrels' format: TREC's, or NTCIREVAL's (a Dqrels file "
+                             "'topic intent docno L<level>', or 'topic docno L<level>', "
+                             "whose --probabilities file is an Iprob or DINprob file) "
+                             "(default: %(default)s)")
+    parser.add_argument("--renormalise", action=argparse.BooleanOptionalAction, default=None,
+                        help="renormalise the intent probabilities over the intents with a "
+                             "relevant document (the default for TREC qrels), or use them "
+                             "as given, as NTCIREVAL does (--no-renormalise, the default for "
+                             "NTCIR qrels; Sakai & Song, SIGIR 2011): changes D-Q, D#-Q, "
+                             "DIN-Q, P+Q and the intent-aware measures, not D-nDCG or I-rec")
 
 
 def significance_option(parser: argparse.ArgumentParser, help: str,

@@ -1,4 +1,5 @@
-"""``xdiv convert``: diversity qrels to adhoc qrels, intent hierarchies to their EIH."""
+"""``xdiv convert``: diversity qrels to adhoc qrels, TREC qrels to NTCIR's and back,
+intent hierarchies to their EIH."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import sys
 
 from ..io._spool import spooled_inputs
 from .common import command, output
-from ..typing import ADHOC_METHODS
+from ..typing import ADHOC_METHODS, QRELS_FORMATS
 
 
 def add_parser(sub) -> None:
@@ -16,12 +17,24 @@ def add_parser(sub) -> None:
                        "it is relevant to), or extend an intent hierarchy file "
                        "(topic node parent [weight] [intent]) into an EIH.",
                  examples="examples:\n  xdiv convert qrels.txt --adhoc max -o adhoc.txt\n"
-                          "  xdiv convert hierarchy.txt --eih -o eih.txt")
+                          "  xdiv convert hierarchy.txt --eih -o eih.txt\n"
+                          "  xdiv convert qrels.txt --to ntcir -o test.Dqrels\n"
+                          "  xdiv convert test.Dqrels --qrels-format ntcir --to trec "
+                          "-o qrels.txt")
+    cv.usage = ("xdiv convert [-h] [-q] [--adhoc {max,count} | --eih] -o OUTPUT input\n"
+                "       xdiv convert [-h] [-q] [--qrels-format {trec,ntcir}] "
+                "[--to {trec,ntcir}]\n"
+                "                    -o OUTPUT input")
     cv.add_argument("input", help="qrels file, or a hierarchy file with --eih")
     how = cv.add_mutually_exclusive_group()
     how.add_argument("--adhoc", choices=ADHOC_METHODS,
                      help="qrels to adhoc qrels (the default, with max)")
     how.add_argument("--eih", action="store_true", help="hierarchy file to its EIH")
+    how.add_argument("--to", choices=QRELS_FORMATS,
+                     help="rewrite the qrels in this format (NTCIR: a Dqrels file, each "
+                          "judged non-relevant document once under intent 0)")
+    cv.add_argument("--qrels-format", choices=QRELS_FORMATS, default="trec",
+                    help="the input qrels' format (default: %(default)s)")
     cv.add_argument("-o", "--output", required=True, help="file to write")
 
 
@@ -39,7 +52,16 @@ def run(args) -> int:
         from ..core.adhoc import to_adhoc
         from ..io.api import write_qrels
 
-        method = args.adhoc or "max"
-        write_qrels(args.output, to_adhoc(read_qrels(spool.paths[0]), method))
-    print(f"adhoc qrels ({method}) written to {args.output}", file=sys.stderr)
+        collection = read_qrels(spool.paths[0], format=args.qrels_format)
+        if args.to == "ntcir":
+            from ..io.ntcir import write_dqrels
+
+            write_dqrels(args.output, collection)
+        elif args.to == "trec":
+            write_qrels(args.output, collection)
+        else:
+            method = args.adhoc or "max"
+            write_qrels(args.output, to_adhoc(collection, method))
+    what = f"{args.to.upper()} qrels" if args.to else f"adhoc qrels ({method})"
+    print(f"{what} written to {args.output}", file=sys.stderr)
     return 0

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from .._warnings import warn
 from ..errors import XdivError, XdivWarning
-from .common import command, expand_inputs, names_input, nonnegative, output, \
+from .common import add_qrels_format, command, expand_inputs, names_input, nonnegative, \
+    output, \
     per_topic_frame, print_frame, progress_wanted, summary_frame, whole
 from ..typing import ADHOC_METHODS, DUPLICATES, HIERARCHY_KINDS, MISSING, NODE_WEIGHTS, \
     ORDER_HELP, ORDERS, SCORE_FORMATS, TIES
@@ -91,6 +92,7 @@ def add_parser(sub) -> None:
                          "a warning, and the subtopic is read as informational)")
     ev.add_argument("--probabilities", default="uniform",
                     help="uniform, nonuniform or a 'topic intent probability' file")
+    add_qrels_format(ev)
     ev.add_argument("--adhoc", choices=ADHOC_METHODS,
                     help="how single-intent measures (nDCG, AP, P, bpref, ...) read diversity "
                          "qrels unless a measure says so itself (nDCG(adhoc=count)@10): a "
@@ -231,13 +233,16 @@ def evaluate_files(args, qrels: str, run_paths: list[str]) -> xr.Dataset:
     if args.prels:
         from ..io.prels import read_prels
 
-        if args.topics or args.doc_lengths or args.probabilities != "uniform":
+        if (args.topics or args.doc_lengths or args.probabilities != "uniform"
+                or args.qrels_format != "trec" or args.renormalise is not None):
             raise XdivError("--prels reads adhoc sampled judgments: --topics, "
-                            "--probabilities and --doc-lengths do not apply")
+                            "--probabilities, --doc-lengths, --qrels-format and "
+                            "--[no-]renormalise do not apply")
         collection = read_prels(qrels)
     else:
         collection = read_qrels(qrels, topics=args.topics, probabilities=args.probabilities,
                                 strict_topics=args.strict_topics,
+                                format=args.qrels_format, renormalise=args.renormalise,
                                 doc_lengths=args.doc_lengths,
                                 default_length=args.default_length)
     if args.hierarchy:

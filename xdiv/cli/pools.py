@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..typing import ORDER_HELP, ORDERS, RANK_CORRELATIONS, TABLE_FORMATS
-from .common import command, number, output, print_frame
+from .common import add_qrels_format, command, number, output, print_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,6 +62,7 @@ def _inputs(parser) -> None:
     parser.add_argument("--topics", help="TREC topic XML (intent types)")
     parser.add_argument("--probabilities", default="uniform",
                         help="uniform, nonuniform or a 'topic intent probability' file")
+    add_qrels_format(parser)
     parser.add_argument("--format", choices=TABLE_FORMATS, default="table",
                         help="table (4 decimals) or TSV/CSV (6 decimals)")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -176,7 +177,8 @@ def _read(args) -> tuple[xr.Dataset, xr.Dataset]:
                getattr(args, "groups", None))
     with spooled_inputs([args.qrels, *args.runs]) as spool:
         collection = read_qrels(spool.paths[0], topics=args.topics,
-                                probabilities=args.probabilities)
+                                probabilities=args.probabilities,
+                                format=args.qrels_format, renormalise=args.renormalise)
         runs = read_runs(spool.paths[1:], order=args.order)
     return collection, runs
 

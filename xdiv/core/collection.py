@@ -13,7 +13,9 @@ variable                          meaning
 ``judged(topic, doc)``            the document has at least one qrels line for the topic
 ``docno(topic, doc)``             document id (coordinate; ``""`` in padding slots)
 ``intent_valid(topic, intent)``   the intent exists for the topic and has a relevant doc
-``intent_prob(topic, intent)``    Pr(i|q), summing to 1 over valid intents, 0 elsewhere
+``intent_prob(topic, intent)``    Pr(i|q) on valid intents, 0 elsewhere: summing to 1 over
+                                  them when renormalised (``renormalise`` attribute 1),
+                                  as given otherwise (0)
 ``intent_type(topic, intent)``    ``"inf"`` or ``"nav"`` (``""`` where the intent is absent)
 ``intent_order(topic, intent)``   0-based position in the topic file (or label order), -1
                                   where the intent is absent
@@ -26,7 +28,8 @@ are kept in the ``intent`` dimension (so that ``write_qrels`` reproduces the inp
 are not valid; they are listed in the ``dropped_intents`` attribute (JSON), as are topics
 with no relevant document at all (``topics_without_relevant``). The ``topics`` attribute
 names the topic file the intent types came from (``"<DataFrame>"`` for a topics frame,
-``""`` without topics, when every intent is informational).
+``""`` without topics, when every intent is informational). The ``renormalise`` attribute
+(an int, 1 or 0) records the probability convention (see :func:`set_probabilities`).
 """
 
 from __future__ import annotations
@@ -138,7 +141,7 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
                      probabilities: Probabilities = "uniform",
                      source: str = "<DataFrame>", topics_source: str = "<DataFrame>",
                      probabilities_source: str = "<DataFrame>",
-                     locate: Locate | None = None) -> xr.Dataset:
+                     locate: Locate | None = None, renormalise: bool = True) -> xr.Dataset:
     """Build a collection dataset from a tidy qrels frame.
 
     Parameters
@@ -158,6 +161,8 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
         Where a ``probabilities`` frame came from, for messages.
     locate : callable, optional
         Names the lines of qrels rows in messages (default: ``source row N``).
+    renormalise : bool
+        The probability convention (see :func:`set_probabilities`).
 
     Raises
     ------
@@ -193,7 +198,8 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
                        level=level)
     return collection_from_codes(codes, topics=topics, probabilities=probabilities,
                                  source=source, topics_source=topics_source,
-                                 probabilities_source=probabilities_source, locate=locate)
+                                 probabilities_source=probabilities_source, locate=locate,
+                                 renormalise=renormalise)
 
 
 @dataclass(frozen=True)
@@ -273,7 +279,7 @@ def collection_from_codes(codes: QrelsCodes, *, topics: pd.DataFrame | None = No
                           probabilities: Probabilities = "uniform",
                           source: str = "<DataFrame>", topics_source: str = "<DataFrame>",
                           probabilities_source: str = "<DataFrame>",
-                          locate: Locate | None = None) -> xr.Dataset:
+                          locate: Locate | None = None, renormalise: bool = True) -> xr.Dataset:
     """Build a collection dataset from qrels lines as codes (see :func:`build_collection`
     for the parameters, errors and warnings); Python strings are made only for the
     labels and the ``docno`` coordinate."""
@@ -381,7 +387,8 @@ def collection_from_codes(codes: QrelsCodes, *, topics: pd.DataFrame | None = No
                "topics": "" if topics is None else str(topics_source)},
     )
     return finalize_collection(collection, probabilities=probabilities,
-                               probabilities_source=probabilities_source)
+                               probabilities_source=probabilities_source,
+                               renormalise=renormalise)
 
 
 def _check_topic_overlap(qrels_topics: np.ndarray, file_topics: np.ndarray, source: str,
@@ -437,7 +444,8 @@ def _topics_columns(topics: pd.DataFrame) -> pd.DataFrame:
 
 def finalize_collection(collection: xr.Dataset, *,
                         probabilities: Probabilities = "uniform",
-                        probabilities_source: str = "<DataFrame>") -> xr.Dataset:
+                        probabilities_source: str = "<DataFrame>",
+                        renormalise: bool = True) -> xr.Dataset:
     """Derive ``level``, ``judged``, ``intent_valid`` and ``intent_prob`` from ``judgment``.
 
     Also records the dropped intents and the topics without relevant documents in the
@@ -466,44 +474,63 @@ def finalize_collection(collection: xr.Dataset, *,
                       f"have no relevant document and score NaN on every measure: "
                       f"{preview(no_rel)}",
                       NoRelevantWarning)
-    return set_probabilities(out, probabilities, source=probabilities_source)
+    return set_probabilities(out, probabilities, source=probabilities_source,
+                             renormalise=renormalise)
 
 
 def set_probabilities(collection: xr.Dataset, probabilities: Probabilities, *,
-                      source: str = "<DataFrame>") -> xr.Dataset:
+                      source: str = "<DataFrame>", renormalise: bool = True) -> xr.Dataset:
     """Return ``collection`` with ``intent_prob`` set by a scheme name, a file or a frame.
 
-    Every scheme is renormalised over the valid intents of each topic. Given
-    probabilities (a file or a frame) that do not sum to 1 for a topic raise an
-    :class:`~xdiv.errors.XdivWarning` listing those topics and their sums.
+    With ``renormalise`` (the default), the probabilities are renormalised over the valid
+    intents of each topic (those with a relevant document), so that they sum to 1 there.
+    Without it, they are used as given, as NTCIREVAL uses them (Sakai & Song, SIGIR
+    2011): ``"uniform"`` is 1/n over the n intents of the topic (with a relevant document
+    or not), ``"nonuniform"`` Sakai & Song's weights over the same n intents, and a file
+    or frame its values; an intent without a relevant document keeps its share out of
+    every sum, so that the measures weighting by Pr(i|q) (D-Q, D#-Q, DIN-Q, P+Q, the
+    intent-aware measures) may then stay below 1 on the ideal list. Given probabilities
+    (a file or a frame) that do not sum to 1 for a topic raise an
+    :class:`~xdiv.errors.XdivWarning` listing those topics and their sums. The
+    ``renormalise`` attribute records the convention (1 or 0).
     """
     check_collection(collection, "set_probabilities", COLLECTION_VARIABLES[:-1])
     valid = collection["intent_valid"].values
     if isinstance(probabilities, str) and probabilities == "uniform":
-        raw, scheme = valid.astype(np.float64), "uniform"
+        if renormalise or "intent_exists" not in collection:
+            raw = valid.astype(np.float64)
+        else:
+            exists = collection["intent_exists"].values | valid
+            raw = exists / np.maximum(exists.sum(axis=1, keepdims=True), 1)
+        scheme = "uniform"
     elif isinstance(probabilities, str) and probabilities == "nonuniform":
         order = collection["intent_order"].values
         raw, scheme = nonuniform_probabilities(order), "nonuniform"
     elif isinstance(probabilities, pd.DataFrame):
         scheme = source
-        raw = _probability_grid(collection, probabilities, scheme)
+        raw = _probability_grid(collection, probabilities, scheme, renormalise)
     else:
         raise InputError(f"probabilities must be 'uniform', 'nonuniform' or a frame, not "
                          f"{probabilities!r}")
     raw = np.where(valid, raw, 0.0)
     total = raw.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prob = np.where(total > 0, raw / np.where(total > 0, total, 1.0), 0.0)
     zero = valid.any(axis=1) & (total[:, 0] == 0)
     if zero.any():
         t = collection["topic"].values[np.argmax(zero)]
         raise InputError(f"{scheme}: the probabilities of topic {t}'s valid intents are all 0")
+    if renormalise:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prob = np.where(total > 0, raw / np.where(total > 0, total, 1.0), 0.0)
+    else:
+        prob = raw
     out = collection.assign(intent_prob=(("topic", "intent"), prob))
     out.attrs["probabilities"] = str(scheme)
+    out.attrs["renormalise"] = int(bool(renormalise))
     return out
 
 
-def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) -> np.ndarray:
+def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str,
+                      renormalise: bool = True) -> np.ndarray:
     grid = np.zeros(collection["intent_valid"].shape)
     t = pd.Index(collection["topic"].values).get_indexer(frame["topic"].astype(str))
     if (t < 0).any():
@@ -534,19 +561,22 @@ def _probability_grid(collection: xr.Dataset, frame: pd.DataFrame, source: str) 
         raise InputError(f"{source}: no probability for topic {collection['topic'].values[tt]} "
                          f"intent {collection['intent'].values[ii]}")
     listed = given.any(axis=1)
-    _warn_unnormalised(collection["topic"].values[listed], grid.sum(axis=1)[listed], source)
+    _warn_unnormalised(collection["topic"].values[listed], grid.sum(axis=1)[listed], source,
+                       renormalise)
     return grid
 
 
-def _warn_unnormalised(topics: np.ndarray, sums: np.ndarray, source: str) -> None:
-    """Warn about the topics whose given probabilities do not sum to 1 (they are
-    renormalised over the valid intents, which changes them)."""
+def _warn_unnormalised(topics: np.ndarray, sums: np.ndarray, source: str,
+                       renormalise: bool = True) -> None:
+    """Warn about the topics whose given probabilities do not sum to 1 (renormalised over
+    the valid intents, which changes them, or used as given)."""
     off = np.abs(sums - 1.0) > 1e-6
     if not off.any():
         return
     shown = preview(f"{t} ({s:.6g})" for t, s in zip(topics[off], sums[off]))
+    fate = "are renormalised" if renormalise else "are used as given"
     warn(f"{source}: the given probabilities of {int(off.sum())} topic(s) do not sum "
-                  f"to 1 and are renormalised: {shown}", XdivWarning)
+                  f"to 1 and {fate}: {shown}", XdivWarning)
 
 
 def nonuniform_probabilities(order: np.ndarray) -> np.ndarray:

@@ -239,7 +239,7 @@ class ResultSchema:
 
 _PAIR = ("metric", "run_a", "run_b")
 _SCORE_ATTRS = ("xdiv_kind", "missing", "adhoc", "judged_only", "residuals", "ties",
-                "tie_samples", "tie_seed", "probabilities",
+                "tie_samples", "tie_seed", "probabilities", "renormalise",
                 "collection", "runs", "order", "hierarchy", "hierarchy_weights",
                 "topics_without_relevant", "topics_not_in_qrels", "topics_not_in_runs")
 _COMPARE = ("statistic", "pvalue", "pvalue_adjusted", "significant", "effect", "ci_low",

@@ -20,10 +20,12 @@ from ._guard import LIMITS, ReadLimits, check_file, check_output_path, open_text
 from ._spool import spooled_inputs
 from ._columns import read_columns
 from .topics import read_topics
+from . import ntcir
 from .trec import (RUN_LAYOUT, RunColumns, line_numbers, read_doc_lengths, read_probabilities,
                    read_qrels_codes, read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
                    write_run_frame)
-from ..typing import PROBABILITY_SCHEMES
+from ..errors import InputError
+from ..typing import PROBABILITY_SCHEMES, QRELS_FORMATS, QrelsFormat
 
 
 PATH_TYPES = (str, os.PathLike)
@@ -54,7 +56,8 @@ def _probabilities_input(probabilities) -> tuple[Probabilities, str]:
 
 def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
                      probabilities="uniform", source: str = "<DataFrame>",
-                     topics_source: str = "<DataFrame>") -> xr.Dataset:
+                     topics_source: str = "<DataFrame>",
+                     renormalise: bool = True) -> xr.Dataset:
     """Build a collection dataset from a tidy qrels frame; ``probabilities`` may also name
     a ``topic intent probability`` file. See :func:`xdiv.core.collection.build_collection`
     for the parameters, errors and warnings."""
@@ -62,19 +65,25 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
     return _model.build_collection(qrels, topics=topics, probabilities=scheme, source=source,
                                    topics_source=topics_source,
                                    probabilities_source=scheme_source,
-                                   locate=file_lines(source))
+                                   locate=file_lines(source), renormalise=renormalise)
 
 
-def set_probabilities(collection: xr.Dataset, probabilities) -> xr.Dataset:
+def set_probabilities(collection: xr.Dataset, probabilities, *,
+                      renormalise: bool | None = None) -> xr.Dataset:
     """Return ``collection`` with ``intent_prob`` set by a scheme name (``"uniform"``,
     ``"nonuniform"``), a ``topic intent probability`` file or a frame.
 
-    Every scheme is renormalised over the valid intents of each topic. Given
+    With ``renormalise`` (by default the collection's convention, its ``renormalise``
+    attribute) every scheme is renormalised over the valid intents of each topic;
+    without it the probabilities are used as given (see :func:`xdiv.read_qrels`). Given
     probabilities (a file or a frame) that do not sum to 1 for a topic raise an
     :class:`~xdiv.errors.XdivWarning` listing those topics and their sums.
     """
     scheme, source = _probabilities_input(probabilities)
-    return _model.set_probabilities(collection, scheme, source=source)
+    if renormalise is None:
+        renormalise = bool(collection.attrs.get("renormalise", 1))
+    return _model.set_probabilities(collection, scheme, source=source,
+                                    renormalise=renormalise)
 
 
 def set_doc_lengths(collection: xr.Dataset, lengths, *,
@@ -95,23 +104,30 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
 
 def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
                doc_lengths=None, default_length: float | None = None,
-               strict_topics: bool = False) -> xr.Dataset:
-    """Read TREC diversity or adhoc qrels into a collection dataset.
+               strict_topics: bool = False, format: QrelsFormat = "trec",
+               renormalise: bool | None = None, sep: str | None = None) -> xr.Dataset:
+    """Read TREC or NTCIR diversity or adhoc qrels into a collection dataset.
 
     Parameters
     ----------
     path : str or path-like
-        Qrels file ``topic intent docno level`` (adhoc qrels: ``topic 0 docno level``);
-        gzip is recognised by content.
+        Qrels file. TREC (``format="trec"``): ``topic intent docno level`` (adhoc qrels:
+        ``topic 0 docno level``); gzip is recognised by content. NTCIR
+        (``format="ntcir"``): a Dqrels file ``topic intent docno L<level>``, whose
+        judged non-relevant documents are listed under intent ``0``, or adhoc qrels
+        ``topic docno L<level>`` (see :mod:`xdiv.io.ntcir`).
     topics : str, path-like or DataFrame, optional
         TREC Web Track topic XML (or the frame :func:`xdiv.io.read_topics` returns) giving
         the intent types (``nav``/``inf``), the topic types and the intents' file order.
-        Without it every intent is informational. It must share topics with the qrels
-        (see :func:`build_collection`).
+        Without it every intent is informational (unless an NTCIR DINprob file gives
+        the types). It must share topics with the qrels (see :func:`build_collection`).
     probabilities : {"uniform", "nonuniform"}, path-like or DataFrame
-        Intent probabilities: uniform over the valid intents, the non-uniform scheme of
+        Intent probabilities: uniform over the intents, the non-uniform scheme of
         Sakai & Song (``Pr(j) ∝ 2^(n-j+1)`` in topic-file order), or a
-        ``topic intent probability`` file/frame. Renormalised over valid intents.
+        ``topic intent probability`` file/frame. With ``format="ntcir"`` a file is an
+        Iprob or DINprob file: a DINprob file's ``inf``/``nav`` column gives the intent
+        types (with ``topics`` too, the two must agree), and its intents are the
+        topic's intents, in its order.
     doc_lengths : path-like or DataFrame, optional
         Document lengths in characters for the U-measures: a ``docno length`` file or a
         frame with columns ``doc_id`` and ``length`` (see :func:`set_doc_lengths`).
@@ -120,6 +136,22 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     strict_topics : bool
         Refuse a subtopic type other than ``inf``/``nav`` in the topic file instead of
         reading it as ``inf`` with a warning (``strict`` of :func:`xdiv.io.read_topics`).
+    format : {"trec", "ntcir"}
+        The qrels' file format.
+    renormalise : bool, optional
+        The probability convention. True: Pr(i|q) is renormalised over the intents with
+        a relevant document, so that the probabilities of each topic sum to 1 there.
+        False: Pr(i|q) is used as given, as NTCIREVAL uses it (Sakai & Song, SIGIR 2011;
+        ``"uniform"`` is then 1/n over all n intents of the topic), so that an intent
+        without a relevant document keeps its share and the measures weighting by
+        Pr(i|q) (D-Q, D#-Q, DIN-Q, P+Q, the intent-aware measures) may stay below 1
+        even on the ideal list; D-nDCG and I-rec are not affected. Default: True for
+        TREC qrels, False for NTCIR qrels. Recorded in the ``renormalise`` attribute
+        (1 or 0) of the collection and of the scores.
+    sep : str, optional
+        NTCIR files only: the field separator (NTCIREVAL's ``-sep``, e.g. ``";"`` for
+        docnos holding spaces) of the qrels and the probability file; default spaces
+        and tabs.
 
     Returns
     -------
@@ -142,26 +174,90 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     [[1, 2, 0], [0, 1, 0]]
     >>> collection["intent_prob"].values.tolist()  # uniform over each topic's intents
     [[0.5, 0.5], [1.0, 0.0]]
+    >>> dqrels = pathlib.Path(folder.name) / "test.Dqrels"
+    >>> _ = dqrels.write_text("1 1 d1 L1\\n1 0 d2 L0\\n")
+    >>> iprob = pathlib.Path(folder.name) / "test.Iprob"
+    >>> _ = iprob.write_text("1 1 0.6\\n1 2 0.4\\n")
+    >>> ntcir = xdiv.read_qrels(dqrels, format="ntcir", probabilities=iprob)
+    >>> ntcir["intent_prob"].values.tolist()  # as given; intent 2 has no relevant doc
+    [[0.6, 0.0]]
     >>> folder.cleanup()
     """
-    # the lines as integer codes, not a frame of Python strings: the same collection as
-    # build_collection(read_qrels_frame(path), ...) builds, in a fraction of the time and
-    # memory
-    codes = read_qrels_codes(path)
+    if format not in QRELS_FORMATS:
+        raise InputError(f"format must be one of {QRELS_FORMATS}, not {format!r}")
+    if sep is not None and format != "ntcir":
+        raise InputError("sep applies to NTCIR files only (format='ntcir')")
     if isinstance(topics, PATH_TYPES):
         topic_frame = read_topics(topics, strict=strict_topics)
         topics_source = os.fspath(topics)
     else:
         topic_frame, topics_source = topics, "<DataFrame>"
-    scheme, scheme_source = _probabilities_input(probabilities)
     source = os.fspath(path)
-    collection = _model.collection_from_codes(
-        codes, topics=topic_frame, probabilities=scheme, source=source,
-        topics_source=topics_source, probabilities_source=scheme_source,
-        locate=file_lines(source))
+    if format == "ntcir":
+        collection = _ntcir_collection(path, topic_frame, topics_source, probabilities,
+                                       bool(renormalise), sep)
+    else:
+        # the lines as integer codes, not a frame of Python strings: the same collection
+        # as build_collection(read_qrels_frame(path), ...) builds, in a fraction of the
+        # time and memory
+        codes = read_qrels_codes(path)
+        scheme, scheme_source = _probabilities_input(probabilities)
+        collection = _model.collection_from_codes(
+            codes, topics=topic_frame, probabilities=scheme, source=source,
+            topics_source=topics_source, probabilities_source=scheme_source,
+            locate=file_lines(source), renormalise=True if renormalise is None
+            else bool(renormalise))
     if doc_lengths is not None:
         collection = set_doc_lengths(collection, doc_lengths, default=default_length)
     return collection
+
+
+def _ntcir_collection(path, topics: pd.DataFrame | None, topics_source: str, probabilities,
+                      renormalise: bool, sep: str | None) -> xr.Dataset:
+    """A collection from NTCIR qrels and an Iprob/DINprob file (or a scheme, or a frame)."""
+    source = os.fspath(path)
+    lines = ntcir.read_dqrels_frame(path, sep=sep)
+    if isinstance(probabilities, PATH_TYPES) and probabilities not in PROBABILITY_SCHEMES:
+        given = ntcir.read_iprob(probabilities, sep=sep)
+        scheme, scheme_source = given, os.fspath(probabilities)
+        intents = given[["topic", "intent", "intent_type", "order"]]
+        if topics is None:
+            topics, topics_source = intents, scheme_source
+        elif given.attrs["types"]:
+            _check_types(topics, given, topics_source, scheme_source)
+    else:
+        scheme, scheme_source = _probabilities_input(probabilities)
+        intents = scheme if isinstance(scheme, pd.DataFrame) else None
+    frame = ntcir.dqrels_frame(lines, intents if intents is not None else topics)
+    numbers = frame["line"].to_numpy()
+
+    def locate(n_rows: int, rows: list[int]) -> str:
+        return ", ".join(f"{source}:{numbers[r]}" for r in rows)
+
+    return _model.build_collection(frame.drop(columns="line"), topics=topics,
+                                   probabilities=scheme, source=source,
+                                   topics_source=topics_source,
+                                   probabilities_source=scheme_source, locate=locate,
+                                   renormalise=renormalise)
+
+
+def _check_types(topics: pd.DataFrame, given: pd.DataFrame, topics_source: str,
+                 source: str) -> None:
+    """Raise :class:`InputError` where a DINprob file and the topics give an intent
+    different types."""
+    if not isinstance(topics, pd.DataFrame) or not {"topic", "intent"} <= set(topics):
+        return  # the collection refuses such topics with its own message
+    types = topics.get("intent_type", pd.Series("inf", index=topics.index))
+    both = given.merge(pd.DataFrame({"topic": topics["topic"].astype(str),
+                                     "intent": topics["intent"].astype(str),
+                                     "topic_type_": types.astype(str)}),
+                       on=["topic", "intent"])
+    differ = both["intent_type"] != both["topic_type_"]
+    if differ.any():
+        row = both[differ].iloc[0]
+        raise InputError(f"{source}:{row['line']}: topic {row['topic']} intent "
+                         f"{row['intent']} is {row['intent_type']!r} here but "
+                         f"{row['topic_type_']!r} in {topics_source}")
 
 
 def write_qrels(path, collection: xr.Dataset | pd.DataFrame) -> None:

@@ -30,7 +30,12 @@ the whole ranked list is scored) or not taken (*none*) as each table says.
 
 A topic $q$ has intents $i \in I_q$ with probabilities $\Pr(i \mid q)$ that sum to 1, and
 each intent is informational or navigational. Intents without a relevant document are left
-out, with the probabilities renormalised over the others. A run ranks documents
+out, with the probabilities renormalised over the others (`read_qrels(...,
+renormalise=True)`, the default for TREC qrels), or used as given (`renormalise=False`,
+`--no-renormalise`; NTCIREVAL's convention, the default for NTCIR qrels: Sakai & Song,
+SIGIR 2011), when the probabilities of $I_q$ may sum to less than 1 and the measures
+weighting by them (D-Q, D#-Q, DIN-Q, P+Q, the intent-aware measures) may stay below 1 on
+the ideal list; D-nDCG and I-rec do not change. A run ranks documents
 $d_1, d_2, \dots$ for the topic; $r$ is a rank (from 1) and $l$ the cutoff.
 
 - $x_i(r) \in \{0, \dots, H\}$: the relevance level of $d_r$ for intent $i$ (0: not
