@@ -204,10 +204,11 @@ _SLOW_TESTS = {  # each a few seconds: a browser, a child interpreter, a writer 
     "test_sigkill_leaves_the_old_file_and_a_recognisable_temporary_file",
     "test_ndeval_matches_ndeval_on_random_collections"}
 _SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
-"""Tests measured at over 0.3 s of CPU (tests/cpu_times.py): slow, whatever they
-do."""
-_MEASURED_SLOW = {line for line in _SLOW_LIST.read_text().splitlines()
-                  if line and not line.startswith("#")} if _SLOW_LIST.exists() else set()
+"""Tests measured at over 0.3 s of CPU (tests/cpu_times.py), with their seconds: slow,
+whatever they do."""
+_MEASURED_SLOW = {node: float(seconds) for seconds, node in
+                  (line.split(" ", 1) for line in _SLOW_LIST.read_text().splitlines()
+                   if line and not line.startswith("#"))} if _SLOW_LIST.exists() else {}
 _PROCESS_WORDS = ("subprocess.", "Popen", "sys.executable", "_render", "chromium")
 _DATA_WORDS = ("require_trec_2009", "TREC_WEB", "TREC_2009")
 _SOURCES: dict = {}
@@ -249,3 +250,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("docs-site"))
         if any(word in source for word in _PROCESS_WORDS):
             item.add_marker(pytest.mark.subprocess)
+    _slowest_files_first(items)
+
+
+def _slowest_files_first(items) -> None:
+    """Reorder ``items`` in place: the files in the order of their slowest test (as last
+    measured), slowest first; each file's tests together and in their own order (module
+    fixtures are set up once). pytest-xdist hands the tests out in this order, so the long
+    ones start early instead of running alone at the end."""
+    slowest: dict[str, float] = {}
+    for item in items:
+        file = item.nodeid.split("::", 1)[0]
+        slowest[file] = max(slowest.get(file, 0.0), _MEASURED_SLOW.get(item.nodeid, 0.0))
+    first = {file: rank for rank, file in enumerate(sorted(slowest, key=lambda f: -slowest[f]))}
+    items.sort(key=lambda item: first[item.nodeid.split("::", 1)[0]])

@@ -17,7 +17,7 @@ exit status are the same; standard error is empty for both (but for xdiv's warni
 about a run that retrieved no judged document), or is the tool's message, which xdiv
 prints on one line after ``xdiv: error: `` and before its reason in parentheses. Files
 the tool read are given to xdiv a hundred at a time (one block each), the others one at
-a time. The quick variants run a few inputs; the slow ones 2,000 rank inputs (each on
+a time. The quick variants run a few inputs; the slow ones 1,000 rank inputs (each on
 both paths) and 40 killed-children cases (``@slow``).
 """
 
@@ -304,6 +304,6 @@ def test_rank_spellings_quick(ndeval_program, gdeval_pl, tmp_path, capsys, monke
 
 @pytest.mark.slow
 def test_rank_spellings_campaign(ndeval_program, gdeval_pl, tmp_path, capsys, monkeypatch):
-    """2,000 inputs, half to each tool, each on both paths."""
-    seen = _rank_campaign(2000, 4, ndeval_program, gdeval_pl, tmp_path, capsys, monkeypatch)
+    """1,000 inputs, half to each tool, each on both paths."""
+    seen = _rank_campaign(1000, 4, ndeval_program, gdeval_pl, tmp_path, capsys, monkeypatch)
     assert len(seen) == 4, seen  # both tools both read and refused inputs
