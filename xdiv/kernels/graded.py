@@ -36,8 +36,11 @@ def ideal_dcg_at(levels, ideal, *, cutoff, table):
     return np.broadcast_to(value, np.broadcast_shapes(value.shape, levels.shape[:-1])).copy()
 
 
-def _blended(levels, ideal, table, beta):
-    """``J(r)``, ``C(r)`` and the blended ratio ``BR(r)`` for r = 1..K."""
+def blended(levels: np.ndarray, ideal: np.ndarray, table: np.ndarray,
+            beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``J(r)``, ``C(r)`` and the blended ratio ``BR(r) = (C(r) + beta cg(r)) / (r + beta
+    cg*(r))`` for r = 1..K (Sakai), ``cg*`` the ideal list's cumulative gain, constant past
+    its last relevant document."""
     k = levels.shape[-1]
     rel = levels > 0
     count = np.cumsum(rel, axis=-1)
@@ -54,7 +57,7 @@ def q_measure(levels, ideal, *, cutoff, table, beta, denominator="min"):
     measure by R instead of min(l, R) (trec_eval's ``map_cut``).
     """
     levels = cut(levels, cutoff)
-    rel, _, ratio = _blended(levels, ideal, table, beta)
+    rel, _, ratio = blended(levels, ideal, table, beta)
     total = count_relevant(ideal)
     norm = total if cutoff is None or denominator == "R" else np.minimum(total, cutoff)
     return defined_where(divide(rank_sum(rel * ratio), norm), total)
@@ -67,7 +70,7 @@ def p_plus(levels, ideal, *, cutoff, table, beta):
     in the top l; 0 if the top l holds no relevant document.
     """
     levels = cut(levels, cutoff)
-    rel, count, ratio = _blended(levels, ideal, table, beta)
+    rel, count, ratio = blended(levels, ideal, table, beta)
     top = levels.max(axis=-1, initial=0)
     rp = np.argmax(levels == top[..., None], axis=-1)
     upto = np.arange(levels.shape[-1]) <= rp[..., None]
@@ -114,10 +117,11 @@ def gap(levels, ideal, *, cutoff, q):
     """Graded average precision (Robertson, Kanoulas & Yilmaz, SIGIR 2010).
 
     ``q`` holds ``q_0 = 0, q_1, ..., q_H``: the probability that a user with a random
-    threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; a
-    cutoff truncates the run only.
+    threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; GAP@l
+    sums the top l of the run and divides by the same sum over the ideal list's top l,
+    ``sum_{r <= min(l, R)} q_{x*(r)}`` (NTCIREVAL's GAP@l).
     """
-    denominator = rank_sum(lookup(q, ideal))
+    denominator = rank_sum(lookup(q, cut(ideal, cutoff)))
     value = divide(_gap_numerator(cut(levels, cutoff), q), denominator)
     return defined_where(value, count_relevant(ideal))
 
