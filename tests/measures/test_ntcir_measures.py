@@ -243,3 +243,108 @@ def test_the_kernels_examples_hold():
 
     result = doctest.testmod(ntcir)
     assert result.attempted >= 11 and result.failed == 0
+
+
+# ---------------------------------------------------------------- intent-aware (gcompute)
+
+@dataclass
+class DiversityCase:
+    """Random diversity topics: per-intent levels, one run, one cutoff; every intent has a
+    relevant document and Pr(i|q) is uniform (so that xdiv's renormalisation over the
+    intents with a relevant document changes nothing)."""
+
+    gains: tuple[float, ...]
+    rels: dict[str, dict[str, dict[str, int]]]
+    ranking: dict[str, list[str]]
+    cutoff: int
+    rbp: float
+
+
+def random_diversity_case(rng: np.random.Generator) -> DiversityCase:
+    declared = int(rng.integers(1, 10))
+    gains = tuple(float(g) for g in np.cumsum(rng.choice([0.5, 1.0, 2.0], size=declared)))
+    rels, ranking = {}, {}
+    for t in range(int(rng.integers(3, 8))):
+        topic = f"{t + 1:04d}"
+        pool = int(rng.integers(2, 25))
+        docs = [f"D{t}-{k:03d}" for k in range(pool)]
+        intents = {}
+        for i in range(int(rng.integers(1, 5))):
+            used = int(rng.integers(1, declared + 1))
+            levels = rng.integers(0, used + 1, size=pool) * (rng.random(pool) < 0.5)
+            levels[int(rng.integers(pool))] = used                # a relevant document
+            judged = rng.random(pool) < 0.8
+            intents[str(i + 1)] = {d: int(lv) for d, lv, j in zip(docs, levels, judged)
+                                   if j or lv > 0}
+        rels[topic] = intents
+        length = int(rng.integers(1, 40))
+        ranking[topic] = [str(d) for d in rng.permutation(docs + [f"U{t}-{k}" for k in
+                                                                   range(10)])[:length]]
+    return DiversityCase(gains=gains, rels=rels, ranking=ranking,
+                         cutoff=int(rng.choice([1, 3, 5, 10, 20])),
+                         rbp=float(rng.choice([0.95, 0.8])))
+
+
+def run_gcompute(program: Path, case: DiversityCase, folder: Path) -> dict[str, dict]:
+    """NTCIREVAL's intent-aware values as ``D-NTCIR-IAeval`` computes them: ``glabel`` and
+    ``gcompute`` per intent on its relv file (gains gv(level), sorted by decreasing gain),
+    then ``sum_i Pr(i|q) value_i`` of the printed values; ``{topic: {name: value}}``."""
+    table = (0.0, *case.gains)
+    out = {}
+    for topic, intents in case.rels.items():
+        res_file = folder / f"{topic}.res"
+        res_file.write_text("".join(f"{d}\n" for d in case.ranking[topic]))
+        total: dict[str, float] = {}
+        for intent, rel in intents.items():
+            relv = folder / f"{topic}.Irelv{intent}"
+            ordered = sorted(rel.items(), key=lambda item: -item[1])
+            relv.write_text("".join(f"{d} {_number(table[lv])}\n" for d, lv in ordered))
+            labelled = subprocess.run([str(program), "glabel", "-I", str(relv), "-truncate",
+                                       str(case.cutoff), str(res_file)], capture_output=True,
+                                      text=True, check=True).stdout
+            computed = subprocess.run([str(program), "gcompute", "-I", str(relv), "-cutoffs",
+                                       str(case.cutoff), "-rbp", _number(case.rbp)],
+                                      input=labelled, capture_output=True, text=True,
+                                      check=True).stdout
+            for line in computed.splitlines():
+                match = _LINE.match(line)
+                if match:
+                    total[match[1]] = total.get(match[1], 0.0) + float(match[2]) / len(intents)
+        out[topic] = total
+    return out
+
+
+def test_intent_aware_measures_agree_with_ntcir_eval_gcompute(program, tmp_path):
+    """IA-ERR, IA-nERR, IA-RBP and IA-EBR with each intent's own highest gain
+    (``highest=own``), IA-MSnDCG and IA-Q, as D-NTCIR-IAeval(2) combine gcompute's values."""
+    compared = 0
+    for seed in range(8):
+        case = random_diversity_case(np.random.default_rng(seed))
+        expected = run_gcompute(program, case, tmp_path)
+        g = f"gain={_g(case.gains)},H={len(case.gains)}"
+        at = f"@{case.cutoff:04d}"
+        names = {f"ERR{at}": f"ERR-IA(ndeval=False,{g},highest=own)@{case.cutoff}",
+                 f"nERR{at}": f"nERR-IA(ndeval=False,{g},highest=own)@{case.cutoff}",
+                 f"RBP{at}": f"RBP-IA(p={case.rbp},{g},highest=own)@{case.cutoff}",
+                 f"EBR{at}": f"EBR-IA({g},highest=own)@{case.cutoff}",
+                 f"MSnDCG{at}": f"nDCG-IA({g})@{case.cutoff}",
+                 f"Q{at}": f"Q-IA({g})@{case.cutoff}"}
+        qrels = pd.DataFrame([(t, i, d, lv) for t, intents in case.rels.items()
+                              for i, rel in intents.items() for d, lv in rel.items()],
+                             columns=["topic", "intent", "docno", "level"])
+        runs = pd.DataFrame([("run", t, d, float(len(docs) - k))
+                             for t, docs in case.ranking.items() for k, d in enumerate(docs)],
+                            columns=["run", "topic", "docno", "score"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", xdiv.XdivWarning)
+            result = xdiv.evaluate(xdiv.build_runs(runs), xdiv.build_collection(qrels),
+                                   list(names.values()))
+        score = result["score"].sel(run="run")
+        for topic, values in expected.items():
+            for printed, name in names.items():
+                mine = float(score.sel(topic=topic, metric=name))
+                assert abs(mine - values[printed]) <= PRINTED, (
+                    f"seed {seed} topic {topic}: IA-{printed} {values[printed]} xdiv {name} "
+                    f"{mine}")
+                compared += 1
+    assert compared >= 150

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod, lookup,
-                     rank_sum, ranks)
+from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod,
+                     highest_gain, lookup, rank_sum, ranks)
 from .graded import blended
 
 
@@ -126,16 +126,19 @@ def ncu_rb(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: 
     return defined_where(value, total)
 
 
-def _stop(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """ERR's stop probability ``gv(x) / (gv(H) + 1)`` of each rank."""
-    return lookup(table, levels) / (table[-1] + 1.0)
+def _stop(levels: np.ndarray, ideal: np.ndarray, table: np.ndarray, own: bool) -> np.ndarray:
+    """ERR's stop probability ``gv(x) / (gv_max + 1)`` of each rank, ``gv_max`` the gain
+    of level H or, with ``own``, of the list's own highest level."""
+    return lookup(table, levels) / (highest_gain(table, ideal, own)[..., None] + 1.0)
 
 
 def ebr(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.ndarray,
-        beta: float) -> np.ndarray:
+        beta: float, own: bool = False) -> np.ndarray:
     """EBR@l = sum_{r<=l} BR(r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1).
 
-    The expected blended ratio at which an ERR user stops (NTCIREVAL 2018).
+    The expected blended ratio at which an ERR user stops (NTCIREVAL 2018). ``own``
+    divides by the gain of the list's own highest level instead of gv(H) (NTCIREVAL's
+    ``gcompute``).
 
     Examples
     --------
@@ -147,17 +150,17 @@ def ebr(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.
     """
     levels = cut(levels, cutoff)
     _, _, ratio = blended(levels, ideal, table, beta)
-    stop = _stop(levels, table)
+    stop = _stop(levels, ideal, table, own)
     value = rank_sum(ratio * stop * exclusive_cumprod(1.0 - stop))
     return defined_where(value, count_relevant(ideal))
 
 
 def irbu(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.ndarray,
-         p: float) -> np.ndarray:
+         p: float, own: bool = False) -> np.ndarray:
     """iRBU@l = sum_{r<=l} p^r Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1).
 
     The intentwise rank-biased utility of NTCIREVAL (after Amigó et al., SIGIR 2018):
-    ERR's cascade with the utility ``p^r`` of stopping at rank r.
+    ERR's cascade with the utility ``p^r`` of stopping at rank r; ``own`` as :func:`ebr`.
 
     Examples
     --------
@@ -168,7 +171,7 @@ def irbu(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np
     0.594
     """
     levels = cut(levels, cutoff)
-    stop = _stop(levels, table)
+    stop = _stop(levels, ideal, table, own)
     utility = p ** ranks(levels.shape[-1])
     value = rank_sum(utility * stop * exclusive_cumprod(1.0 - stop))
     return defined_where(value, count_relevant(ideal))

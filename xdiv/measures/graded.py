@@ -15,7 +15,7 @@ import xarray as xr
 from ..errors import MeasureError
 from ..kernels import graded as K
 from ..kernels import ties as T
-from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, PERSISTENCE, gain_table,
+from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, HIGHEST_GAIN, PERSISTENCE, gain_table,
                      highest_level, intent_aware, per_intent, per_intent_over_ties,
                      single_intent)
 from .registry import Measure, Param, numbers, register
@@ -61,7 +61,7 @@ def intent_aware_formula(name: str, cutoff: str) -> str:
     return rf"$\sum_i \Pr(i \mid q)\, \text{{{name}}}_i{at}$"
 
 
-def declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str,
+def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str,
              reference: str, doc: str, formula: str, options: Options,
              intent_aware_form: bool = False, aliases: Sequence[str] = (),
              inputs: Sequence[str] | None = None, expected: Callable | None = None,
@@ -120,6 +120,11 @@ def declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: str
              tie_bounds=tie_bounds)(compute_ia)
 
 
+declare = _declare
+"""The family's declaration helper, public for the families declared alike
+(:mod:`xdiv.measures.ntcir`)."""
+
+
 def _table(cube, measure):
     return {"table": gain_table(cube, measure)}
 
@@ -134,7 +139,12 @@ def _ap(cube, measure):
 
 
 def _rbp(cube, measure):
-    return {"table": gain_table(cube, measure), "p": measure["p"]}
+    return {"table": gain_table(cube, measure), "p": measure["p"],
+            "own": measure["highest"] == "own"}
+
+
+def _stop(cube, measure):
+    return {"table": gain_table(cube, measure), "own": measure["highest"] == "own"}
 
 
 def _none(cube, measure):
@@ -165,7 +175,7 @@ def _gap(cube, measure):
     return {"q": gap_q(cube, measure)}
 
 
-declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
          expected=T.expected_ndcg,
          intent_aware_form=True, aliases=("MSnDCG",),
          reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) "
@@ -174,27 +184,27 @@ declare("nDCG", K.ndcg, params=(GAIN, HIGHEST), cutoff="optional", options=_tabl
              "ideal list (all judged relevant documents by level).",
          formula=r"$\frac{\sum_{r \le l} g(r)\, \mathrm{disc}(r)}{\sum_{r \le l} g^*(r)\, "
                  r"\mathrm{disc}(r)}$")
-declare("DCG", K.dcg_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("DCG", K.dcg_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
          reference="Järvelin & Kekäläinen, TOIS 2002; discount 1/log2(r+1) (Burges et al., "
                    "ICML 2005); trec_eval 10.0 dcg (gain=linear, no cutoff)",
          doc="DCG@l = sum_{r<=l} g(r)/log2(r+1), nDCG's numerator (not normalised: its "
              "scale depends on the topic's relevant documents).",
          formula=r"$\sum_{r \le l} g(r)\, \mathrm{disc}(r)$")
-declare("IDCG", K.ideal_dcg_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("IDCG", K.ideal_dcg_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
          tie_invariant=True,
          reference="Järvelin & Kekäläinen, TOIS 2002; trec_eval 10.0 ideal_dcg (gain=linear, "
                    "no cutoff)",
          doc="IDCG@l = sum_{r<=l} g*(r)/log2(r+1), the DCG@l of the ideal list (all judged "
              "relevant documents by level), nDCG's denominator; the same for every run.",
          formula=r"$\sum_{r \le l} g^*(r)\, \mathrm{disc}(r)$")
-declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
+_declare("Q", K.q_measure, params=(BETA, GAIN, HIGHEST), cutoff="optional",
          options=_table_beta, intent_aware_form=True, expected=T.expected_q,
          reference="Sakai, EVIA 2007 / NTCIR",
          doc="Q@l = (1/min(l,R)) sum_{r<=l} J(r) BR(r), BR(r) = (C(r) + beta cg(r)) / "
              "(r + beta cg*(r)); uncut Q divides by R.",
          formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r)\, BR(r)$; without a cutoff "
                  r"$\frac{1}{R}$ over the whole list")
-declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
+_declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional",
          options=_ap, intent_aware_form=True, expected=T.expected_q,
          reference="non-interpolated average precision as trec_eval's map / map_cut and "
                    "NTCIREVAL's AP; Q with beta = 0",
@@ -202,25 +212,27 @@ declare("AP", K.q_measure, params=(DENOMINATOR, GAIN, HIGHEST), cutoff="optional
              "denominator=R gives trec_eval's map_cut.",
          formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r) \frac{C(r)}{r}$ (Q with $\beta = "
                  "0$); `denominator=R` divides by $R$ (`trec_eval`'s `map_cut`)")
-declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
+_declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
          tie_bounds=False,
          reference="Sakai, IPSJ TOD 2007; Sakai, JIP 2013",
          doc="P+@l = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp = first rank holding the highest "
              "level present in the top l; 0 without relevant documents in the top l.",
          formula=r"$\frac{1}{C(r_p)} \sum_{r \le r_p} J(r)\, BR(r)$, $r_p$ the first rank holding "
                  "the highest level present in the top $l$; 0 without a relevant document there")
-declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("ERR", K.err_at, params=(GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+         options=_stop,
          reference="Chapelle et al., CIKM 2009",
          doc="ERR@l = sum_{r<=l} (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1) "
              "(= (2^x-1)/2^H with exponential gains).",
          formula=r"$\sum_{r \le l} \frac{1}{r}\, p(r) \prod_{k < r} (1 - p(k))$, $p(r) = "
                  r"\frac{\mathrm{gv}(x(r))}{\mathrm{gv}(H) + 1}$ ($= (2^{x} - 1)/2^H$ with "
                  "`gain=exp`)")
-declare("nERR", K.nerr, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("nERR", K.nerr, params=(GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+         options=_stop,
          reference="Chapelle et al., CIKM 2009; Sakai & Song, SIGIR 2011",
          doc="nERR@l = ERR@l / ERR@l of the ideal list.",
          formula="ERR@$l$ divided by ERR@$l$ of the ideal list")
-declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="optional",
+_declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="optional",
          options=_gap, intent_aware_form=True,
          reference="Robertson, Kanoulas & Yilmaz, SIGIR 2010; GAP@l as NTCIREVAL",
          doc="GAP = sum_k (1/k) sum_{kappa<=k} q_{min(x_kappa, x_k)} / sum_x R_x q_x, "
@@ -232,44 +244,45 @@ declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="optional",
                  "probability that a user's relevance threshold is level $j$; $R_x$: documents "
                  "of level $x$); GAP@$l$: $k \\le l$, the denominator over the ideal list's "
                  "top $l$")
-declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="required",
+_declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="required",
          options=_gap, intent_aware_form=True,
          reference="Sakai & Song, SIGIR 2011 (nGAP reconstructed: GAP over the ideal GAP)",
          doc="nGAP@l = GAP numerator over the top l / the same numerator over the ideal "
              "list's top l.",
          formula="GAP's numerator over the top $l$ divided by the same over the ideal list's top "
                  "$l$")
-declare("P", K.precision, params=(), cutoff="required", options=_none,
+_declare("P", K.precision, params=(), cutoff="required", options=_none,
          expected=T.expected_precision,
          reference="Cleverdon, Cranfield tests; trec_eval P",
          doc="P@l = C(l) / l (lists shorter than l count as l).",
          formula="$C(l) / l$ (a list shorter than $l$ counts as $l$)")
-declare("RR", K.reciprocal_rank, params=(), cutoff="optional", options=_none,
+_declare("RR", K.reciprocal_rank, params=(), cutoff="optional", options=_none,
          reference="Voorhees, TREC-8 QA track 1999; trec_eval recip_rank",
          doc="RR = 1 / rank of the first relevant document (0 when none is in the list or "
              "top l).",
          formula="$1 / r_1$, $r_1$ the rank of the first relevant document (0 if none in the "
                  "list or the top $l$)")
-declare("Hit", K.hit, params=(), cutoff="required", options=_none,
+_declare("Hit", K.hit, params=(), cutoff="required", options=_none,
          reference="success at l (trec_eval success)",
          doc="Hit@l = 1 if a relevant document is in the top l, else 0.",
          formula="1 if $C(l) > 0$, else 0")
-declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
-         options=_rbp, expected=T.expected_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
+_declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+         options=_rbp, expected=T.expected_rbp, intent_aware_form=True,
+         reference="Moffat & Zobel, TOIS 2008 (graded form)",
          doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).",
          formula=r"$(1 - p) \sum_r p^{r - 1}\, \frac{g(r)}{\mathrm{gv}(H)}$")
 
 # trec_eval's staples: documents judged, R-precision, bpref and the counts trec_eval prints
 _COUNT = ("an exact whole number, stored as a float like every score (NaN, as every measure, "
           "on topics without relevant documents)")
-declare("Rprec", K.r_precision, params=(), cutoff="none", options=_none, inputs=LEVELS,
+_declare("Rprec", K.r_precision, params=(), cutoff="none", options=_none, inputs=LEVELS,
          reference="Buckley & Voorhees, 'Retrieval System Evaluation', in TREC: Experiment "
                    "and Evaluation in Information Retrieval, MIT Press 2005; trec_eval Rprec",
          doc="R-prec = C(R) / R: precision at rank R, R = the number of relevant documents; "
              "ranks past the end of the run count as non-relevant.",
          formula="$C(R) / R$, precision at rank $R$ (ranks past the end of the run count as not "
                  "relevant)")
-declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
+_declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
          inputs=("level", "slot", "qrels_level", "qrels_assessed"),
          reference="Buckley & Voorhees, SIGIR 2004; trec_eval bpref",
          doc="bpref = (1/R) sum_{relevant r} (1 - min(n(r), R) / min(N, R)), n(r) = judged "
@@ -280,7 +293,7 @@ declare("bpref", K.bpref, params=(), cutoff="none", options=_none,
                  r"R)}\right)$, $n(r)$ the judged non-relevant documents ranked above $r$, $N$ "
                  "all judged non-relevant documents; unjudged documents, and as in trec_eval "
                  "those whose levels are all negative, are skipped")
-declare("infAP", K.inferred_ap, params=(), cutoff="none", options=_none,
+_declare("infAP", K.inferred_ap, params=(), cutoff="none", options=_none,
          tie_bounds=False,
          inputs=("level", "slot", "qrels_level", "qrels_assessed"),
          reference="Yilmaz & Aslam, CIKM 2006; trec_eval infAP",
@@ -297,7 +310,7 @@ declare("infAP", K.inferred_ap, params=(), cutoff="none", options=_none,
                  r"$r_{k-1}$, $n_{k-1}$ the judged relevant and non-relevant ones, "
                  r"$\varepsilon = 10^{-5}$; documents whose levels are all negative (-1: "
                  "pooled, not sampled) are pooled but unjudged")
-declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
+_declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
          tie_bounds=False,
          inputs=("judged", "length", "ideal_level"),
          reference="MacAvaney, Macdonald & Ounis, ECIR 2022 (ir_measures Judged)",
@@ -305,17 +318,17 @@ declare("Judged", K.judged_share, params=(), cutoff="optional", options=_cutoff,
              "min(l, n), n = the number retrieved; uncut: the judged share of the whole run.",
          formula=r"the share of the top $\min(l, n)$ documents that are judged, $n$ the number "
                  "retrieved (without a cutoff: of the whole run)")
-declare("NumRet", K.retrieved_count, params=(), cutoff="none", options=_none,
+_declare("NumRet", K.retrieved_count, params=(), cutoff="none", options=_none,
          tie_invariant=True,
          inputs=("length", "ideal_level"), reference="trec_eval num_ret",
          doc=f"NumRet = the number of documents retrieved: {_COUNT}.",
          formula="$n$, the number of documents retrieved")
-declare("NumRel", K.relevant_count, params=(), cutoff="none", options=_none, inputs=LEVELS,
+_declare("NumRel", K.relevant_count, params=(), cutoff="none", options=_none, inputs=LEVELS,
          tie_invariant=True,
          reference="trec_eval num_rel",
          doc=f"NumRel = R, the number of judged relevant documents: {_COUNT}.",
          formula="$R$, the number of judged relevant documents")
-declare("NumRelRet", K.relevant_retrieved_count, params=(), cutoff="none", options=_none,
+_declare("NumRelRet", K.relevant_retrieved_count, params=(), cutoff="none", options=_none,
          tie_invariant=True,
          inputs=LEVELS, reference="trec_eval num_rel_ret",
          doc=f"NumRelRet = the number of relevant documents retrieved: {_COUNT}.",

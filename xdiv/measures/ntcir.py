@@ -20,7 +20,8 @@ import xarray as xr
 from ..errors import MeasureError
 from ..kernels import common as KC
 from ..kernels import ntcir as K
-from .common import BETA, GAIN, HIGHEST, PERSISTENCE, gain_table, highest_level
+from .common import (BETA, GAIN, HIGHEST, HIGHEST_GAIN, PERSISTENCE, gain_table,
+                     highest_level)
 from .graded import declare
 from .registry import Measure, Param, choice, numbers, real
 
@@ -80,8 +81,13 @@ def _ncu_rb(cube: xr.Dataset, measure: Measure) -> dict:
             "utility": measure["utility"]}
 
 
+def _ebr(cube: xr.Dataset, measure: Measure) -> dict:
+    return {**_table_beta(cube, measure), "own": measure["highest"] == "own"}
+
+
 def _irbu(cube: xr.Dataset, measure: Measure) -> dict:
-    return {"table": gain_table(cube, measure), "p": measure["p"]}
+    return {"table": gain_table(cube, measure), "p": measure["p"],
+            "own": measure["highest"] == "own"}
 
 
 def _jk(cube: xr.Dataset, measure: Measure) -> dict:
@@ -124,14 +130,14 @@ declare("NCUrb", K.ncu_rb, params=(UTILITY, NCU_GAMMA, BETA, GAIN, HIGHEST), cut
             "cumulative utility with the rank-biased stopping distribution; NU as NCUgu.",
         formula=r"$\frac{\sum_r J(r)\, \gamma^{C(r) - 1}\, NU(r)}{\sum_{k=1}^{R} "
                 r"\gamma^{k-1}}$, $NU(r) = C(r)/r$ (`utility=P`) or $BR(r)$ (`utility=BR`)")
-declare("EBR", K.ebr, params=(BETA, GAIN, HIGHEST), cutoff="optional", options=_table_beta,
-        tie_bounds=False, reference="Sakai, NTCIREVAL 2018 (ERR's cascade, Chapelle et al., "
+declare("EBR", K.ebr, params=(BETA, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+        options=_ebr, tie_bounds=False, intent_aware_form=True, reference="Sakai, NTCIREVAL 2018 (ERR's cascade, Chapelle et al., "
                                     "CIKM 2009, with Q's blended ratio)",
         doc="EBR@l = sum_{r<=l} BR(r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1): "
             "the expected blended ratio at which ERR's user stops.",
         formula=r"$\sum_{r \le l} BR(r)\, p(r) \prod_{k < r} (1 - p(k))$, $p(r) = "
                 r"\frac{\mathrm{gv}(x(r))}{\mathrm{gv}(H) + 1}$")
-declare("iRBU", K.irbu, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
+declare("iRBU", K.irbu, params=(PERSISTENCE, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
         options=_irbu, tie_bounds=False,
         reference="Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018 (RBU); intentwise form "
                   "of NTCIREVAL -rbup",
