@@ -260,7 +260,9 @@ class DiversityCase:
     rbp: float
 
 
-def random_diversity_case(rng: np.random.Generator) -> DiversityCase:
+def random_diversity_case(rng: np.random.Generator,
+                          intent_counts: tuple[int, ...] = (1, 2, 3, 4)) -> DiversityCase:
+    """A random diversity case whose topics have one of ``intent_counts`` intents."""
     declared = int(rng.integers(1, 10))
     gains = tuple(float(g) for g in np.cumsum(rng.choice([0.5, 1.0, 2.0], size=declared)))
     rels, ranking = {}, {}
@@ -269,7 +271,7 @@ def random_diversity_case(rng: np.random.Generator) -> DiversityCase:
         pool = int(rng.integers(2, 25))
         docs = [f"D{t}-{k:03d}" for k in range(pool)]
         intents = {}
-        for i in range(int(rng.integers(1, 5))):
+        for i in range(int(rng.choice(intent_counts))):
             used = int(rng.integers(1, declared + 1))
             levels = rng.integers(0, used + 1, size=pool) * (rng.random(pool) < 0.5)
             levels[int(rng.integers(pool))] = used                # a relevant document
@@ -348,3 +350,81 @@ def test_intent_aware_measures_agree_with_ntcir_eval_gcompute(program, tmp_path)
                     f"{mine}")
                 compared += 1
     assert compared >= 150
+
+
+@pytest.mark.parametrize("din", [False, True], ids=["D", "DIN"])
+def test_d_and_din_measures_agree_with_ntcir_eval_gcompute(program, tmp_path, din):
+    """D-forms (DIN-forms) against gcompute on a global relv file (GG(r) = sum_i Pr(i|q)
+    gv(x_i(r)), sorted by decreasing GG), the run labelled by glabel (by dinlabel from a
+    din file, each navigational intent counting only at its first relevant document), as
+    D-NTCIR-eval (DIN-NTCIR-eval) runs them: every measure gcompute prints that xdiv has
+    in a D-form. glabel and dinlabel write each gain with 4 decimals, so the cases keep
+    every GG exact at 4 decimals (1, 2, 4 or 5 intents, gains multiples of 0.5): the
+    rounding of NTCIREVAL's pipeline is not the measures' definition."""
+    compared = 0
+    prefix = "DIN" if din else "D"
+    for seed in range(8):
+        rng = np.random.default_rng(100 + seed)
+        case = random_diversity_case(rng, (1, 2, 4, 5))
+        types = {(t, i): str(rng.choice(["inf", "nav"])) if din else "inf"
+                 for t, intents in case.rels.items() for i in intents}
+        table = (0.0, *case.gains)
+        g = f"gain={_g(case.gains)},H={len(case.gains)}"
+        at, c = f"@{case.cutoff:04d}", case.cutoff
+        names = {"O-measure": f"{prefix}-O({g})", "P-measure": f"{prefix}-P-measure({g})",
+                 "P-plus": f"{prefix}-P+({g})", "NCUrb,P": f"{prefix}-NCUrb(utility=P,{g})",
+                 "NCUrb,BR": f"{prefix}-NCUrb({g})", "RBP": f"{prefix}-RBP(p={case.rbp},{g})",
+                 "ERR": f"{prefix}-ERR({g})", "EBR": f"{prefix}-EBR({g})",
+                 f"nDCG{at}": f"{prefix}-nDCG-JK({g})@{c}",
+                 f"MSnDCG{at}": f"{prefix}-nDCG({g})@{c}", f"Q{at}": f"{prefix}-Q({g})@{c}",
+                 f"RBP{at}": f"{prefix}-RBP(p={case.rbp},{g})@{c}",
+                 f"ERR{at}": f"{prefix}-ERR({g})@{c}", f"nERR{at}": f"{prefix}-nERR({g})@{c}",
+                 f"EBR{at}": f"{prefix}-EBR({g})@{c}"}
+        expected = {}
+        for topic, intents in case.rels.items():
+            docs = {d for rel in intents.values() for d in rel}
+            gg = {d: sum(table[rel.get(d, 0)] for rel in intents.values()) / len(intents)
+                  for d in docs}
+            grelv, res = tmp_path / f"{topic}.Grelv", tmp_path / f"{topic}.res"
+            grelv.write_text("".join(f"{d} {v:.10g}\n" for d, v in
+                                     sorted(gg.items(), key=lambda item: -item[1])))
+            res.write_text("".join(f"{d}\n" for d in case.ranking[topic]))
+            if din:
+                din_file = tmp_path / f"{topic}.din"
+                din_file.write_text("".join(
+                    f"{i} {types[topic, i]} {d} {table[lv] / len(intents):.10g}\n"
+                    for i, rel in intents.items() for d, lv in rel.items() if lv > 0))
+                label = ["dinlabel", "-din", str(din_file)]
+            else:
+                label = ["glabel", "-I", str(grelv)]
+            labelled = subprocess.run([str(program), *label, str(res)], capture_output=True,
+                                      text=True, check=True).stdout
+            computed = subprocess.run([str(program), "gcompute", "-I", str(grelv),
+                                       "-cutoffs", str(c), "-rbp", _number(case.rbp)],
+                                      input=labelled, capture_output=True, text=True,
+                                      check=True).stdout
+            expected[topic] = {m[1]: float(m[2]) for m in map(_LINE.match,
+                                                               computed.splitlines()) if m}
+        qrels = pd.DataFrame([(t, i, d, lv) for t, intents in case.rels.items()
+                              for i, rel in intents.items() for d, lv in rel.items()],
+                             columns=["topic", "intent", "docno", "level"])
+        topics = pd.DataFrame([(t, i, kind, "faceted", k) for k, ((t, i), kind)
+                               in enumerate(types.items())],
+                              columns=["topic", "intent", "intent_type", "topic_type", "order"])
+        runs = pd.DataFrame([("run", t, d, float(len(docs) - k))
+                             for t, docs in case.ranking.items() for k, d in enumerate(docs)],
+                            columns=["run", "topic", "docno", "score"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", xdiv.XdivWarning)
+            result = xdiv.evaluate(xdiv.build_runs(runs),
+                                   xdiv.build_collection(qrels, topics=topics),
+                                   list(names.values()))
+        score = result["score"].sel(run="run")
+        for topic, values in expected.items():
+            for printed, name in names.items():
+                mine = float(score.sel(topic=topic, metric=name))
+                assert abs(mine - values[printed]) <= PRINTED, (
+                    f"seed {seed} topic {topic}: {printed} {values[printed]} xdiv {name} "
+                    f"{mine}")
+                compared += 1
+    assert compared >= 400

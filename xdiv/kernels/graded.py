@@ -36,11 +36,8 @@ def ideal_dcg_at(levels, ideal, *, cutoff, table):
     return np.broadcast_to(value, np.broadcast_shapes(value.shape, levels.shape[:-1])).copy()
 
 
-def blended(levels: np.ndarray, ideal: np.ndarray, table: np.ndarray,
-            beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``J(r)``, ``C(r)`` and the blended ratio ``BR(r) = (C(r) + beta cg(r)) / (r + beta
-    cg*(r))`` for r = 1..K (Sakai), ``cg*`` the ideal list's cumulative gain, constant past
-    its last relevant document."""
+def _blended(levels, ideal, table, beta):
+    """``J(r)``, ``C(r)`` and the blended ratio ``BR(r)`` for r = 1..K."""
     k = levels.shape[-1]
     rel = levels > 0
     count = np.cumsum(rel, axis=-1)
@@ -57,7 +54,7 @@ def q_measure(levels, ideal, *, cutoff, table, beta, denominator="min"):
     measure by R instead of min(l, R) (trec_eval's ``map_cut``).
     """
     levels = cut(levels, cutoff)
-    rel, _, ratio = blended(levels, ideal, table, beta)
+    rel, _, ratio = _blended(levels, ideal, table, beta)
     total = count_relevant(ideal)
     norm = total if cutoff is None or denominator == "R" else np.minimum(total, cutoff)
     return defined_where(divide(rank_sum(rel * ratio), norm), total)
@@ -70,7 +67,7 @@ def p_plus(levels, ideal, *, cutoff, table, beta):
     in the top l; 0 if the top l holds no relevant document.
     """
     levels = cut(levels, cutoff)
-    rel, count, ratio = blended(levels, ideal, table, beta)
+    rel, count, ratio = _blended(levels, ideal, table, beta)
     top = levels.max(axis=-1, initial=0)
     rp = np.argmax(levels == top[..., None], axis=-1)
     upto = np.arange(levels.shape[-1]) <= rp[..., None]

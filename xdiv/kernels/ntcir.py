@@ -18,9 +18,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod,
+from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod, fit,
                      highest_gain, lookup, rank_sum, ranks)
-from .graded import blended
+from .diversity import cut_ranks, global_gain
+
+
+# ------------------------------------------------ on gains: the run's and the ideal list's
+# ``gains`` (..., K) are the gains of the ranked documents (0: non-relevant or unjudged),
+# ``ideal_gains`` (..., K') the judged gains sorted descending; these cores return the
+# value whatever R (the callers mark R = 0 undefined). A per-level gain table gives the
+# adhoc measures, global gains sum_i Pr(i|q) gv(x_i) their D-forms (NTCIREVAL gcompute).
+
+def blended_gains(gains: np.ndarray, ideal_gains: np.ndarray,
+                  beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``J(r)`` (gain > 0), ``C(r)`` and Q's blended ratio ``BR(r) = (C(r) + beta cg(r)) /
+    (r + beta cg*(r))`` for r = 1..K, ``cg*`` constant past the ideal list's end."""
+    k = gains.shape[-1]
+    rel = gains > 0
+    count = np.cumsum(rel, axis=-1)
+    ratio = (count + beta * np.cumsum(gains, axis=-1)) / (
+        ranks(k) + beta * np.cumsum(fit(ideal_gains, k), axis=-1))
+    return rel, count, ratio
 
 
 def _at_first(values: np.ndarray, flags: np.ndarray) -> np.ndarray:
@@ -30,6 +48,106 @@ def _at_first(values: np.ndarray, flags: np.ndarray) -> np.ndarray:
     first = np.take_along_axis(values, np.argmax(flags, axis=-1)[..., None], axis=-1)[..., 0]
     return np.where(flags.any(axis=-1), first, 0.0)
 
+
+def o_measure_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, beta: float) -> np.ndarray:
+    """O-measure = BR(r1), r1 the first relevant rank (0 without one)."""
+    rel, _, ratio = blended_gains(gains, ideal_gains, beta)
+    return _at_first(ratio, rel)
+
+
+def _preferred(gains: np.ndarray) -> np.ndarray:
+    """The preferred rank's flag: the first rank holding the list's highest gain (> 0)."""
+    top = gains.max(axis=-1, initial=0.0)[..., None]
+    return (gains == top) & (top > 0)
+
+
+def p_measure_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, beta: float) -> np.ndarray:
+    """P-measure = BR(rp), rp the first rank holding the list's highest gain (0 without a
+    relevant document)."""
+    _, _, ratio = blended_gains(gains, ideal_gains, beta)
+    return _at_first(ratio, _preferred(gains))
+
+
+def p_plus_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, beta: float) -> np.ndarray:
+    """P-plus = (1/C(rp)) sum_{r<=rp} J(r) BR(r), rp as :func:`p_measure_gains`."""
+    rel, count, ratio = blended_gains(gains, ideal_gains, beta)
+    preferred = _preferred(gains)
+    upto = np.cumsum(np.cumsum(preferred, axis=-1), axis=-1) <= 1
+    return divide(rank_sum(np.where(rel & upto, ratio, 0.0)), _at_first(count, preferred))
+
+
+def ncu_rb_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, gamma: float, beta: float,
+                 utility: str) -> np.ndarray:
+    """NCUrb = sum_r J(r) gamma^(C(r)-1) NU(r) / sum_{k=1..R} gamma^(k-1), R the ideal
+    list's relevant documents, NU(r) = C(r)/r (``utility="P"``) or BR(r)."""
+    rel, count, ratio = blended_gains(gains, ideal_gains, beta)
+    if utility == "P":
+        ratio = count / ranks(gains.shape[-1])
+    total = count_relevant(ideal_gains)
+    norm = rank_sum(gamma ** np.arange(ideal_gains.shape[-1], dtype=np.float64)
+                    * (ideal_gains > 0))
+    weights = gamma ** np.maximum(count - 1, 0).astype(np.float64)
+    return np.where(total > 0, divide(rank_sum(np.where(rel, ratio * weights, 0.0)), norm), 0.0)
+
+
+def _cascade(gains: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ERR's stop probability ``Pr(r) = g(r) / (top + 1)`` and ``prod_{k<r} (1 - Pr(k))``."""
+    stop = gains / (np.asarray(top)[..., None] + 1.0)
+    return stop, exclusive_cumprod(1.0 - stop)
+
+
+def err_gains(gains: np.ndarray, *, top: np.ndarray) -> np.ndarray:
+    """ERR = sum_r (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = g(r)/(top + 1) (Chapelle et
+    al., CIKM 2009; ``top`` the highest gain, NTCIREVAL's g_max)."""
+    stop, reach = _cascade(gains, top)
+    return rank_sum(stop * reach / ranks(gains.shape[-1]))
+
+
+def nerr_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, cutoff: int | None,
+               top: np.ndarray) -> np.ndarray:
+    """nERR@l = ERR@l / ERR@l of the ideal list (``gains`` already cut at l)."""
+    return divide(err_gains(gains, top=top), err_gains(cut(ideal_gains, cutoff), top=top))
+
+
+def rbp_gains(gains: np.ndarray, *, p: float, top: np.ndarray) -> np.ndarray:
+    """RBP = (1 - p) sum_r p^(r-1) g(r) / top (Moffat & Zobel, TOIS 2008, graded)."""
+    weights = p ** np.arange(gains.shape[-1], dtype=np.float64)
+    return divide((1.0 - p) * rank_sum(gains * weights), top)
+
+
+def ebr_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, beta: float,
+              top: np.ndarray) -> np.ndarray:
+    """EBR = sum_r BR(r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = g(r)/(top + 1)."""
+    _, _, ratio = blended_gains(gains, ideal_gains, beta)
+    stop, reach = _cascade(gains, top)
+    return rank_sum(ratio * stop * reach)
+
+
+def irbu_gains(gains: np.ndarray, *, p: float, top: np.ndarray) -> np.ndarray:
+    """iRBU = sum_r p^r Pr(r) prod_{k<r} (1 - Pr(k)), Pr = g(r)/(top + 1)."""
+    stop, reach = _cascade(gains, top)
+    return rank_sum(p ** ranks(gains.shape[-1]) * stop * reach)
+
+
+def jk_discount(n: int, b: float) -> np.ndarray:
+    """The original DCG's discount of ranks 1..n (Järvelin & Kekäläinen, TOIS 2002):
+    ``1`` for ranks r <= b (and r = 1), ``1 / log_b(r)`` beyond; ``b = 0`` takes the
+    natural logarithm from rank 2 on."""
+    r = ranks(n)
+    logs = np.log(r) if b == 0 else np.log(r) / np.log(b)
+    return 1.0 / np.where((r == 1) | (r <= b), 1.0, logs)
+
+
+def jk_ndcg_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, cutoff: int | None,
+                  b: float) -> np.ndarray:
+    """The original nDCG@l: DCG@l / ideal DCG@l with :func:`jk_discount` (``gains``
+    already cut at l)."""
+    ideal_top = cut(ideal_gains, cutoff)
+    return divide(rank_sum(gains * jk_discount(gains.shape[-1], b)),
+                  rank_sum(ideal_top * jk_discount(ideal_top.shape[-1], b)))
+
+
+# ------------------------------------------------------ on levels: the adhoc measures
 
 def o_measure(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None,
               table: np.ndarray, beta: float) -> np.ndarray:
@@ -43,9 +161,8 @@ def o_measure(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None,
     ...                 beta=1.0))
     0.4
     """
-    levels = cut(levels, cutoff)
-    rel, _, ratio = blended(levels, ideal, table, beta)
-    return defined_where(_at_first(ratio, rel), count_relevant(ideal))
+    value = o_measure_gains(lookup(table, cut(levels, cutoff)), lookup(table, ideal), beta=beta)
+    return defined_where(value, count_relevant(ideal))
 
 
 def p_measure(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None,
@@ -61,20 +178,8 @@ def p_measure(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None,
     ...                 beta=1.0))
     0.8333333333333334
     """
-    levels = cut(levels, cutoff)
-    _, _, ratio = blended(levels, ideal, table, beta)
-    top = levels.max(axis=-1, initial=0)
-    value = _at_first(ratio, (levels == top[..., None]) & (top[..., None] > 0))
+    value = p_measure_gains(lookup(table, cut(levels, cutoff)), lookup(table, ideal), beta=beta)
     return defined_where(value, count_relevant(ideal))
-
-
-def _utility(levels: np.ndarray, ideal: np.ndarray, table: np.ndarray, beta: float,
-             utility: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``J(r)``, ``C(r)`` and the utility NU(r): precision ``C(r)/r`` or the blended ratio."""
-    rel, count, ratio = blended(levels, ideal, table, beta)
-    if utility == "P":
-        ratio = count / ranks(levels.shape[-1])
-    return rel, count, ratio
 
 
 def ncu_gu(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.ndarray,
@@ -95,7 +200,9 @@ def ncu_gu(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: 
     0.611111111111111
     """
     levels = cut(levels, cutoff)
-    rel, _, value = _utility(levels, ideal, table, beta, utility)
+    rel, count, value = blended_gains(lookup(table, levels), lookup(table, ideal), beta)
+    if utility == "P":
+        value = count / ranks(levels.shape[-1])
     total = rank_sum(lookup(stop, ideal))
     value = divide(rank_sum(np.where(rel, value * lookup(stop, levels), 0.0)), total)
     return defined_where(value, count_relevant(ideal))
@@ -117,19 +224,9 @@ def ncu_rb(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: 
     ...                    table=table, gamma=0.5, beta=1.0, utility="P")), 6)
     0.555556
     """
-    levels = cut(levels, cutoff)
-    rel, count, value = _utility(levels, ideal, table, beta, utility)
-    total = count_relevant(ideal)
-    norm = divide(1.0 - gamma ** total, 1.0 - gamma) if gamma != 1.0 else total
-    weights = gamma ** np.maximum(count - 1, 0).astype(np.float64)
-    value = divide(rank_sum(np.where(rel, value * weights, 0.0)), norm)
-    return defined_where(value, total)
-
-
-def _stop(levels: np.ndarray, ideal: np.ndarray, table: np.ndarray, own: bool) -> np.ndarray:
-    """ERR's stop probability ``gv(x) / (gv_max + 1)`` of each rank, ``gv_max`` the gain
-    of level H or, with ``own``, of the list's own highest level."""
-    return lookup(table, levels) / (highest_gain(table, ideal, own)[..., None] + 1.0)
+    value = ncu_rb_gains(lookup(table, cut(levels, cutoff)), lookup(table, ideal),
+                         gamma=gamma, beta=beta, utility=utility)
+    return defined_where(value, count_relevant(ideal))
 
 
 def ebr(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.ndarray,
@@ -148,10 +245,8 @@ def ebr(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.
     ...                 beta=1.0)), 6)
     0.503704
     """
-    levels = cut(levels, cutoff)
-    _, _, ratio = blended(levels, ideal, table, beta)
-    stop = _stop(levels, ideal, table, own)
-    value = rank_sum(ratio * stop * exclusive_cumprod(1.0 - stop))
+    value = ebr_gains(lookup(table, cut(levels, cutoff)), lookup(table, ideal), beta=beta,
+                      top=highest_gain(table, ideal, own))
     return defined_where(value, count_relevant(ideal))
 
 
@@ -170,20 +265,9 @@ def irbu(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np
     ...                  p=0.9)), 6)
     0.594
     """
-    levels = cut(levels, cutoff)
-    stop = _stop(levels, ideal, table, own)
-    utility = p ** ranks(levels.shape[-1])
-    value = rank_sum(utility * stop * exclusive_cumprod(1.0 - stop))
+    value = irbu_gains(lookup(table, cut(levels, cutoff)), p=p,
+                       top=highest_gain(table, ideal, own))
     return defined_where(value, count_relevant(ideal))
-
-
-def jk_discount(n: int, b: float) -> np.ndarray:
-    """The original DCG's discount of ranks 1..n (Järvelin & Kekäläinen, TOIS 2002):
-    ``1`` for ranks r <= b (and r = 1), ``1 / log_b(r)`` beyond; ``b = 0`` takes the
-    natural logarithm from rank 2 on."""
-    r = ranks(n)
-    logs = np.log(r) if b == 0 else np.log(r) / np.log(b)
-    return 1.0 / np.where((r == 1) | (r <= b), 1.0, logs)
 
 
 def jk_ndcg(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.ndarray,
@@ -199,12 +283,91 @@ def jk_ndcg(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table:
     ...                     b=2.0)), 6)
     0.753953
     """
-    levels, ideal_top = cut(levels, cutoff), cut(ideal, cutoff)
+    value = jk_ndcg_gains(lookup(table, cut(levels, cutoff)), lookup(table, ideal),
+                          cutoff=cutoff, b=b)
+    return defined_where(value, count_relevant(ideal))
 
-    def dcg(values: np.ndarray) -> np.ndarray:
-        return rank_sum(lookup(table, values) * jk_discount(values.shape[-1], b))
 
-    return defined_where(divide(dcg(levels), dcg(ideal_top)), count_relevant(ideal))
+# ------------------------------------------- on global gains: the D- and DIN-forms
+
+def _global_lists(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+                  valid: np.ndarray, nav: np.ndarray, cutoff: int | None, table: np.ndarray,
+                  din: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The run's global gains GG(r) = sum_i Pr(i|q) gv(x_i(r)) over the top ``cutoff``
+    (with ``din``, a navigational intent counts only at its first relevant document), the
+    ideal list's GG*, its highest gain (NTCIREVAL gcompute's g_max) and where the value is
+    defined (a valid intent and a relevant document). ``levels`` is ``(..., K, I)``,
+    ``ideal_gg`` ``(..., K')`` sorted descending, ``prob``, ``valid``, ``nav`` ``(..., I)``."""
+    gains = global_gain(cut_ranks(levels, cutoff), prob, valid, table, nav if din else None)
+    top = ideal_gg[..., 0] if ideal_gg.shape[-1] else np.zeros(ideal_gg.shape[:-1])
+    return gains, ideal_gg, top, valid.any(axis=-1) & (top > 0)
+
+
+def d_o_measure(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
+    """D-O (DIN-O): O-measure on global gains (:func:`o_measure_gains`)."""
+    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                             table, din)
+    return np.where(defined, o_measure_gains(gains, ideal, beta=beta), np.nan)
+
+
+def d_p_measure(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
+    """D-P-measure (DIN-): P-measure on global gains (:func:`p_measure_gains`)."""
+    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                             table, din)
+    return np.where(defined, p_measure_gains(gains, ideal, beta=beta), np.nan)
+
+
+def d_p_plus(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
+    """D-P+ (DIN-): P-plus on global gains (:func:`p_plus_gains`; 0 without a relevant
+    document)."""
+    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                             table, din)
+    value = np.where(gains.max(axis=-1, initial=0.0) > 0,
+                     p_plus_gains(gains, ideal, beta=beta), 0.0)
+    return np.where(defined, value, np.nan)
+
+
+def d_ncu_rb(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, gamma, beta, utility):
+    """D-NCUrb (DIN-): NCUrb on global gains (:func:`ncu_rb_gains`)."""
+    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                             table, din)
+    value = ncu_rb_gains(gains, ideal, gamma=gamma, beta=beta, utility=utility)
+    return np.where(defined, value, np.nan)
+
+
+def d_err(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din):
+    """D-ERR (DIN-): ERR on global gains, Pr = GG(r)/(GG*_max + 1) (:func:`err_gains`)."""
+    gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
+                                           din)
+    return np.where(defined, err_gains(gains, top=top), np.nan)
+
+
+def d_nerr(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din):
+    """D-nERR (DIN-): nERR on global gains (:func:`nerr_gains`)."""
+    gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                               table, din)
+    return np.where(defined, nerr_gains(gains, ideal, cutoff=cutoff, top=top), np.nan)
+
+
+def d_rbp(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, p):
+    """D-RBP (DIN-): RBP on global gains divided by GG*_max (:func:`rbp_gains`)."""
+    gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
+                                           din)
+    return np.where(defined, rbp_gains(gains, p=p, top=top), np.nan)
+
+
+def d_ebr(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
+    """D-EBR (DIN-): EBR on global gains (:func:`ebr_gains`)."""
+    gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                               table, din)
+    return np.where(defined, ebr_gains(gains, ideal, beta=beta, top=top), np.nan)
+
+
+def d_jk_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, b):
+    """D-nDCG-JK (DIN-): the original nDCG on global gains (:func:`jk_ndcg_gains`)."""
+    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                             table, din)
+    return np.where(defined, jk_ndcg_gains(gains, ideal, cutoff=cutoff, b=b), np.nan)
 
 
 def _condensed(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,

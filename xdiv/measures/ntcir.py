@@ -19,11 +19,14 @@ import xarray as xr
 
 from ..errors import MeasureError
 from ..kernels import common as KC
+from ..kernels import diversity as KD
 from ..kernels import ntcir as K
 from .common import (BETA, GAIN, HIGHEST, HIGHEST_GAIN, PERSISTENCE, gain_table,
-                     highest_level)
+                     highest_level, levels_to)
+from .diversity import GAMMA as SHARP_GAMMA
+from .diversity import ideal_global_gain, intent_recall, sharp_formula
 from .graded import declare
-from .registry import Measure, Param, choice, numbers, real
+from .registry import Measure, Param, choice, numbers, real, register
 
 _CONDENSED = ("level", "slot", "qrels_level", "qrels_assessed")
 """The judged cube's variables of the condensed-list measures (as bpref)."""
@@ -192,3 +195,86 @@ declare("rpref_relative2", K.rpref, params=(GAIN, HIGHEST), cutoff="none",
         doc="rpref_relative2 = rpref with pen(r) divided by r', the rank in the condensed "
             "list.",
         formula=_RPREF + r"$D(r) = r'$")
+
+
+# ---------------------------------------------------------------- D-, DIN- and D#-forms
+
+def _on_global_gains(kernel, din: bool, options):
+    """``compute(cube, measure)`` of the D-form (DIN-form with ``din``) of a measure: its
+    ``kernel`` of :mod:`xdiv.kernels.ntcir` on the global gains of the run and of the
+    globally ideal list, with what ``options`` gives."""
+    def compute(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        table = gain_table(cube, measure)
+        return xr.apply_ufunc(
+            kernel, levels_to(cube, measure.cutoff), ideal_global_gain(cube, table),
+            cube["intent_prob"], cube["intent_valid"], cube["intent_type"] == "nav",
+            input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
+                             ["intent"]],
+            kwargs={"cutoff": measure.cutoff, "table": table, "din": din,
+                    **options(cube, measure)},
+            dask="parallelized", output_dtypes=[np.float64],
+            dask_gufunc_kwargs={"allow_rechunk": True})
+    return compute
+
+
+_D_REFERENCE = ("Sakai & Song, SIGIR 2011 (D-measures); Sakai, WWW 2012 (DIN-measures); "
+                "NTCIREVAL gcompute")
+
+
+def _declare_global(base: str, kernel, *, params, options, sharp: bool = False) -> None:
+    """Register ``D-base`` and ``DIN-base`` (and, with ``sharp``, ``D#-base``): the
+    measure ``base`` on global gains GG(r) = sum_i Pr(i|q) gv(x_i(r)), its stop
+    probabilities and normaliser from the globally ideal list's highest GG, as NTCIREVAL's
+    gcompute reads a global relv file."""
+    for prefix, din in (("D", False), ("DIN", True)):
+        compute = _on_global_gains(kernel, din, options)
+        compute.__doc__ = (f"{prefix}-{base}: {base} on global gains GG(r) = sum_i Pr(i|q) "
+                           f"gv(x_i(r)) against the globally ideal list"
+                           + (" (a navigational intent counts only at its first relevant "
+                              "document)." if din else "."))
+        register(f"{prefix}-{base}", params=params, cutoff="optional", family="diversity",
+                 reference=_D_REFERENCE, uses_intent_types=din,
+                 formula=rf"{base} with $GG(r) = \sum_i \Pr(i \mid q)\, \mathrm{{gv}}(x_i(r))$"
+                         + (r" ($GG_{\mathrm{DIN}}$: a navigational intent only at its first "
+                            r"relevant document)" if din else ""))(compute)
+    if not sharp:
+        return
+    plain = _on_global_gains(kernel, False, options)
+
+    def combined(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        return xr.apply_ufunc(KD.sharp, intent_recall(cube, measure.cutoff),
+                              plain(cube, measure), kwargs={"gamma": measure["gamma"]},
+                              dask="parallelized", output_dtypes=[np.float64])
+
+    combined.__doc__ = f"D#-{base}@l = gamma I-rec@l + (1 - gamma) D-{base}@l."
+    register(f"D#-{base}", params=(SHARP_GAMMA, *params), cutoff="required",
+             family="diversity", reference=_D_REFERENCE,
+             formula=sharp_formula(f"D-{base}"))(combined)
+
+
+def _beta(cube: xr.Dataset, measure: Measure) -> dict:
+    return {"beta": measure["beta"]}
+
+
+def _ncu_rb_global(cube: xr.Dataset, measure: Measure) -> dict:
+    return {"gamma": measure["gamma"], "beta": measure["beta"], "utility": measure["utility"]}
+
+
+def _p(cube: xr.Dataset, measure: Measure) -> dict:
+    return {"p": measure["p"]}
+
+
+def _logb(cube: xr.Dataset, measure: Measure) -> dict:
+    return {"b": measure["logb"]}
+
+
+_declare_global("O", K.d_o_measure, params=(BETA, GAIN, HIGHEST), options=_beta)
+_declare_global("P-measure", K.d_p_measure, params=(BETA, GAIN, HIGHEST), options=_beta)
+_declare_global("P+", K.d_p_plus, params=(BETA, GAIN, HIGHEST), options=_beta)
+_declare_global("NCUrb", K.d_ncu_rb, params=(UTILITY, NCU_GAMMA, BETA, GAIN, HIGHEST),
+                options=_ncu_rb_global)
+_declare_global("ERR", K.d_err, params=(GAIN, HIGHEST), options=_none, sharp=True)
+_declare_global("nERR", K.d_nerr, params=(GAIN, HIGHEST), options=_none)
+_declare_global("RBP", K.d_rbp, params=(PERSISTENCE, GAIN, HIGHEST), options=_p, sharp=True)
+_declare_global("EBR", K.d_ebr, params=(BETA, GAIN, HIGHEST), options=_beta, sharp=True)
+_declare_global("nDCG-JK", K.d_jk_ndcg, params=(LOG_BASE, GAIN, HIGHEST), options=_logb)
