@@ -134,8 +134,9 @@ declare("NCUrb", K.ncu_rb, params=(UTILITY, NCU_GAMMA, BETA, GAIN, HIGHEST), cut
         formula=r"$\frac{\sum_r J(r)\, \gamma^{C(r) - 1}\, NU(r)}{\sum_{k=1}^{R} "
                 r"\gamma^{k-1}}$, $NU(r) = C(r)/r$ (`utility=P`) or $BR(r)$ (`utility=BR`)")
 declare("EBR", K.ebr, params=(BETA, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
-        options=_ebr, tie_bounds=False, intent_aware_form=True, reference="Sakai, NTCIREVAL 2018 (ERR's cascade, Chapelle et al., "
-                                    "CIKM 2009, with Q's blended ratio)",
+        options=_ebr, tie_bounds=False, intent_aware_form=True,
+        reference="Sakai, NTCIREVAL 2018 (ERR's cascade, Chapelle et al., CIKM 2009, with Q's "
+                  "blended ratio)",
         doc="EBR@l = sum_{r<=l} BR(r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1): "
             "the expected blended ratio at which ERR's user stops.",
         formula=r"$\sum_{r \le l} BR(r)\, p(r) \prod_{k < r} (1 - p(k))$, $p(r) = "
