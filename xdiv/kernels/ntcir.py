@@ -303,23 +303,68 @@ def _global_lists(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     return gains, ideal_gg, top, valid.any(axis=-1) & (top > 0)
 
 
-def d_o_measure(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
-    """D-O (DIN-O): O-measure on global gains (:func:`o_measure_gains`)."""
+def d_o_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+                valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+                table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+    """D-O (DIN-O): O-measure on global gains (:func:`o_measure_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_o_measure(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
+    0.4
+    """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                              table, din)
     return np.where(defined, o_measure_gains(gains, ideal, beta=beta), np.nan)
 
 
-def d_p_measure(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
-    """D-P-measure (DIN-): P-measure on global gains (:func:`p_measure_gains`)."""
+def d_p_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+                valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+                table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+    """D-P-measure (DIN-): P-measure on global gains (:func:`p_measure_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_p_measure(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
+    0.833333
+    """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                              table, din)
     return np.where(defined, p_measure_gains(gains, ideal, beta=beta), np.nan)
 
 
-def d_p_plus(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
-    """D-P+ (DIN-): P-plus on global gains (:func:`p_plus_gains`; 0 without a relevant
-    document)."""
+def d_p_plus(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+             valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+             table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+    """D-P+ (DIN-): P-plus on global gains (:func:`p_plus_gains`; 0 without a
+    relevant document).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_p_plus(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
+    0.616667
+    """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                              table, din)
     value = np.where(gains.max(axis=-1, initial=0.0) > 0,
@@ -327,44 +372,136 @@ def d_p_plus(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
     return np.where(defined, value, np.nan)
 
 
-def d_ncu_rb(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, gamma, beta, utility):
-    """D-NCUrb (DIN-): NCUrb on global gains (:func:`ncu_rb_gains`)."""
+def d_ncu_rb(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+             valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+             table: np.ndarray, din: bool, gamma: float, beta: float,
+             utility: str) -> np.ndarray:
+    """D-NCUrb (DIN-): NCUrb on global gains (:func:`ncu_rb_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_ncu_rb(*lists, cutoff=None, table=table, din=False, gamma=0.5,
+    ...                       beta=1.0, utility="P")), 6)
+    0.555556
+    """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                              table, din)
     value = ncu_rb_gains(gains, ideal, gamma=gamma, beta=beta, utility=utility)
     return np.where(defined, value, np.nan)
 
 
-def d_err(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din):
-    """D-ERR (DIN-): ERR on global gains, Pr = GG(r)/(GG*_max + 1) (:func:`err_gains`)."""
+def d_err(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+          table: np.ndarray, din: bool) -> np.ndarray:
+    """D-ERR (DIN-): ERR on global gains, Pr = GG(r)/(GG*_max + 1) (:func:`err_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_err(*lists, cutoff=None, table=table, din=False)), 6)
+    0.314815
+    """
     gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
                                            din)
     return np.where(defined, err_gains(gains, top=top), np.nan)
 
 
-def d_nerr(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din):
-    """D-nERR (DIN-): nERR on global gains (:func:`nerr_gains`)."""
+def d_nerr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+           valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+           table: np.ndarray, din: bool) -> np.ndarray:
+    """D-nERR (DIN-): nERR on global gains (:func:`nerr_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_nerr(*lists, cutoff=3, table=table, din=False)), 6)
+    0.435897
+    """
     gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                                table, din)
     return np.where(defined, nerr_gains(gains, ideal, cutoff=cutoff, top=top), np.nan)
 
 
-def d_rbp(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, p):
-    """D-RBP (DIN-): RBP on global gains divided by GG*_max (:func:`rbp_gains`)."""
+def d_rbp(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+          table: np.ndarray, din: bool, p: float) -> np.ndarray:
+    """D-RBP (DIN-): RBP on global gains divided by GG*_max (:func:`rbp_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_rbp(*lists, cutoff=None, table=table, din=False, p=0.5)), 6)
+    0.25
+    """
     gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
                                            din)
     return np.where(defined, rbp_gains(gains, p=p, top=top), np.nan)
 
 
-def d_ebr(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, beta):
-    """D-EBR (DIN-): EBR on global gains (:func:`ebr_gains`)."""
+def d_ebr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+          table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+    """D-EBR (DIN-): EBR on global gains (:func:`ebr_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_ebr(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
+    0.503704
+    """
     gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                                table, din)
     return np.where(defined, ebr_gains(gains, ideal, beta=beta, top=top), np.nan)
 
 
-def d_jk_ndcg(levels, ideal_gg, prob, valid, nav, *, cutoff, table, din, b):
-    """D-nDCG-JK (DIN-): the original nDCG on global gains (:func:`jk_ndcg_gains`)."""
+def d_jk_ndcg(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+              valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+              table: np.ndarray, din: bool, b: float) -> np.ndarray:
+    """D-nDCG-JK (DIN-): the original nDCG on global gains (:func:`jk_ndcg_gains`).
+
+    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
+    adhoc measure with the gains divided by the list's own highest gain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_jk_ndcg(*lists, cutoff=3, table=table, din=False, b=2.0)), 6)
+    0.753953
+    """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                              table, din)
     return np.where(defined, jk_ndcg_gains(gains, ideal, cutoff=cutoff, b=b), np.nan)
