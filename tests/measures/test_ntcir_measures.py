@@ -12,6 +12,7 @@ difference must be at most 5e-5 (plus float noise).
 from __future__ import annotations
 
 import doctest
+import glob
 import math
 import re
 import subprocess
@@ -24,6 +25,8 @@ import pandas as pd
 import pytest
 
 import xdiv
+
+from ..conftest import require_trec_2009
 
 PRINTED = 5e-5 + 1e-9
 """Half a unit of the 4th decimal that ntcir_eval prints (``%.4f``): the most a value
@@ -140,7 +143,7 @@ def registry_names(case: Case) -> dict[str, str]:
     """ntcir_eval's printed name -> the registry measure that computes it."""
     H = len(case.gains)
     g = f"gain={_g(case.gains)},H={H}"
-    q = "q=" + _g(tuple(x * (x + 1) / (H * (H + 1)) for x in range(1, H + 1)))
+    q = "q=(" + ",".join(repr(x * (x + 1) / (H * (H + 1))) for x in range(1, H + 1)) + ",)"
     stop = "" if case.stops is None else f",stop={_g(case.stops)}"
     names = {
         "RR": "RR", "AP": "AP", "Q-measure": f"Q(beta={case.beta},{g})",
@@ -199,12 +202,18 @@ def run_xdiv(case: Case, names: dict[str, str]) -> dict[str, dict[str, float]]:
 
 
 def compare(program: Path, folder: Path, seeds: range) -> dict[str, list[float]]:
-    """Differences per printed name (without its cutoff) over the topics of the cases of
-    ``seeds``; fails on the first value that xdiv does not print the same (``%.4f``), or
-    on a measure ntcir_eval prints that the comparison does not cover."""
+    """Differences per printed name (without its cutoff) over the topics of the random
+    cases of ``seeds`` (:func:`compare_cases`)."""
+    return compare_cases(program, folder, {seed: random_case(np.random.default_rng(seed))
+                                           for seed in seeds})
+
+
+def compare_cases(program: Path, folder: Path, cases: dict) -> dict[str, list[float]]:
+    """Differences per printed name (without its cutoff) over the topics of ``cases``
+    (label: case); fails on the first value that xdiv does not print the same
+    (``%.4f``), or on a measure ntcir_eval prints that the comparison does not cover."""
     differences: dict[str, list[float]] = {}
-    for seed in seeds:
-        case = random_case(np.random.default_rng(seed))
+    for seed, case in cases.items():
         expected = run_ntcir_eval(program, case, folder)
         names = registry_names(case)
         got = run_xdiv(case, names)
@@ -213,8 +222,8 @@ def compare(program: Path, folder: Path, seeds: range) -> dict[str, list[float]]
             for printed, value in values.items():
                 mine = got[topic][printed]
                 assert prints_as(mine, value), (
-                    f"seed {seed} topic {topic}: {printed} ntcir_eval {value} xdiv "
-                    f"{names[printed]} {mine} ({case})")
+                    f"case {seed} topic {topic}: {printed} ntcir_eval {value} xdiv "
+                    f"{names[printed]} {mine}")
                 differences.setdefault(printed.split("@")[0], []).append(
                     abs(mine - float(value)))
         for topic in set(case.rels) - set(expected):
@@ -437,3 +446,34 @@ def test_d_and_din_measures_agree_with_ntcir_eval_gcompute(program, tmp_path, di
                     f"{mine}")
                 compared += 1
     assert compared >= 400
+
+
+@pytest.mark.slow
+def test_every_compute_measure_agrees_with_ntcir_eval_on_the_trec_2009_runs(program,
+                                                                            tmp_path):
+    """The 18 TREC 2009 Web Track diversity runs on its 50 topics, each document's level
+    the number of intents it is relevant to (L0-L8, ``-g 1:2:...:8``), cutoffs 10, 20
+    and 1000, in the rank order xdiv reads them."""
+    root = require_trec_2009()
+    qrels = pd.read_csv(root / "qrels.diversity.gz", sep=r"\s+", header=None,
+                        names=["topic", "intent", "docno", "level"], dtype=str)
+    qrels["level"] = qrels["level"].astype(int).clip(lower=0)
+    count = qrels.groupby(["topic", "docno"], sort=False)["level"].sum()
+    rels: dict[str, dict[str, int]] = {}
+    for (topic, docno), level in count.items():
+        rels.setdefault(topic, {})[docno] = int(level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        runs = xdiv.read_runs(sorted(glob.glob(str(root / "runs" / "*.gz"))))
+    docnos = runs["docno"].values
+    cases = {}
+    for run in runs["run"].values:
+        ranking = {}
+        for topic in rels:
+            doc = runs["doc"].sel(run=run, topic=topic).values
+            length = int(runs["length"].sel(run=run, topic=topic))
+            ranking[topic] = [str(d) for d in docnos[doc[:length]]]
+        cases[run] = Case(gains=tuple(float(g) for g in range(1, 9)), rels=rels,
+                          ranking=ranking, cutoffs=(10, 20, 1000))
+    differences = compare_cases(program, tmp_path, cases)
+    assert len(differences["Q-measure"]) == 18 * 50
