@@ -17,7 +17,7 @@ import math
 import re
 import subprocess
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -453,7 +453,8 @@ def test_every_compute_measure_agrees_with_ntcir_eval_on_the_trec_2009_runs(prog
                                                                             tmp_path):
     """The 18 TREC 2009 Web Track diversity runs on its 50 topics, each document's level
     the number of intents it is relevant to (L0-L8, ``-g 1:2:...:8``), cutoffs 10, 20
-    and 1000, in the rank order xdiv reads them."""
+    and 1000, in the rank order xdiv reads them; three of them also on condensed lists
+    (``-j``: the bpref and rpref family)."""
     root = require_trec_2009()
     qrels = pd.read_csv(root / "qrels.diversity.gz", sep=r"\s+", header=None,
                         names=["topic", "intent", "docno", "level"], dtype=str)
@@ -475,5 +476,8 @@ def test_every_compute_measure_agrees_with_ntcir_eval_on_the_trec_2009_runs(prog
             ranking[topic] = [str(d) for d in docnos[doc[:length]]]
         cases[run] = Case(gains=tuple(float(g) for g in range(1, 9)), rels=rels,
                           ranking=ranking, cutoffs=(10, 20, 1000))
+    for run in list(cases)[::6]:
+        cases[f"{run} -j"] = replace(cases[run], condensed=True)
     differences = compare_cases(program, tmp_path, cases)
-    assert len(differences["Q-measure"]) == 18 * 50
+    assert len(differences["Q-measure"]) == 21 * 50
+    assert len(differences["rpref_N"]) == 3 * 50
