@@ -397,7 +397,8 @@ def test_d_and_din_measures_agree_with_ntcir_eval_gcompute(program, tmp_path, di
                  f"MSnDCG{at}": f"{prefix}-nDCG({g})@{c}", f"Q{at}": f"{prefix}-Q({g})@{c}",
                  f"RBP{at}": f"{prefix}-RBP(p={case.rbp},{g})@{c}",
                  f"ERR{at}": f"{prefix}-ERR({g})@{c}", f"nERR{at}": f"{prefix}-nERR({g})@{c}",
-                 f"EBR{at}": f"{prefix}-EBR({g})@{c}"}
+                 f"EBR{at}": f"{prefix}-EBR({g})@{c}", "GAP": f"{prefix}-GAP({g})",
+                 f"GAP{at}": f"{prefix}-GAP({g})@{c}"}
         expected = {}
         for topic, intents in case.rels.items():
             docs = {d for rel in intents.values() for d in rel}
@@ -418,7 +419,7 @@ def test_d_and_din_measures_agree_with_ntcir_eval_gcompute(program, tmp_path, di
             labelled = subprocess.run([str(program), *label, str(res)], capture_output=True,
                                       text=True, check=True).stdout
             computed = subprocess.run([str(program), "gcompute", "-I", str(grelv),
-                                       "-cutoffs", str(c), "-rbp", _number(case.rbp)],
+                                       "-cutoffs", str(c), "-rbp", _number(case.rbp), "-gap"],
                                       input=labelled, capture_output=True, text=True,
                                       check=True).stdout
             expected[topic] = {m[1]: m[2] for m in map(_LINE.match,

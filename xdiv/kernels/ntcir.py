@@ -129,6 +129,34 @@ def irbu_gains(gains: np.ndarray, *, p: float, top: np.ndarray) -> np.ndarray:
     return rank_sum(p ** ranks(gains.shape[-1]) * stop * reach)
 
 
+GAP_PAIRS = 1 << 21
+"""How many (i, j) rank pairs :func:`gap_gains` compares at once (bounds its memory)."""
+
+
+def gap_gains(gains: np.ndarray, ideal_gains: np.ndarray, *,
+              cutoff: int | None) -> np.ndarray:
+    """GAP on gains, as NTCIREVAL's gcompute: ``sum_{relevant i} (1/i) sum_{j<=i} f(min(g(i),
+    g(j))) / sum_{r<=l} f(g*(r))``, ``f(g) = g (g + 1)`` (Robertson, Kanoulas & Yilmaz,
+    SIGIR 2010, with the gains in the place of levels; ``gains`` already cut at l)."""
+    rel = gains > 0
+    width = max(int(rel.sum(axis=-1).max(initial=0)), 1)
+    order = np.argsort(~rel, axis=-1, kind="stable")[..., :width]   # the relevant ranks
+    valid = np.take_along_axis(rel, order, axis=-1)
+    g = np.where(valid, np.take_along_axis(gains, order, axis=-1), 0.0)
+    flat = g.reshape(-1, width)
+    inner = np.empty_like(flat)
+    above = np.tril(np.ones((width, width), dtype=bool))               # j <= i
+    block = max(1, GAP_PAIRS // (width * width))    # lists whose (i, j) pairs fit at once
+    for start in range(0, len(flat), block):
+        part = flat[start:start + block]
+        low = np.minimum(part[:, :, None], part[:, None, :])           # (list, i, j)
+        inner[start:start + block] = (low * (low + 1.0) * above).sum(axis=-1)
+    inner = inner.reshape(g.shape)
+    numerator = rank_sum(np.where(valid, inner / (order + 1.0), 0.0))
+    ideal_top = cut(ideal_gains, cutoff)
+    return divide(numerator, rank_sum(ideal_top * (ideal_top + 1.0)))
+
+
 def jk_discount(n: int, b: float) -> np.ndarray:
     """The original DCG's discount of ranks 1..n (Järvelin & Kekäläinen, TOIS 2002):
     ``1`` for ranks r <= b (and r = 1), ``1 / log_b(r)`` beyond; ``b = 0`` takes the
@@ -505,6 +533,27 @@ def d_jk_ndcg(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                              table, din)
     return np.where(defined, jk_ndcg_gains(gains, ideal, cutoff=cutoff, b=b), np.nan)
+
+
+def d_gap(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
+          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
+          table: np.ndarray, din: bool) -> np.ndarray:
+    """D-GAP (DIN-): GAP on global gains (:func:`gap_gains`).
+
+    Arguments as :func:`_global_lists`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
+    ...          np.array([True]), np.array([False]))
+    >>> table = np.array([0.0, 1.0, 2.0])
+    >>> round(float(d_gap(*lists, cutoff=None, table=table, din=False)), 6)
+    0.458333
+    """
+    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
+                                             table, din)
+    return np.where(defined, gap_gains(gains, ideal, cutoff=cutoff), np.nan)
 
 
 def _condensed(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
