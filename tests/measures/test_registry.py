@@ -43,7 +43,7 @@ def test_parameters_are_typed():
     ("RBP(p=1)", "must be < 1"),
     ("nDCG(gain=cubic)@10", "expected exp, linear"),
     ("P", "needs a cutoff"),
-    ("GAP@10", "takes no cutoff"),
+    ("bpref_N@10", "takes no cutoff"),
     ("nDCG@ten", "not a whole number"),
     ("nDCG@0", "from 1 to 100000"),
     ("nDCG@100001", "from 1 to 100000"),

@@ -56,6 +56,18 @@ def lookup(table: np.ndarray, levels: np.ndarray) -> np.ndarray:
     return table[np.minimum(levels, len(table) - 1)]
 
 
+def highest_gain(table: np.ndarray, ideal: np.ndarray, own: bool) -> np.ndarray:
+    """The gain of the highest level, ``(...)``, by which ERR's stop probability
+    ``gv(x) / (gv_max + 1)`` and RBP divide: ``table[-1]``, level H's, or with ``own`` the
+    gain of the list's own highest level (``ideal[..., 0]``, 0 on a list without one), as
+    NTCIREVAL's ``gcompute`` reads each intent's ideal list."""
+    if not own:
+        return np.full(ideal.shape[:-1], table[-1])
+    if ideal.shape[-1] == 0:
+        return np.zeros(ideal.shape[:-1])
+    return lookup(table, ideal[..., 0])
+
+
 def discount(n: int) -> np.ndarray:
     """``1 / log2(r + 1)`` for ranks ``r = 1..n`` (the discount of every nDCG-like measure here)."""
     return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))

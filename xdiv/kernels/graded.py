@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import (count_relevant, cut, defined_where, discount, divide,
-                     exclusive_cumprod, fit, lookup, rank_sum, ranks)
+                     exclusive_cumprod, fit, highest_gain, lookup, rank_sum, ranks)
 
 
 def dcg(levels: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -76,25 +76,30 @@ def p_plus(levels, ideal, *, cutoff, table, beta):
     return defined_where(value, count_relevant(ideal))
 
 
-def err(levels, *, table):
-    """ERR = sum_r (1/r) Pr(r) prod_{k<r}(1 - Pr(k)), ``Pr = gv(x) / (gv(H) + 1)``.
+def err(levels, *, table, top=None):
+    """ERR = sum_r (1/r) Pr(r) prod_{k<r}(1 - Pr(k)), ``Pr = gv(x) / (gv_max + 1)``.
 
-    With exponential gains this is ``(2^x - 1)/2^H`` (Chapelle et al., CIKM 2009); with
-    any gain it is NTCIREVAL's stop probability ``g / (g_max + 1)``.
+    ``gv_max`` is ``top`` ``(...)`` (:func:`~xdiv.kernels.common.highest_gain`), by default
+    ``gv(H)``: with exponential gains ``Pr = (2^x - 1)/2^H`` (Chapelle et al., CIKM 2009);
+    with any gain it is NTCIREVAL's stop probability ``g / (g_max + 1)``.
     """
-    stop = lookup(table, levels) / (table[-1] + 1.0)
+    top = np.asarray(table[-1] if top is None else top)[..., None]
+    stop = lookup(table, levels) / (top + 1.0)
     return rank_sum(stop * exclusive_cumprod(1.0 - stop) / ranks(levels.shape[-1]))
 
 
-def err_at(levels, ideal, *, cutoff, table):
-    """ERR@l (not normalised)."""
-    return defined_where(err(cut(levels, cutoff), table=table), count_relevant(ideal))
+def err_at(levels, ideal, *, cutoff, table, own=False):
+    """ERR@l (not normalised); ``own``: ``gv_max`` is the list's own highest level's gain."""
+    top = highest_gain(table, ideal, own)
+    return defined_where(err(cut(levels, cutoff), table=table, top=top),
+                         count_relevant(ideal))
 
 
-def nerr(levels, ideal, *, cutoff, table):
-    """nERR@l = ERR@l / ERR@l of the ideal list."""
-    value = divide(err(cut(levels, cutoff), table=table),
-                   err(cut(ideal, cutoff), table=table))
+def nerr(levels, ideal, *, cutoff, table, own=False):
+    """nERR@l = ERR@l / ERR@l of the ideal list (``own`` as :func:`err_at`)."""
+    top = highest_gain(table, ideal, own)
+    value = divide(err(cut(levels, cutoff), table=table, top=top),
+                   err(cut(ideal, cutoff), table=table, top=top))
     return defined_where(value, count_relevant(ideal))
 
 
@@ -114,10 +119,11 @@ def gap(levels, ideal, *, cutoff, q):
     """Graded average precision (Robertson, Kanoulas & Yilmaz, SIGIR 2010).
 
     ``q`` holds ``q_0 = 0, q_1, ..., q_H``: the probability that a user with a random
-    threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; a
-    cutoff truncates the run only.
+    threshold counts a level-x document relevant. Denominator ``sum_x R_x q_x``; GAP@l
+    sums the top l of the run and divides by the same sum over the ideal list's top l,
+    ``sum_{r <= min(l, R)} q_{x*(r)}`` (NTCIREVAL's GAP@l).
     """
-    denominator = rank_sum(lookup(q, ideal))
+    denominator = rank_sum(lookup(q, cut(ideal, cutoff)))
     value = divide(_gap_numerator(cut(levels, cutoff), q), denominator)
     return defined_where(value, count_relevant(ideal))
 
@@ -150,11 +156,13 @@ def hit(levels, ideal, *, cutoff):
     return defined_where(value, count_relevant(ideal))
 
 
-def rbp(levels, ideal, *, cutoff, table, p):
-    """RBP = (1 - p) sum_r p^(r-1) gv(x_r) / gv(H) (Moffat & Zobel, graded)."""
+def rbp(levels, ideal, *, cutoff, table, p, own=False):
+    """RBP = (1 - p) sum_r p^(r-1) gv(x_r) / gv(H) (Moffat & Zobel, graded); ``own``:
+    divided by the gain of the list's own highest level instead (NTCIREVAL gcompute)."""
     levels = cut(levels, cutoff)
     weights = p ** np.arange(levels.shape[-1], dtype=np.float64)
-    value = (1.0 - p) * rank_sum(lookup(table, levels) * weights) / table[-1]
+    value = divide((1.0 - p) * rank_sum(lookup(table, levels) * weights),
+                   highest_gain(table, ideal, own))
     return defined_where(value, count_relevant(ideal))
 
 

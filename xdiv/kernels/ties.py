@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import (count_relevant, cut, defined_where, discount, divide, fit, lookup,
-                     rank_sum, ranks)
+from .common import (count_relevant, cut, defined_where, discount, divide, fit, highest_gain,
+                     lookup, rank_sum, ranks)
 from .diversity import global_gain
 from .graded import dcg
 from .ndeval import cumulative_gain, defined_with_intents, ideal_ideal
@@ -149,11 +149,13 @@ def expected_precision(levels, ideal, start, *, cutoff):
     return defined_when_relevant(rank_sum(rel) / cutoff, ideal)
 
 
-def expected_rbp(levels, ideal, start, *, cutoff, table, p):
-    """E[RBP] over the tie orders (each rank gains its tie group's mean gain)."""
+def expected_rbp(levels, ideal, start, *, cutoff, table, p, own=False):
+    """E[RBP] over the tie orders (each rank gains its tie group's mean gain; ``own`` as
+    :func:`xdiv.kernels.graded.rbp`)."""
     gains = _mean_over_group(lookup(table, levels), start, cutoff)
     weights = p ** np.arange(gains.shape[-1], dtype=np.float64)
-    return defined_when_relevant((1.0 - p) * rank_sum(gains * weights) / table[-1], ideal)
+    return defined_when_relevant(divide((1.0 - p) * rank_sum(gains * weights),
+                                        highest_gain(table, ideal, own)), ideal)
 
 
 def expected_q(levels, ideal, start, *, cutoff, table, beta, denominator="min"):

@@ -28,6 +28,11 @@ HIGHEST = Param("H", None, "highest relevance level H (default: the collection's
 BETA = Param("beta", 1.0, "weight of graded relevance in the blended ratio (0 gives AP)",
              real(0.0))
 PERSISTENCE = Param("p", 0.8, "user persistence", real(0.0, 1.0, closed=(False, False)))
+HIGHEST_GAIN = Param("highest", "H", "the highest gain gv_max of ERR's stop probability "
+                     "gv(x)/(gv_max+1) and of RBP's normaliser: `H` = level H's (NTCIREVAL "
+                     "compute), `own` = that of the intent's (an adhoc topic's) own highest "
+                     "judged level (NTCIREVAL gcompute and its intent-aware scripts)",
+                     choice("H", "own"))
 DENOMINATOR = Param("denominator", "min", "normaliser of the cut-off measure: `min` = "
                     "min(l, R) (NTCIREVAL), `R` = R (trec_eval's map_cut)", choice("min", "R"))
 

@@ -15,7 +15,7 @@ import xarray as xr
 from ..errors import MeasureError
 from ..kernels import graded as K
 from ..kernels import ties as T
-from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, PERSISTENCE, gain_table,
+from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, HIGHEST_GAIN, PERSISTENCE, gain_table,
                      highest_level, intent_aware, per_intent, per_intent_over_ties,
                      single_intent)
 from .registry import Measure, Param, numbers, register
@@ -120,6 +120,11 @@ def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: st
              tie_bounds=tie_bounds)(compute_ia)
 
 
+declare = _declare
+"""The family's declaration helper, public for the families declared alike
+(:mod:`xdiv.measures.ntcir`)."""
+
+
 def _table(cube, measure):
     return {"table": gain_table(cube, measure)}
 
@@ -134,7 +139,12 @@ def _ap(cube, measure):
 
 
 def _rbp(cube, measure):
-    return {"table": gain_table(cube, measure), "p": measure["p"]}
+    return {"table": gain_table(cube, measure), "p": measure["p"],
+            "own": measure["highest"] == "own"}
+
+
+def _stop(cube, measure):
+    return {"table": gain_table(cube, measure), "own": measure["highest"] == "own"}
 
 
 def _none(cube, measure):
@@ -209,25 +219,31 @@ _declare("P+", K.p_plus, params=(BETA, GAIN, HIGHEST), cutoff="optional", option
              "level present in the top l; 0 without relevant documents in the top l.",
          formula=r"$\frac{1}{C(r_p)} \sum_{r \le r_p} J(r)\, BR(r)$, $r_p$ the first rank holding "
                  "the highest level present in the top $l$; 0 without a relevant document there")
-_declare("ERR", K.err_at, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("ERR", K.err_at, params=(GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+         options=_stop,
          reference="Chapelle et al., CIKM 2009",
          doc="ERR@l = sum_{r<=l} (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = gv(x)/(gv(H)+1) "
              "(= (2^x-1)/2^H with exponential gains).",
          formula=r"$\sum_{r \le l} \frac{1}{r}\, p(r) \prod_{k < r} (1 - p(k))$, $p(r) = "
                  r"\frac{\mathrm{gv}(x(r))}{\mathrm{gv}(H) + 1}$ ($= (2^{x} - 1)/2^H$ with "
                  "`gain=exp`)")
-_declare("nERR", K.nerr, params=(GAIN, HIGHEST), cutoff="optional", options=_table,
+_declare("nERR", K.nerr, params=(GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+         options=_stop,
          reference="Chapelle et al., CIKM 2009; Sakai & Song, SIGIR 2011",
          doc="nERR@l = ERR@l / ERR@l of the ideal list.",
          formula="ERR@$l$ divided by ERR@$l$ of the ideal list")
-_declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="none", options=_gap,
-         intent_aware_form=True, reference="Robertson, Kanoulas & Yilmaz, SIGIR 2010",
+_declare("GAP", K.gap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="optional",
+         options=_gap, intent_aware_form=True,
+         reference="Robertson, Kanoulas & Yilmaz, SIGIR 2010; GAP@l as NTCIREVAL",
          doc="GAP = sum_k (1/k) sum_{kappa<=k} q_{min(x_kappa, x_k)} / sum_x R_x q_x, "
-             "q_x = sum_{j<=x} g_j (threshold distribution g, uniform by default).",
+             "q_x = sum_{j<=x} g_j (threshold distribution g, uniform by default); GAP@l "
+             "sums k <= l and divides by the sum of q over the ideal list's top l "
+             "(NTCIREVAL's q_x is proportional to x(x+1)).",
          formula=r"$\frac{\sum_{k} \frac{1}{k} \sum_{\kappa \le k} q_{\min(x(\kappa), "
                  r"x(k))}}{\sum_{x = 1}^{H} R_x\, q_x}$, $q_x = \sum_{j \le x} g_j$ ($g_j$: "
                  "probability that a user's relevance threshold is level $j$; $R_x$: documents "
-                 "of level $x$)")
+                 "of level $x$); GAP@$l$: $k \\le l$, the denominator over the ideal list's "
+                 "top $l$")
 _declare("nGAP", K.ngap, params=(THRESHOLDS, Q_VALUES, HIGHEST), cutoff="required",
          options=_gap, intent_aware_form=True,
          reference="Sakai & Song, SIGIR 2011 (nGAP reconstructed: GAP over the ideal GAP)",
@@ -250,8 +266,9 @@ _declare("Hit", K.hit, params=(), cutoff="required", options=_none,
          reference="success at l (trec_eval success)",
          doc="Hit@l = 1 if a relevant document is in the top l, else 0.",
          formula="1 if $C(l) > 0$, else 0")
-_declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST), cutoff="optional",
-         options=_rbp, expected=T.expected_rbp, reference="Moffat & Zobel, TOIS 2008 (graded form)",
+_declare("RBP", K.rbp, params=(PERSISTENCE, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="optional",
+         options=_rbp, expected=T.expected_rbp, intent_aware_form=True,
+         reference="Moffat & Zobel, TOIS 2008 (graded form)",
          doc="RBP = (1-p) sum_r p^(r-1) gv(x_r) / gv(H).",
          formula=r"$(1 - p) \sum_r p^{r - 1}\, \frac{g(r)}{\mathrm{gv}(H)}$")
 

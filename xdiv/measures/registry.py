@@ -174,7 +174,8 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
     return decorate
 
 
-_FAMILIES = ("diversity", "graded", "estimators", "ndeval", "umeasure", "trec_eval", "hierarchy")
+_FAMILIES = ("diversity", "graded", "estimators", "ndeval", "umeasure", "trec_eval", "ntcir",
+             "hierarchy")
 """The modules declaring measures, imported in this order (the hierarchy family lifts the
 flat ones) the first time the registry is looked up."""
 _loaded = False
