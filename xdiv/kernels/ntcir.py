@@ -150,7 +150,7 @@ def gap_gains(gains: np.ndarray, ideal_gains: np.ndarray, *,
     for start in range(0, len(flat), block):
         part = flat[start:start + block]
         low = np.minimum(part[:, :, None], part[:, None, :])           # (list, i, j)
-        inner[start:start + block] = (low * (low + 1.0) * above).sum(axis=-1)
+        inner[start:start + block] = rank_sum(low * (low + 1.0) * above)
     inner = inner.reshape(g.shape)
     numerator = rank_sum(np.where(valid, inner / (order + 1.0), 0.0))
     ideal_top = cut(ideal_gains, cutoff)
