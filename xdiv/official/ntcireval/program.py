@@ -1,0 +1,1066 @@
+"""``ntcir_eval`` (NTCIREVAL 190111, by Tetsuya Sakai): its subcommands with their
+arguments, their output on standard output, their messages on standard error and their
+exit statuses, byte for byte.
+
+The measures are those of Sakai's papers as ``ntcir_eval`` computes them, in its order of
+floating-point operations, so that each printed digit is the program's: Q-measure and the
+blended ratio (Sakai, NTCIR-4 2004), O- and P-measure and P-plus (Sakai, IPSJ TOD 2007),
+the NCU family (Sakai & Robertson, EVIA 2008), the original nDCG of Järvelin &
+Kekäläinen (TOIS 2002) beside Burges et al.'s (ICML 2005), RBP (Moffat & Zobel, TOIS
+2008), ERR (Chapelle et al., CIKM 2009) with the stop probability g/(g_max+1), EBR,
+GAP (Robertson, Kanoulas & Yilmaz, SIGIR 2010), intentwise RBU (after Amigó et al.,
+SIGIR 2018), the condensed-list bpref family (Sakai, SIGIR 2007) and I-rec (Sakai et
+al., NTCIR-8 2010).
+
+Where ``ntcir_eval`` reads memory it never wrote (a relevance level above the gains of
+``-g``, a negative cutoff, a bad line of a DIN file it goes on after), the command
+refuses in one line with status 1 instead of printing what it would print.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import NamedTuple
+
+from ...formats.printf import number
+from ...io.trec_eval_text import c_atof, c_atol
+from .clib import LONG_RANGE, cdiv, cpow, fgets_lines, strtok
+
+__all__ = ["PROGRAM", "Outcome", "ntcir_eval"]
+
+PROGRAM = b"ntcir_eval"
+"""The program name its messages print (its ``argv[0]`` when run from the ``PATH``)."""
+SUBCOMMANDS = (b"dinlabel", b"glabel", b"gcompute", b"irec", b"label", b"compute")
+MAX_LEVEL = 15
+MAX_INTENTS = 64
+MAX_CLASSES = 1024
+MAX_CUTOFFS = 10
+DEFAULT_CUTOFF = 1000
+DEFAULT_RBP = 0.95
+
+
+class Outcome(NamedTuple):
+    """What a command writes on standard output and standard error, and its status."""
+
+    stdout: bytes
+    stderr: bytes
+    status: int
+
+
+class _Return(Exception):
+    """The subcommand returns (whatever it returns, the program then exits with 0)."""
+
+
+class Refused(Exception):
+    """An input on which ``ntcir_eval``'s behaviour is undefined; the message says why."""
+
+
+class _Run:
+    """One run of the program: its output so far and its standard input."""
+
+    def __init__(self, argv: list[bytes], stdin) -> None:
+        self.av = argv
+        self.stdin = stdin
+        self.out: list[bytes] = []
+        self.err: list[bytes] = []
+        self.outstr: bytes | None = None
+        self.sep: bytes | None = None
+
+    def say(self, text: bytes) -> None:
+        self.out.append(text)
+
+    def warn(self, text: bytes) -> None:
+        self.err.append(text)
+
+    def fail(self, text: bytes) -> None:
+        """The message, and the subcommand returns."""
+        self.err.append(text)
+        raise _Return
+
+    def fopen(self, path: bytes, shown: bytes | None = None) -> bytes:
+        """The bytes of the file ``path`` (none for a folder, which ``fgets`` reads as
+        empty), or "Cannot open" naming ``shown`` (by default ``path``)."""
+        try:
+            if os.path.isdir(path):
+                return b""
+            with open(path, "rb") as handle:
+                return handle.read()
+        except OSError:
+            self.fail(b"Cannot open %s\n" % (path if shown is None else shown))
+        raise AssertionError  # unreachable: fail raises
+
+    def read_stdin(self) -> bytes:
+        return self.stdin.read() if self.stdin is not None else b""
+
+    def lines(self, data: bytes):
+        """Each complete line of ``data``; "Line too long" at the first incomplete one."""
+        for text, complete in fgets_lines(data):
+            if not complete:
+                self.fail(b"Line too long: %s\n" % text)
+            yield text
+
+    def tokens(self, line: bytes):
+        return strtok(line, self.sep)
+
+
+def f4(value: float) -> bytes:
+    return number(value, 4).encode()
+
+
+def ntcir_eval(argv: list[bytes], stdin=None) -> Outcome:
+    """What ``ntcir_eval ARGV`` (``argv`` without the program name) writes and its exit
+    status; ``stdin`` is a binary file for its standard input."""
+    run = _Run([PROGRAM, *argv], stdin)
+    if not argv:
+        return Outcome(b"", _main_usage(), 1)
+    commands = {b"dinlabel": _dinlabel, b"glabel": _glabel, b"gcompute": _gcompute,
+                b"irec": _irec, b"label": _label, b"compute": _compute}
+    command = commands.get(argv[0])
+    if argv[0] == b"1click":
+        return Outcome(b"", b"xdiv ntcir_eval: the 1click subcommand is not reproduced yet "
+                       b"(run ntcir_eval itself)\n", 1)
+    if command is None:
+        return Outcome(b"", b"Unknown command.\n", 0)
+    try:
+        command(run)
+    except _Return:
+        pass
+    except Refused as exc:
+        return Outcome(b"", b"xdiv ntcir_eval: %s (ntcir_eval's behaviour is undefined "
+                       b"there)\n" % str(exc).encode("utf-8", "backslashreplace"), 1)
+    return Outcome(b"".join(run.out), b"".join(run.err), 0)
+
+
+def _main_usage() -> bytes:
+    return b"".join([
+        b"Usage: %s command args...\n" % PROGRAM,
+        b" command= glabel|dinlabel|gcompute|irec|label|compute|1click\n\n",
+        b"   *glabel* reads an ideal ranked list with gain values\n",
+        b"    and a system ranked list WITHOUT gain values;\n",
+        b"    outputs a system ranked list WITH gain values.\n\n",
+        b"   *dinlabel* reads a din (diversify for inf and nav) file\n",
+        b"    and a system ranked list WITHOUT gain values;\n",
+        b"    outputs a system ranked list WITH gain values.\n",
+        b"    dup docs for nav intents are ignored.\n\n",
+        b"   *gcompute* reads an ideal ranked list with gain values\n",
+        b"    and a system ranked list WITH gain values;\n",
+        b"    outputs evaluation metric values.\n\n",
+        b"   *irec reads one or more reldoclist (possibly with other info)\n",
+        b"    for each intent, and a system ranked list;\n",
+        b"    outputs I-recall.\n\n",
+        b"   *label* reads a list of judged docs with rel levels\n",
+        b"    and a system ranked list;\n",
+        b"    outputs a system ranked list WITH rel levels.\n\n",
+        b"   *compute* reads a list of judged docs with rel levels\n",
+        b"    and a system ranked list WITH rel levels;\n",
+        b"    outputs evaluation metric values.\n\n",
+        b"   *1click* reads a gold-standard nugget file and a\n",
+        b"    matched nugget file and outputs evaluation metric values\n\n"])
+
+
+# ---------------------------------------------------------------------------------------
+# options shared by the subcommands
+
+def _option(run: _Run, k: int, name: bytes, takes_value: bool = True) -> bool:
+    """Whether argument ``k`` is the option ``name`` (with a value after it when it
+    takes one, as ``ntcir_eval`` checks)."""
+    return run.av[k] == name and (not takes_value or k + 1 < len(run.av))
+
+
+def _cutoffs(run: _Run, text: bytes) -> list[float]:
+    """``-cutoffs A,B,...``: each read with ``atof`` (the program stores it in a
+    ``long`` later); "strtok failed" for none, "Too many cutoffs" from the tenth."""
+    values: list[float] = []
+    for token in strtok(text, b","):
+        values.append(c_atof(token))
+        if len(values) >= MAX_CUTOFFS:
+            run.fail(b"Too many cutoffs\n")
+    if not values:
+        run.fail(b"strtok failed\n")
+    return values
+
+
+def _as_long(value: float) -> int:
+    """A cutoff read with ``atof`` stored in a ``long`` (truncated); refused where C's
+    conversion is undefined."""
+    if not math.isfinite(value) or not LONG_RANGE[0] <= math.trunc(value) <= LONG_RANGE[1]:
+        raise Refused(f"cutoff {value!r} does not fit in a long")
+    return math.trunc(value)
+
+
+def _truncate(run: _Run, k: int) -> int:
+    rank = c_atol(run.av[k + 1])
+    if rank < 1:
+        run.fail(b"Bad -truncate value\n")
+    return rank
+
+
+def _system_file(run: _Run, k: int) -> bytes:
+    return run.fopen(run.av[k])
+
+
+# ---------------------------------------------------------------------------------------
+# label, glabel, dinlabel: a ranked list labelled
+
+def _label(run: _Run) -> None:
+    av = run.av
+    rel = system = None
+    ignore_unjudged = ec_mode = False
+    truncate = 0
+    k = 2
+    while k < len(av):
+        if av[k] == b"-j":
+            ignore_unjudged, k = True, k + 1
+        elif av[k] == b"-ec":
+            ec_mode, k = True, k + 1
+        elif _option(run, k, b"-truncate"):
+            truncate, k = _truncate(run, k), k + 2
+        elif _option(run, k, b"-r"):
+            rel, k = run.fopen(av[k + 1]), k + 2
+        elif _option(run, k, b"-sep"):
+            run.sep, k = av[k + 1], k + 2
+        else:
+            system, k = _system_file(run, k), k + 1
+    if rel is None:
+        run.fail(b"Usage: %s %s [-j] [-ec] [-sep <separator>] [-truncate <rank>] -r "
+                 b"<rel_assessment_file> [ranked list file]\n" % (av[0], av[1]))
+    if run.sep is None:
+        run.sep = b" "
+    failed = b"file2strstrlonglist failed\n" if ec_mode else b"file2strstrcountlist failed\n"
+    judged: dict[bytes, tuple[bytes, int]] = {}
+    count = 0
+    for line in _rel_lines(run, rel, failed):
+        fields = run.tokens(line)
+        docno, label = next(fields, None), None
+        if docno is not None:
+            label = next(fields, None)
+        if label is None:
+            run.warn(b"strtok failed\n")
+            run.fail(failed)
+        if ec_mode:
+            ec = next(fields, None)
+            if ec is None:
+                run.warn(b"strtok failed\n")
+                run.fail(failed)
+            number_ = c_atol(ec)
+            if number_ < 1 or number_ >= MAX_CLASSES:
+                run.warn(b"bad ec number: %d\n" % number_)
+                run.fail(failed)
+        else:
+            count += 1
+            number_ = count
+        judged.setdefault(docno, (label, number_))  # the first line of a docno matches
+    seen: set[int] = set()
+    rank = 1
+    for line in run.lines(run.read_stdin() if system is None else system):
+        match = judged.get(line)
+        if match is not None:
+            label, ec = match
+            if not ec_mode:
+                run.say(b"%s%s%s\n" % (line, run.sep, label))
+            elif ec not in seen:
+                run.say(b"%s%s%s%s%d\n" % (line, run.sep, label, run.sep, ec))
+                seen.add(ec)
+            else:
+                run.say(line + b"\n")
+        elif not ignore_unjudged:
+            run.say(line + b"\n")
+        if rank == truncate:
+            break
+        rank += 1
+
+
+def _glabel(run: _Run) -> None:
+    av = run.av
+    ideal = system = None
+    ignore_unjudged = False
+    truncate = 0
+    k = 2
+    while k < len(av):
+        if av[k] == b"-j":
+            ignore_unjudged, k = True, k + 1
+        elif _option(run, k, b"-sep"):
+            run.sep, k = av[k + 1], k + 2
+        elif _option(run, k, b"-truncate"):
+            truncate, k = _truncate(run, k), k + 2
+        elif _option(run, k, b"-I"):
+            ideal, k = run.fopen(av[k + 1]), k + 2
+        else:
+            system, k = _system_file(run, k), k + 1
+    if ideal is None:
+        run.fail(b"Usage: %s %s [-j] [-sep <separator>] [-truncate <rank>] -I <ideal_file> "
+                 b"[system ranked list]\n" % (av[0], av[1]))
+    if run.sep is None:
+        run.sep = b" "
+    entries, _, _, highest = _store_ideal(run, ideal)
+    if highest <= 0.0:
+        run.fail(b"store_ideal failed\n")
+    gains: dict[bytes, float] = {}
+    for docno, gain in entries:
+        gains.setdefault(docno, gain)
+    rank = 1
+    for line in run.lines(run.read_stdin() if system is None else system):
+        gain = gains.get(line)
+        if gain is not None:
+            run.say(b"%s%s%s\n" % (line, run.sep, f4(gain)))
+        elif not ignore_unjudged:
+            run.say(line + b"\n")
+        if rank == truncate:
+            break
+        rank += 1
+
+
+def _store_ideal(run: _Run, data: bytes):
+    """The ideal list (docno, gain) in its order, the numbers of judged relevant and
+    nonrelevant documents and the highest gain (``-1.0`` after an error message)."""
+    entries: list[tuple[bytes, float]] = []
+    relevant = nonrelevant = 0
+    highest = 0.0
+    for text, complete in fgets_lines(data):
+        if not complete:
+            run.warn(b"Line too long: %s\n" % text)
+            return entries, relevant, nonrelevant, -1.0
+        fields = run.tokens(text)
+        docno = next(fields, None)
+        if docno is None:
+            run.warn(b"strtok failed: %s\n" % text)
+            return entries, relevant, nonrelevant, -1.0
+        value = next(fields, None)
+        if value is None:
+            run.warn(b"strtok failed: (null)\n")
+            return entries, relevant, nonrelevant, -1.0
+        gain = c_atof(value)
+        if gain < 0:
+            run.warn(b"invalid gain in ideal list\n")
+            return entries, relevant, nonrelevant, -1.0
+        if gain == 0.0:
+            nonrelevant += 1
+        else:
+            relevant += 1
+            if highest < gain:
+                highest = gain
+        entries.append((docno, gain))
+    return entries, relevant, nonrelevant, highest
+
+
+def _dinlabel(run: _Run) -> None:
+    av = run.av
+    din = system = None
+    ignore_unjudged = False
+    truncate = 0
+    k = 2
+    while k < len(av):
+        if av[k] == b"-j":
+            ignore_unjudged, k = True, k + 1
+        elif _option(run, k, b"-sep"):
+            run.sep, k = av[k + 1], k + 2
+        elif _option(run, k, b"-truncate"):
+            truncate, k = _truncate(run, k), k + 2
+        elif _option(run, k, b"-din"):
+            din, k = run.fopen(av[k + 1]), k + 2
+        else:
+            system, k = _system_file(run, k), k + 1
+    if din is None:
+        run.fail(b"Usage: %s %s [-j] [-sep <separator>] [-truncate <rank>] -din <din_file> "
+                 b"[system ranked list]\n" % (av[0], av[1]))
+    if run.sep is None:
+        run.sep = b" "
+    entries = _store_din(run, din)
+    by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
+    for docno, gain, intent, navigational in entries:
+        by_docno.setdefault(docno, []).append((gain, intent, navigational))
+    found: set[int] = set()
+    rank = 1
+    for line in run.lines(run.read_stdin() if system is None else system):
+        matches = by_docno.get(line)
+        if matches is not None:
+            gain = 0.0
+            for value, intent, navigational in matches:
+                if not (navigational and intent in found):
+                    gain += value
+                found.add(intent)
+            run.say(b"%s%s%s\n" % (line, run.sep, f4(gain)))
+        elif not ignore_unjudged:
+            run.say(line + b"\n")
+        if rank == truncate:
+            break
+        rank += 1
+
+
+def _store_din(run: _Run, data: bytes) -> list[tuple[bytes, float, int, bool]]:
+    """The lines of a DIN file: docno, P(i|q) times the gain, intent number and whether
+    the intent is navigational. ``ntcir_eval`` goes on after a bad line with an array it
+    never initialised: refused."""
+    entries = []
+    highest = 0
+    for number_, (text, complete) in enumerate(fgets_lines(data), 1):
+        where = f"line {number_} of the DIN file"
+        if not complete:
+            raise Refused(f"{where} is too long or does not end with a newline")
+        fields = list(strtok(text, run.sep))
+        if len(fields) < 4:
+            raise Refused(f"{where} has fewer than 4 fields")
+        intent = c_atol(fields[0])
+        if intent > MAX_INTENTS:
+            raise Refused(f"{where}: intent number {intent} is above {MAX_INTENTS}")
+        highest = max(highest, intent)
+        if fields[1] not in (b"inf", b"nav"):
+            raise Refused(f"{where}: intent type "
+                          f"{fields[1].decode('utf-8', 'backslashreplace')!r} is neither "
+                          f"'inf' nor 'nav'")
+        entries.append((fields[2], c_atof(fields[3]), intent, fields[1] == b"nav"))
+    if highest == 0:
+        run.fail(b"store_din failed\n")
+    for number_, entry in enumerate(entries, 1):
+        if entry[2] < 1:
+            raise Refused(f"line {number_} of the DIN file: intent number {entry[2]} is "
+                          f"not positive")
+    return entries
+
+
+# ---------------------------------------------------------------------------------------
+# irec
+
+def _irec(run: _Run) -> None:
+    av = run.av
+    verbose = False
+    cutoffs: list[float] = []
+    system = None
+    k = 2
+    while k < len(av):
+        if _option(run, k, b"-out"):
+            run.outstr, k = av[k + 1], k + 2
+        elif _option(run, k, b"-sep"):
+            run.sep, k = av[k + 1], k + 2
+        elif av[k] == b"-v":
+            verbose, k = True, k + 1
+        elif _option(run, k, b"-cutoffs"):
+            cutoffs, k = _cutoffs(run, av[k + 1]), k + 2
+        else:
+            system, k = run.fopen(av[k], av[2]), k + 1
+            break
+    outstr = b"" if run.outstr is None else run.outstr
+    if run.sep is None:
+        run.sep = b" "
+    cuts = [_as_long(c) for c in cutoffs] or [DEFAULT_CUTOFF]
+    rel_files = []
+    for j in range(k, len(av)):
+        if j - k >= MAX_INTENTS:
+            run.fail(b"too many rel files\n")
+        rel_files.append(run.fopen(av[j]))
+    if system is None or not rel_files:
+        run.fail(b"Usage: %s %s [-cutoffs <cutoff,...>] [-sep <separator>] [-out <outstr>] "
+                 b"[-v] <system ranked list> <rellist for intent1>...\n" % (av[0], av[1]))
+    n = len(rel_files)
+    run.say(b"%s #intent_num=%d\n" % (outstr, n))
+    relevant: list[set[bytes]] = []
+    for data in rel_files:
+        docnos = set()
+        for text, complete in fgets_lines(data):
+            if not complete:
+                run.warn(b"Line too long: %s\n" % text)
+                run.fail(b"firstfield2strlist failed\n")
+            first = next(run.tokens(text), None)
+            if first is None:
+                run.warn(b"strtok failed\n")
+                run.fail(b"firstfield2strlist failed\n")
+            docnos.add(first)
+        relevant.append(docnos)
+    found = [False] * n
+    covered = 0
+    rank = 1
+    for line in run.lines(system):
+        if verbose:
+            run.say(b"#" + line)
+        for j in range(n):
+            if line in relevant[j]:
+                found[j] = True
+                if verbose:
+                    run.say(b" %d" % (j + 1))
+        if verbose:
+            run.say(b"\n")
+        covered = sum(found)
+        for cut in cuts:
+            if rank == cut:
+                run.say(b"%s I-rec@%04d=          %s\n" % (outstr, cut, f4(covered / n)))
+        if rank == n:
+            run.say(b"%s I-rec@n=             %s\n" % (outstr, f4(covered / n)))
+        rank += 1
+    for cut in cuts:
+        if cut >= rank:
+            run.say(b"%s I-rec@%04d=          %s\n" % (outstr, cut, f4(covered / n)))
+    if rank <= n:
+        run.say(b"%s I-rec@n=             %s\n" % (outstr, f4(covered / n)))
+
+
+# ---------------------------------------------------------------------------------------
+# compute and gcompute
+
+class _Settings:
+    """The options of ``compute`` and ``gcompute``."""
+
+    def __init__(self) -> None:
+        self.verbose = False
+        self.gap = False
+        self.ignore_unjudged = False
+        self.ec_mode = False
+        self.beta = 1.0
+        self.gamma = 0.95
+        self.logbase = 2.0
+        self.rbp: float | None = None
+        self.rbu = 0.0
+        self.cutoffs: list[float] = []
+        self.gains: list[float] = []
+        self.stops: list[float] = []
+        self.rel: bytes | None = None
+        self.system: bytes | None = None
+
+
+def _read_settings(run: _Run, usage) -> _Settings | None:
+    """The options of ``compute`` (``usage`` is its usage) or ``gcompute``; ``None`` after
+    ``-h`` (the usage printed)."""
+    av = run.av
+    s = _Settings()
+    compute = usage is _compute_usage
+    k = 2
+    while k < len(av):
+        arg = av[k]
+        if arg == b"-h":
+            run.warn(usage(run))
+            return None
+        if arg == b"-v":
+            s.verbose, k = True, k + 1
+        elif arg == b"-gap":
+            s.gap, k = True, k + 1
+        elif arg == b"-j":
+            s.ignore_unjudged, k = True, k + 1
+        elif compute and arg == b"-ec":
+            s.ec_mode, k = True, k + 1
+        elif _option(run, k, b"-out"):
+            run.outstr, k = av[k + 1], k + 2
+        elif _option(run, k, b"-sep"):
+            run.sep, k = av[k + 1], k + 2
+        elif _option(run, k, b"-r" if compute else b"-I"):
+            s.rel, k = run.fopen(av[k + 1]), k + 2
+        elif _option(run, k, b"-beta"):
+            s.beta, k = c_atof(av[k + 1]), k + 2
+        elif _option(run, k, b"-gamma"):
+            s.gamma = c_atof(av[k + 1])
+            if s.gamma > 1:
+                run.fail(b"Bad -gamma value\n")
+            k += 2
+        elif _option(run, k, b"-logb"):
+            s.logbase, k = c_atof(av[k + 1]), k + 2
+        elif _option(run, k, b"-rbp"):
+            s.rbp = c_atof(av[k + 1])
+            if s.rbp > 1:
+                run.fail(b"Bad -rbp value\n")
+            k += 2
+        elif compute and _option(run, k, b"-rbup"):
+            s.rbu = c_atof(av[k + 1])
+            if s.rbu > 1:
+                run.fail(b"Bad -rbup value\n")
+            k += 2
+        elif _option(run, k, b"-cutoffs"):
+            s.cutoffs, k = _cutoffs(run, av[k + 1]), k + 2
+        elif compute and _option(run, k, b"-g"):
+            s.gains = _levels(run, av[k + 1], b"maxrl overflow\n", False)
+            k += 2
+        elif compute and _option(run, k, b"-s"):
+            s.stops = _levels(run, av[k + 1], b"maxrl_stop overflow\n", True)
+            k += 2
+        else:
+            s.system, k = _system_file(run, k), k + 1
+    return s
+
+
+def _levels(run: _Run, text: bytes, overflow: bytes, positive: bool) -> list[float]:
+    """``-g`` or ``-s``: one value a level, L1 first."""
+    values: list[float] = []
+    for token in strtok(text, b":"):
+        if len(values) + 1 > MAX_LEVEL:
+            run.fail(overflow)
+        values.append(c_atof(token))
+        if positive and values[-1] == 0.0:
+            run.fail(b"stop value must be positive\n")
+    if not values:
+        run.fail(b"strtok failed\n")
+    return values
+
+
+def _common_usage(run: _Run) -> list[bytes]:
+    return [
+        b"OPTIONS:\n",
+        b"\t-h: show this message\n",
+        b"\t-v: verbose output\n",
+        b"\t-j: treat the input as a condensed list (unjudged docs removed),\n",
+        b"\t    and compute condensed-list metrics including bpref\n",
+        b"\t-sep <separator>: input/output field separator (default: ' ').\n",
+        b"\t-out <string>: prefix string for each output line.\n",
+        b"\t    Including a topicID here would be useful.\n",
+        b"\t-beta <positive value>: Q-measure's beta (default: 1.00)\n",
+        b"\t-gamma <positive value <=1 >: gamma for rank-biased NCU (default: 0.95)\n",
+        b"\t-logb <value >=0 >: log base for DCG (default: 2.00)\n",
+        b"\t    If you want natural log, set this value to zero.\n",
+        b"\t-rbp <positive value <=1 >: persistence for RBP (default: 0.95)\n",
+        b"\t-cutoffs <document rank[,document rank,...]>: cutoffs for P@n, Hit@n, nDCG@n... "
+        b"(default: 1000)\n"]
+
+
+def _compute_usage(run: _Run) -> bytes:
+    return b"".join([
+        b"Usage: %s %s -r <relfile> -g <gainL1:gainL2...> [OPTIONS] [labelled ranked list]\n"
+        % (run.av[0], run.av[1]), *_common_usage(run),
+        b"\t-s <stopL1:stopL2...>: stop values for graded-uniform NCU (default: same as "
+        b"gain values)\n",
+        b"\t-gap: compute Robertson/Kanoulas/Yilmaz GAP\n",
+        b"\t-rbup <positive value <=1 >: compute intentwise RBU\n"])
+
+
+def _gcompute_usage(run: _Run) -> bytes:
+    return b"".join([
+        b"Usage: %s %s -I <idealfile> [OPTIONS] [labelled ranked list]\n"
+        % (run.av[0], run.av[1]), *_common_usage(run),
+        b"\t-gap: compute Robertson/Kanoulas/Yilmaz GAP\n"])
+
+
+def _level(run: _Run, label: bytes) -> int:
+    """``lab2level``: the level of ``Ln`` (negative when the program refuses it, after
+    its message for a label without an L or above L15)."""
+    if label[:1] != b"L":
+        run.warn(b"Invalid rel level: %s\n" % label)
+        return -1
+    level = c_atol(label[1:])
+    if level > MAX_LEVEL:
+        run.warn(b"Invalid rel level: %s\n" % label)
+        return -1
+    return level
+
+
+def _count_judged(run: _Run, data: bytes, maxrl: int) -> list[int]:
+    """The number of judged documents at each level 0..maxrl of a rel file."""
+    counts = [0] * (maxrl + 1)
+    for text in _rel_lines(run, data, b"count_judged failed\n"):
+        level = _rel_level(run, text, maxrl, b"count_judged failed\n")[0]
+        counts[level] += 1
+    return counts
+
+
+def _count_classes(run: _Run, data: bytes, maxrl: int) -> list[int]:
+    """The number of equivalence classes at each level 0..maxrl (a class's level is its
+    highest member's; classes at level 0 are not counted)."""
+    failed = b"count_ECjudged failed\n"
+    highest: dict[int, int] = {}
+    for text in _rel_lines(run, data, failed):
+        level, fields = _rel_level(run, text, maxrl, failed)
+        ec = next(fields, None)
+        if ec is None:
+            run.warn(b"strtok failed\n")
+            run.fail(failed)
+        number_ = c_atol(ec)
+        if number_ < 1 or number_ > MAX_CLASSES:
+            run.warn(b"bad ec number: %d\n" % number_)
+            run.fail(failed)
+        highest[number_] = max(highest.get(number_, 0), level)
+    counts = [0] * (maxrl + 1)
+    for level in highest.values():
+        if level > 0:
+            counts[level] += 1
+    return counts
+
+
+def _rel_lines(run: _Run, data: bytes, failed: bytes):
+    for text, complete in fgets_lines(data):
+        if not complete:
+            run.warn(b"Line too long: %s\n" % text)
+            run.fail(failed)
+        yield text
+
+
+def _rel_level(run: _Run, text: bytes, maxrl: int, failed: bytes):
+    fields = run.tokens(text)
+    if next(fields, None) is None:
+        run.warn(b"strtok failed: %s\n" % text)
+        run.fail(failed)
+    label = next(fields, None)
+    if label is None:
+        run.warn(b"strtok failed\n")
+        run.fail(failed)
+    level = _level(run, label)
+    if level < 0:
+        run.warn(b"lab2level failed\n")
+        run.fail(failed)
+    if level > maxrl:
+        run.warn(b"max rel level mismatch: %s\n" % label)
+        run.fail(failed)
+    return level, fields
+
+
+def _dcg_log(base: float, rank: int) -> float:
+    """The discount of the original DCG (Järvelin & Kekäläinen, TOIS 2002) at ``rank``:
+    none up to rank ``base``, then log_base(rank) (the natural log for base 0)."""
+    if base < 0:
+        return -1.0
+    if rank == 1 or rank <= base:
+        return 1.0
+    if base == 0:
+        return math.log(rank)
+    return cdiv(math.log(rank), math.log(base))
+
+
+def _compute(run: _Run) -> None:
+    settings = _read_settings(run, _compute_usage)
+    if settings is None:
+        raise _Return
+    if settings.rel is None or not settings.gains:
+        run.warn(_compute_usage(run))
+        raise _Return
+    s = settings
+    outstr = b"" if run.outstr is None else run.outstr
+    if run.sep is None:
+        run.sep = b" "
+    maxrl = len(s.gains)
+    gv = [0.0, *s.gains]
+    if not s.stops:
+        sv = list(gv)
+    elif len(s.stops) != maxrl:
+        run.fail(b"gain/stop rel levels mismatch\n")
+    else:
+        sv = [0.0, *s.stops]
+    for i in range(1, maxrl + 1):
+        for j in range(i + 1, maxrl + 1):
+            if gv[i] > gv[j] or sv[i] > sv[j]:
+                run.fail(b"Bad gain/stop values\n")
+    if s.verbose:
+        for i in range(maxrl + 1):
+            run.say(b"# gain[ %d ]=%s stop[ %d ]=%s\n"
+                    % (i, number(gv[i], 6).encode(), i, number(sv[i], 6).encode()))
+    if s.ec_mode:
+        xrel = _count_classes(run, s.rel, maxrl)
+    else:
+        xrel = _count_judged(run, s.rel, maxrl)
+    jrel = sum(xrel[1:])
+    if jrel == 0:
+        run.fail(b"no rel doc\n")
+    if s.ignore_unjudged and xrel[0] == 0:
+        run.fail(b"no judged nonrel: bpref etc. not computable\n")
+    system = run.read_stdin() if s.system is None else s.system
+    labels: list[bytes] = []
+    for text, complete in fgets_lines(system):
+        if not complete:
+            run.warn(b"Line too long: %s\n" % text)
+            run.fail(b"file2strstrlist2 failed\n")
+        fields = run.tokens(text)
+        if next(fields, None) is None:
+            run.warn(b"strtok failed\n")
+            run.fail(b"file2strstrlist2 failed\n")
+        labels.append(next(fields, b""))
+    ideal = [gv[level] for level in range(maxrl, 0, -1) for _ in range(xrel[level])]
+    ideal_levels = [level for level in range(maxrl, 0, -1) for _ in range(xrel[level])]
+    run.say(b"%s # syslen=%d jrel=%d jnonrel=%d\n" % (outstr, len(labels), jrel, xrel[0]))
+    levels: list[int] = []
+    bad = None
+    for label in labels:
+        level = 0 if label == b"" else _quiet_level(label)
+        if level < 0:
+            bad = (len(levels) + 1, label)
+            break
+        if level > maxrl:
+            raise Refused(f"relevance level L{level} of the ranked list is above the "
+                          f"{maxrl} levels of -g")
+        levels.append(level)
+    levels += [0] * (len(labels) - len(levels))
+    denominator = 0.0
+    for i in range(1, maxrl + 1):
+        denominator += xrel[i] * sv[i]
+    _measures(run, s, outstr, ideal, ideal_levels, [gv[v] for v in levels],
+              [sv[v] for v in levels], levels, [v > 0 for v in levels], gv[maxrl],
+              xrel[0], denominator, compute=True, bad=bad)
+
+
+def _quiet_level(label: bytes) -> int:
+    """The level of a label, negative where ``lab2level`` refuses it."""
+    if label[:1] != b"L":
+        return -1
+    level = c_atol(label[1:])
+    return -1 if level > MAX_LEVEL else level
+
+
+def _gcompute(run: _Run) -> None:
+    settings = _read_settings(run, _gcompute_usage)
+    if settings is None:
+        raise _Return
+    if settings.rel is None:
+        run.warn(_gcompute_usage(run))
+        raise _Return
+    s = settings
+    if s.rbp == 0.0 or s.rbp is None:
+        s.rbp = DEFAULT_RBP
+    outstr = b"" if run.outstr is None else run.outstr
+    if run.sep is None:
+        run.sep = b" "
+    entries, jrel, jnonrel, hgain = _store_ideal(run, s.rel)
+    if hgain <= 0.0:
+        run.fail(b"store_ideal_gains\n")
+    if jrel == 0:
+        run.fail(b"no rel doc\n")
+    if s.ignore_unjudged and jnonrel == 0:
+        run.fail(b"no judged nonrel: bpref etc. not computable\n")
+    system = run.read_stdin() if s.system is None else s.system
+    gains: list[float] = []
+    for text, complete in fgets_lines(system):
+        if not complete:
+            run.warn(b"Line too long: %s\n" % text)
+            run.fail(b"store_syslist failed\n")
+        fields = run.tokens(text)
+        if next(fields, None) is None:
+            run.warn(b"strtok failed: %s\n" % text)
+            run.fail(b"store_syslist failed\n")
+        value = next(fields, None)
+        if value is None and s.ignore_unjudged:
+            continue
+        gains.append(0.0 if value is None else c_atof(value))
+    run.say(b"%s # syslen=%d jrel=%d jnonrel=%d\n" % (outstr, len(gains), jrel, jnonrel))
+    ideal = [gain for _, gain in entries[:jrel]]
+    top = 0.0
+    for gain in gains:
+        if gain > top:
+            top = gain
+    relevant = [g > 0.0 for g in gains]
+    _measures(run, s, outstr, ideal, ideal, [g if g > 0.0 else 0.0 for g in gains],
+              None, None, relevant, hgain, jnonrel, None, compute=False, top=top)
+
+
+def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
+              ideal_gap: list, gains: list[float], stops, levels, relevant: list[bool],
+              hgain: float, jnonrel: int, gu_denominator, compute: bool,
+              top: float = 0.0, bad: tuple[int, bytes] | None = None) -> None:
+    """The measures of ``compute`` (relevance levels, the gains of ``-g``) or
+    ``gcompute`` (global gains), printed as ``ntcir_eval`` prints them.
+
+    ``ideal`` holds the ideal list's gains (the first ``jrel`` entries, as the program
+    walks them), ``gains`` the ranked list's (0 unless relevant), ``relevant`` whether
+    each document counts as relevant (a level above 0 in ``compute``, a positive gain
+    in ``gcompute``), ``hgain`` the highest gain (``g_max``)."""
+    jrel = len(ideal)
+    syslen = len(gains)
+    maxlen = max(jrel, syslen)
+    n = maxlen + 1
+    cgi, dcgi, msdcgi = [0.0] * n, [0.0] * n, [0.0] * n
+    gapisum = [0.0] * n
+    erri, erridsat = [0.0] * n, [0.0] * n
+    erridsat[0] = 1.0
+    stop_denominator = hgain + 1
+    for i in range(1, jrel + 1):
+        g = ideal[i - 1]
+        cgi[i] = cgi[i - 1] + g
+        dcgi[i] = dcgi[i - 1] + cdiv(g, _dcg_log(s.logbase, i))
+        msdcgi[i] = msdcgi[i - 1] + g / math.log(i + 1)
+        if s.gap:
+            v = ideal_gap[i - 1]
+            gapisum[i] = gapisum[i - 1] + v * (v + 1)
+        erri[i] = erri[i - 1] + (erridsat[i - 1] / i) * cdiv(g, stop_denominator)
+        erridsat[i] = erridsat[i - 1] * (1 - cdiv(g, stop_denominator))
+    for i in range(jrel + 1, maxlen + 1):
+        cgi[i], dcgi[i], msdcgi[i] = cgi[jrel], dcgi[jrel], msdcgi[jrel]
+        gapisum[i] = gapisum[jrel]
+        erri[i] = erri[jrel]
+    if s.verbose:
+        run.say(b"\n")
+        for i in range(1, maxlen + 1):
+            run.say(b"#%d CGi=%s DCGi=%s msDCGi=%s\n"
+                    % (i, f4(cgi[i]), f4(dcgi[i]), f4(msdcgi[i])))
+    rbp = DEFAULT_RBP if s.rbp is None else s.rbp
+    gs, cgs, dcgs, msdcgs = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
+    count, br, ss = [0.0] * n, [0.0] * n, [0.0] * n
+    power, rbpsum = [0.0] * n, [0.0] * n
+    err, errdsat, ebr, irbu, gapsum = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
+    if n > 1:
+        power[1] = 1.0
+    errdsat[0] = 1.0
+    r1 = rp = 0
+    best = 0
+    for i in range(1, syslen + 1):
+        if bad is not None and i == bad[0]:  # a label lab2level refuses
+            _level(run, bad[1])
+            run.fail(b"lab2level failed for %s\n" % bad[1])
+        if relevant[i - 1]:
+            g = gains[i - 1]
+            count[i] = count[i - 1] + 1
+            gs[i] = g
+            if compute:
+                ss[i] = stops[i - 1]
+            cgs[i] = cgs[i - 1] + g
+            dcgs[i] = dcgs[i - 1] + cdiv(g, _dcg_log(s.logbase, i))
+            msdcgs[i] = msdcgs[i - 1] + g / math.log(i + 1)
+            if s.gap:
+                total = 0.0
+                if compute:
+                    mine = levels[i - 1]
+                    for j in range(i):
+                        m = min(mine, levels[j])
+                        total += m * (m + 1)
+                else:
+                    for j in range(1, i + 1):
+                        m = gs[i] if gs[i] < gs[j] else gs[j]
+                        total += m * (m + 1)
+                gapsum[i] = total
+            if count[i] == 1:
+                r1 = i
+            if compute:
+                if best < levels[i - 1]:
+                    best, rp = levels[i - 1], i
+            elif rp == 0 and g == top:
+                rp = i
+        else:
+            count[i], cgs[i], dcgs[i], msdcgs[i] = count[i - 1], cgs[i - 1], dcgs[i - 1], \
+                msdcgs[i - 1]
+        br[i] = cdiv(s.beta * cgs[i] + count[i], s.beta * cgi[i] + i)
+        if i > 1:
+            power[i] = rbp * power[i - 1]
+        rbpsum[i] = rbpsum[i - 1] + gs[i] * power[i]
+        stop = cdiv(gs[i], stop_denominator)
+        err[i] = err[i - 1] + (errdsat[i - 1] / i) * stop
+        errdsat[i] = errdsat[i - 1] * (1 - stop)
+        ebr[i] = ebr[i - 1] + cdiv(br[i] * errdsat[i - 1] * gs[i], stop_denominator)
+        if compute and s.rbu > 0:
+            irbu[i] = irbu[i - 1] + cdiv(cpow(s.rbu, i) * errdsat[i - 1] * gs[i],
+                                         stop_denominator)
+    for i in range(syslen + 1, maxlen + 1):
+        count[i], cgs[i], dcgs[i], msdcgs[i] = count[syslen], cgs[syslen], dcgs[syslen], \
+            msdcgs[syslen]
+        err[i], ebr[i], irbu[i], rbpsum[i] = err[syslen], ebr[syslen], irbu[syslen], \
+            rbpsum[syslen]
+    if s.verbose:
+        run.say(b"\n")
+        for i in range(1, syslen + 1):
+            if gs[i] > 0:
+                run.say(b"#%d count=%d Gs=%s CGs=%s DCGs=%s msDCGs=%s BR=%s\n"
+                        % (i, int(count[i]), f4(gs[i]), f4(cgs[i]), f4(dcgs[i]),
+                           f4(msdcgs[i]), f4(br[i])))
+        run.say(b"\n")
+    say = run.say
+    say(b"%s # r1=%d rp=%d\n" % (outstr, r1, rp))
+
+    def line(name: bytes, value: float, tag: bytes = b"") -> None:
+        """One measure's line: its name padded as for a cutoff of four digits."""
+        spaces = b" " * (20 - len(name) - (5 if tag else 0))
+        say(b"%s %s%s=%s%s\n" % (outstr, name, tag, spaces, f4(value)))
+
+    if r1 == 0:
+        for name in (b"RR", b"O-measure", b"P-measure", b"P-plus"):
+            line(name, 0.0)
+    else:
+        line(b"RR", 1 / r1)
+        line(b"O-measure", br[r1])
+        line(b"P-measure", br[rp])
+        total = 0.0
+        for i in range(1, rp + 1):
+            if gs[i] > 0:
+                total += br[i]
+        line(b"P-plus", cdiv(total, count[rp]))
+    ap = q = 0.0
+    for i in range(1, syslen + 1):
+        if gs[i] > 0:
+            ap += count[i] / i
+            q += br[i]
+    line(b"AP", ap / jrel)
+    line(b"Q-measure", q / jrel)
+    if compute:
+        total = total2 = 0.0
+        for i in range(1, syslen + 1):
+            if gs[i] > 0:
+                total += (count[i] / i) * ss[i]
+                total2 += br[i] * ss[i]
+        line(b"NCUgu,P", cdiv(total, gu_denominator))
+        line(b"NCUgu,BR", cdiv(total2, gu_denominator))
+    denominator = 0.0
+    for i in range(1, jrel + 1):
+        denominator += cpow(s.gamma, i - 1)
+    total = total2 = 0.0
+    for i in range(1, syslen + 1):
+        if gs[i] > 0:
+            weight = cpow(s.gamma, count[i] - 1)
+            total += (count[i] / i) * weight
+            total2 += br[i] * weight
+    line(b"NCUrb,P", cdiv(total, denominator))
+    line(b"NCUrb,BR", cdiv(total2, denominator))
+    if s.gap:
+        total = 0.0
+        for i in range(1, syslen + 1):
+            total += gapsum[i] / i
+        line(b"GAP", cdiv(total, gapisum[jrel]))
+    line(b"RBP", cdiv((1 - rbp) * rbpsum[syslen], hgain))
+    line(b"ERR", err[syslen])
+    line(b"EBR", ebr[syslen])
+    for raw in s.cutoffs or [DEFAULT_CUTOFF]:
+        cut = _as_long(raw)
+        if cut < 0:
+            raise Refused(f"cutoff {cut} is negative")
+        minlen = min(cut, syslen)
+        total = total2 = 0.0
+        for j in range(1, minlen + 1):
+            if gs[j] > 0:
+                total += count[j] / j
+                total2 += br[j]
+        divisor = cut if cut < jrel else jrel
+        tag = b"@%04d" % cut
+        line(b"AP", cdiv(total, divisor), tag)
+        line(b"Q", cdiv(total2, divisor), tag)
+        if s.gap:
+            total = 0.0
+            for j in range(1, minlen + 1):
+                total += gapsum[j] / j
+            line(b"GAP", cdiv(total, gapisum[cut if cut < jrel else jrel]), tag)
+        at = cut if cut <= maxlen else maxlen
+        line(b"nDCG", cdiv(dcgs[at], dcgi[at]), tag)
+        line(b"MSnDCG", cdiv(msdcgs[at], msdcgi[at]), tag)
+        line(b"P", cdiv(count[at], cut), tag)
+        line(b"RBP", cdiv((1 - rbp) * rbpsum[at], hgain), tag)
+        line(b"ERR", err[at], tag)
+        line(b"nERR", cdiv(err[at], erri[at]), tag)
+        line(b"EBR", ebr[at], tag)
+        if compute and s.rbu > 0:
+            line(b"iRBU", irbu[at], tag)
+        line(b"Hit", 1.0 if int(count[at]) > 0 else 0.0, tag)
+    if s.ignore_unjudged:
+        _condensed(s, line, gs, count, cgi, syslen, jrel, jnonrel, hgain)
+
+
+def _condensed(s: _Settings, line, gs, count, cgi, syslen: int, jrel: int, jnonrel: int,
+               hgain: float) -> None:
+    """The condensed-list measures of ``-j`` (Sakai, SIGIR 2007): bpref and its
+    variants, rpref."""
+    total = total2 = 0.0
+    for i in range(1, syslen + 1):
+        if gs[i] > 0:
+            mini = i - count[i]
+            if jrel < mini:
+                mini = jrel
+            ratio = 1 - cdiv(mini, jnonrel) if jrel > jnonrel else 1 - mini / jrel
+            total += ratio
+            total2 += 1 - mini / jrel
+    line(b"bpref", total / jrel)
+    line(b"bpref_R", total2 / jrel)
+    total = total2 = 0.0
+    for i in range(1, syslen + 1):
+        if gs[i] > 0:
+            total += 1 - cdiv(i - count[i], jnonrel)
+            total2 += 1 - (i - count[i]) / (i - 1) if i > 1 else 0.0
+    line(b"bpref_N", total / jrel)
+    line(b"bpref_relative", total2 / jrel)
+    total = total2 = total3 = 0.0
+    room = jrel + jnonrel - cdiv(cgi[jrel], hgain)
+    for i in range(1, syslen + 1):
+        if gs[i] > 0:
+            penalty = 0.0
+            for j in range(1, i):
+                if gs[i] - gs[j] > 0:
+                    penalty += (gs[i] - gs[j]) / gs[i]
+            total += gs[i] * (1 - cdiv(penalty, room))
+            total2 += gs[i] * (1 - penalty / (i - 1) if i > 1 else 0.0)
+            total3 += gs[i] * (1 - penalty / i)
+    line(b"rpref_N", cdiv(total, cgi[jrel]))
+    line(b"rpref_relative", cdiv(total2, cgi[jrel]))
+    line(b"rpref_relative2", cdiv(total3, cgi[jrel]))
