@@ -114,3 +114,21 @@ def test_a_command_declares_only_its_own_family(tmp_path):
                           text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "['xdiv.cli.common', 'xdiv.cli.convert']"
+
+
+def test_ntcir_eval_starts_lean_and_alone(tmp_path):
+    """``xdiv ntcir_eval``, a drop-in for NTCIREVAL's C program, builds its own parser
+    only and loads no heavy library (nor another tool's package) to label a list."""
+    rel = tmp_path / "rel"
+    rel.write_text("d1 L1\n")
+    probe = ("import sys, json\nfrom xdiv.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(json.dumps([status, sorted(m for m in sys.modules if m.startswith("
+             "'xdiv.cli.') or m.split('.')[0] in %r or m.startswith('xdiv.formats'))]))"
+             % (HEAVY,))
+    proc = subprocess.run([sys.executable, "-c", probe, "ntcir_eval", "label", "-r", str(rel)],
+                          input="d1\nd2\n", capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    *out, last = proc.stdout.splitlines()
+    assert out == ["d1 L1", "d2"]
+    assert json.loads(last) == [0, ["xdiv.cli.common", "xdiv.cli.ntcireval",
+                                    "xdiv.formats", "xdiv.formats.printf"]]

@@ -1,0 +1,324 @@
+"""``xdiv ntcir_eval`` prints what NTCIREVAL's ``ntcir_eval`` (190111) prints, byte for
+byte: standard output, standard error and exit status, against the program built from
+its tarball (tests/conftest.py: ``ntcireval_folder``; skipped without it, make or gcc).
+
+Each random case (seeded) writes a relevance file, an ideal list, a DIN file or per-intent
+lists and a ranked list, then runs one subcommand with random options through the binary
+(a child process, called ``ntcir_eval`` as the scripts call it) and through
+:func:`xdiv.official.ntcireval.ntcir_eval` (in this process), and compares the bytes.
+The cases are messy on purpose: levels L0-L9, runs without any judged or relevant
+document, empty runs, unjudged and duplicated documents, documents judged twice, intents
+without relevant documents, probabilities that do not add up to 1, navigational
+intents, condensed lists (-j), truncation, several cutoffs (0, beyond the list), odd
+option values.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xdiv.official.ntcireval import ntcir_eval
+
+SUBCOMMANDS = ("label", "compute", "glabel", "gcompute", "dinlabel", "irec")
+
+
+def _binary(folder: Path):
+    """``run(args, stdin)``: ``ntcir_eval ARGS``'s (stdout, stderr, status)."""
+    program = folder / "ntcir_eval"
+
+    def run(args: list[str], stdin: bytes = b"") -> tuple[bytes, bytes, int]:
+        proc = subprocess.run(["ntcir_eval", *args], executable=program, input=stdin,
+                              capture_output=True, timeout=30)
+        return proc.stdout, proc.stderr, proc.returncode
+
+    return run
+
+
+def _ours(args: list[str], stdin: bytes = b"") -> tuple[bytes, bytes, int]:
+    outcome = ntcir_eval([os.fsencode(a) for a in args], io.BytesIO(stdin))
+    return outcome.stdout, outcome.stderr, outcome.status
+
+
+def _same(binary, args: list[str], stdin: bytes = b"") -> tuple[bytes, bytes, int]:
+    expected = binary(args, stdin)
+    got = _ours(args, stdin)
+    assert got == expected, (args, stdin[:200])
+    return expected
+
+
+# ------------------------------------------------------------------ random cases
+
+
+def _docnos(rng: random.Random, pool: int) -> list[str]:
+    return [f"d{rng.randrange(pool)}" for _ in range(rng.randrange(0, 2 * pool))]
+
+
+def _cutoffs(rng: random.Random) -> list[str]:
+    if rng.random() < 0.3:
+        return []
+    values = [rng.choice([0, 1, 2, 3, 5, 10, 20, 50, 1000, 12345, rng.randrange(1, 40)])
+              for _ in range(rng.randrange(1, 9))]
+    text = ",".join(str(v) for v in values)
+    if rng.random() < 0.2:
+        text = rng.choice(["10.7,", ",,5", "3e1,2"])
+    return ["-cutoffs", text]
+
+
+def _number(rng: random.Random, low: float, high: float) -> str:
+    value = rng.uniform(low, high)
+    return rng.choice([f"{value:.2f}", f"{value:.6g}", str(round(value, 1)), f"{value:e}"])
+
+
+def _case(rng: random.Random, folder: Path, command: str, binary) -> tuple[list[str], bytes]:
+    """A random ``ntcir_eval`` command line (absolute file names) and its standard input."""
+    pool = rng.randrange(1, 30)
+    levels = rng.randrange(1, 10)
+    system = _docnos(rng, pool + 5)
+    files = {}
+
+    def put(name: str, lines: list[str]) -> str:
+        path = folder / name
+        path.write_text("".join(line + "\n" for line in lines))
+        files[name] = str(path)
+        return str(path)
+
+    if command in ("label", "compute"):
+        judged = rng.sample(range(pool), rng.randrange(0, pool + 1))
+        rel = [f"d{d} L{rng.randrange(0, levels + 1)}" for d in judged]
+        ec_mode = command == "compute" and rng.random() < 0.15 or \
+            command == "label" and rng.random() < 0.2
+        if ec_mode:
+            rel = [f"{line} {rng.randrange(1, max(2, pool // 2))}" for line in rel]
+        if rng.random() < 0.2 and rel:
+            rel.append(rng.choice(rel))  # a document judged twice
+        rel_path = put("rel", rel)
+        options = (["-j"] if rng.random() < 0.3 else []) + (["-ec"] if ec_mode else [])
+        if command == "label":
+            if rng.random() < 0.3:
+                options += ["-truncate", str(rng.randrange(1, 30))]
+            if rng.random() < 0.1:
+                options += ["-sep", " "]
+            args = ["label", *options, "-r", rel_path]
+            if rng.random() < 0.5:
+                return args + [put("run", system)], b""
+            return args, "".join(d + "\n" for d in system).encode()
+        labelled, _, _ = binary(["label", *options, "-r", rel_path],
+                                "".join(d + "\n" for d in system).encode())
+        gains = sorted(round(rng.uniform(0, 5), rng.randrange(0, 3)) for _ in range(levels))
+        if rng.random() < 0.2:
+            gains = [2 ** k - 1 for k in range(1, levels + 1)]
+        args = ["compute", "-r", rel_path, "-g", ":".join(str(g) for g in gains)]
+        if "-j" in options:
+            args.append("-j")
+        if ec_mode:
+            args.append("-ec")
+        args += _cutoffs(rng)
+        for flag, low, high in (("-beta", 0, 3), ("-gamma", 0, 1), ("-logb", 0, 10),
+                                ("-rbp", 0, 1), ("-rbup", 0, 1)):
+            if rng.random() < 0.25:
+                args += [flag, _number(rng, low, high)]
+        if rng.random() < 0.2:
+            args += ["-s", ":".join(str(rng.randrange(1, 4) + k) for k in range(levels))]
+        args += [flag for flag in ("-gap", "-v") if rng.random() < 0.25]
+        if rng.random() < 0.3:
+            args += ["-out", rng.choice(["0001", "T 7", ""])]
+        if rng.random() < 0.5:
+            return args + [put("labelled", labelled.decode().splitlines())], b""
+        return args, labelled
+    if command in ("glabel", "gcompute"):
+        relevant = rng.sample(range(pool), rng.randrange(0, pool + 1))
+        gains = sorted((round(rng.uniform(0.01, 3), rng.randrange(1, 5)) for _ in relevant),
+                       reverse=True)
+        ideal = [f"d{d} {g}" for d, g in zip(relevant, gains)]
+        ideal += [f"d{d} 0" for d in range(pool) if d not in relevant and rng.random() < 0.5]
+        ideal_path = put("ideal", ideal)
+        options = ["-j"] if rng.random() < 0.3 else []
+        if command == "glabel":
+            if rng.random() < 0.3:
+                options += ["-truncate", str(rng.randrange(1, 30))]
+            args = ["glabel", *options, "-I", ideal_path]
+            if rng.random() < 0.5:
+                return args + [put("run", system)], b""
+            return args, "".join(d + "\n" for d in system).encode()
+        labelled, _, _ = binary(["glabel", *options, "-I", ideal_path],
+                                "".join(d + "\n" for d in system).encode())
+        args = ["gcompute", "-I", ideal_path, *options, *_cutoffs(rng)]
+        for flag, low, high in (("-beta", 0, 3), ("-gamma", 0, 1), ("-logb", 0, 10),
+                                ("-rbp", 0, 1)):
+            if rng.random() < 0.25:
+                args += [flag, _number(rng, low, high)]
+        args += [flag for flag in ("-gap", "-v") if rng.random() < 0.25]
+        if rng.random() < 0.3:
+            args += ["-out", "0002"]
+        if rng.random() < 0.5:
+            return args + [put("labelled", labelled.decode().splitlines())], b""
+        return args, labelled
+    if command == "dinlabel":
+        intents = rng.randrange(1, 8)
+        din = []
+        for intent in range(1, intents + 1):
+            kind = rng.choice(["inf", "nav"])
+            probability = rng.uniform(0, 1)  # the P(i|q) need not add up to 1
+            for d in rng.sample(range(pool), rng.randrange(0, min(pool, 6) + 1)):
+                din.append(f"{intent} {kind} d{d} "
+                           f"{probability * rng.randrange(1, 4):.{rng.randrange(1, 6)}f}")
+        rng.shuffle(din)
+        if not din:
+            din = [f"1 inf d0 {rng.uniform(0, 1):.3f}"]
+        options = ["-j"] if rng.random() < 0.3 else []
+        if rng.random() < 0.3:
+            options += ["-truncate", str(rng.randrange(1, 30))]
+        args = ["dinlabel", *options, "-din", put("din", din)]
+        if rng.random() < 0.5:
+            return args + [put("run", system)], b""
+        return args, "".join(d + "\n" for d in system).encode()
+    intents = rng.randrange(1, 8)
+    lists = []
+    for intent in range(intents):
+        docs = rng.sample(range(pool), rng.randrange(0, min(pool, 6) + 1))
+        lists.append(put(f"I{intent}", [f"d{d} L{rng.randrange(1, 4)}" for d in docs]))
+    args = ["irec", *_cutoffs(rng)]
+    if rng.random() < 0.3:
+        args += ["-out", "0003"]
+    if rng.random() < 0.2:
+        args.append("-v")
+    return args + [put("run", system), *lists], b""
+
+
+def _campaign(folder: Path, tmp_path: Path, cases: int, seed: int) -> dict[str, int]:
+    """``cases`` random cases of each subcommand compared; how many ended in each status."""
+    binary = _binary(folder)
+    statuses: dict[str, int] = {}
+    for command in SUBCOMMANDS:
+        rng = random.Random(f"{seed}-{command}")
+        for k in range(cases):
+            where = tmp_path / f"{command}-{k}"
+            where.mkdir()
+            args, stdin = _case(rng, where, command, binary)
+            _, err, status = _same(binary, args, stdin)
+            key = f"{command}:{'error' if err else 'ok'}"
+            statuses[key] = statuses.get(key, 0) + 1
+    return statuses
+
+
+def test_random_cases_agree_with_ntcir_eval(ntcireval_folder, tmp_path):
+    """30 cases of each subcommand; most compute values (few end in a message)."""
+    statuses = _campaign(ntcireval_folder, tmp_path, 30, 20261128)
+    for command in SUBCOMMANDS:
+        assert statuses.get(f"{command}:ok", 0) >= 15, statuses
+
+
+@pytest.mark.slow
+def test_many_random_cases_agree_with_ntcir_eval(ntcireval_folder, tmp_path):
+    """250 cases of each subcommand (1,500 in all)."""
+    statuses = _campaign(ntcireval_folder, tmp_path, 250, 36)
+    for command in SUBCOMMANDS:
+        assert statuses.get(f"{command}:ok", 0) >= 150, statuses
+
+
+# ------------------------------------------------------------------ NTCIREVAL's own files
+
+
+def test_readme_examples_agree(ntcireval_folder):
+    """The README's examples on sample.rel and sample.res, and the diversity files."""
+    binary = _binary(ntcireval_folder)
+    folder = ntcireval_folder
+    rel, res = str(folder / "sample.rel"), (folder / "sample.res").read_bytes()
+    for options in ([], ["-j"], ["-truncate", "10"]):
+        labelled, _, _ = _same(binary, ["label", "-r", rel, *options], res)
+        for extra in ([], ["-cutoffs", "1,10,100,1000"], ["-gap", "-rbup", "0.9", "-v"]):
+            args = ["compute", "-r", rel, "-g", "1:2:3", *extra]
+            out, _, _ = _same(binary, args + (["-j"] if "-j" in options else []), labelled)
+            assert b"Q-measure=" in out
+    dqrels = (folder / "Dtest.Dqrels").read_text().splitlines()
+    assert dqrels
+
+
+def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path):
+    binary = _binary(ntcireval_folder)
+
+    def put(name: str, data: bytes) -> str:
+        (tmp_path / name).write_bytes(data)
+        return str(tmp_path / name)
+
+    rel = put("rel", b"a L2\nb L0\nc L1\n")
+    cases = [
+        ([], b""), (["nonsense"], b""),
+        (["label"], b""), (["label", "-r"], b""), (["label", "-r", str(tmp_path / "missing")], b""),
+        (["label", "-r", rel, "-truncate", "0"], b"a\n"),
+        (["label", "-r", rel], b"a\nb"),  # last line without a newline
+        (["label", "-r", rel], b"a\n" + b"x" * 9000 + b"\n"),
+        (["label", "-r", rel], b"a\0b\nc\n"),
+        (["label", "-r", put("short", b"a\n")], b"a\n"),
+        (["label", "-r", put("blank", b"a L1\n\n")], b"a\n"),
+        (["label", "-ec", "-r", rel], b"a\n"),
+        (["label", "-ec", "-r", put("ec", b"a L1 1\nb L2 1024\n")], b"a\n"),
+        (["compute", "-h"], b""), (["gcompute", "-h"], b""), (["compute", "-r", rel], b""),
+        (["compute", "-r", rel, "-g", "1"], b"a L1\n"),  # rel level above -g
+        (["compute", "-r", rel, "-g", "2:1"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-s", "1"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-s", "1:0"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", ":".join(["1"] * 16)], b"a L1\n"),
+        (["compute", "-r", rel, "-g", ""], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-cutoffs", "1,2,3,4,5,6,7,8,9,10"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-cutoffs", ","], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-gamma", "1.5"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-rbp", "2"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-rbup", "2"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2"], b"a X1\n"),
+        (["compute", "-r", rel, "-g", "1:2"], b"a L16\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-v"], b"a L-1\n"),
+        (["compute", "-r", rel, "-g", "1:2"], b"a L2\n\n"),
+        (["compute", "-r", put("norel", b"a L0\n"), "-g", "1:2"], b"a L1\n"),
+        (["compute", "-r", put("nononrel", b"a L1\n"), "-g", "1:2", "-j"], b"a L1\n"),
+        (["compute", "-r", put("badrel", b"a M1\n"), "-g", "1:2"], b"a L1\n"),
+        (["compute", "-r", put("onefield", b"a\n"), "-g", "1:2"], b"a L1\n"),
+        (["compute", "-ec", "-r", rel, "-g", "1:2"], b"a L1\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-cutoffs", "0"], b"a L1\nq\n"),
+        (["gcompute", "-I", put("ideal0", b"a 0\n")], b"a 1\n"),
+        (["gcompute", "-I", put("idealneg", b"a -1\n")], b"a 1\n"),
+        (["gcompute", "-I", put("ideal1", b"a\n")], b"a 1\n"),
+        (["gcompute", "-I", put("ideal", b"a 2\nb 1\nc 0\n")], b"\n"),
+        (["gcompute", "-I", str(tmp_path / "ideal"), "-j"], b"a 2\nq\nb 1\n"),
+        (["glabel", "-I", put("idealbad", b"a 2\n\n")], b"a\n"),
+        (["dinlabel", "-din", put("din0", b"")], b"a\n"),
+        (["irec", "run"], b""), (["irec", str(tmp_path / "missing"), rel], b""),
+        (["irec", rel], b""), (["irec", "-cutoffs", "", rel, rel], b""),
+        (["irec", rel, put("blankrel", b"a\n\n")], b""),
+        (["irec", "-cutoffs", "-3,0,2", rel, rel], b""),
+    ]
+    for args, stdin in cases:
+        _same(binary, args, stdin)
+
+
+def test_undefined_behaviour_is_refused_in_one_line(tmp_path):
+    """Where ntcir_eval reads memory it never wrote, one line and status 1."""
+    rel = tmp_path / "rel"
+    rel.write_bytes(b"a L2\nb L0\n")
+    din = tmp_path / "din"
+    din.write_bytes(b"1 inf a 0.5\n2 inv b 0.5\n")  # a misspelt intent type
+    for args, stdin, says in (
+            (["compute", "-r", str(rel), "-g", "1:2"], b"a L3\n", b"L3"),
+            (["compute", "-r", str(rel), "-g", "1:2", "-cutoffs", "-2"], b"a L1\n", b"-2"),
+            (["dinlabel", "-din", str(din)], b"a\nb\n", b"'inv'")):
+        out, err, status = _ours(args, stdin)
+        assert (out, status) == (b"", 1)
+        assert err.count(b"\n") == 1 and says in err and err.startswith(b"xdiv ntcir_eval:")
+
+
+def test_the_command_line_runs_ntcir_eval(ntcireval_folder, tmp_path):
+    """``xdiv ntcir_eval`` as a process: arguments, standard input and status passed."""
+    folder = ntcireval_folder
+    binary = _binary(folder)
+    res = (folder / "sample.res").read_bytes()
+    for args in (["label", "-r", str(folder / "sample.rel")], [], ["compute", "-h"]):
+        proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "ntcir_eval", *args],
+                              input=res, capture_output=True, timeout=60)
+        assert (proc.stdout, proc.stderr, proc.returncode) == binary(args, res)
