@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -227,7 +228,7 @@ def test_many_random_cases_agree_with_ntcir_eval(ntcireval_folder, tmp_path):
 
 
 def test_readme_examples_agree(ntcireval_folder):
-    """The README's examples on sample.rel and sample.res, and the diversity files."""
+    """The README's examples on sample.rel and sample.res."""
     binary = _binary(ntcireval_folder)
     folder = ntcireval_folder
     rel, res = str(folder / "sample.rel"), (folder / "sample.res").read_bytes()
@@ -237,8 +238,110 @@ def test_readme_examples_agree(ntcireval_folder):
             args = ["compute", "-r", rel, "-g", "1:2:3", *extra]
             out, _, _ = _same(binary, args + (["-j"] if "-j" in options else []), labelled)
             assert b"Q-measure=" in out
-    dqrels = (folder / "Dtest.Dqrels").read_text().splitlines()
-    assert dqrels
+
+
+def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
+    """NTCIREVAL's folder copied into ``into``, its sample qrels and runs split per topic
+    by its own scripts (NTCIRsplitqrels, TRECsplitruns and, for ``diversity``, the
+    slower DIN-splitqrels), as its READMEs show."""
+    if shutil.which("gawk") is None:
+        pytest.skip("NTCIREVAL's scripts need gawk")
+    copy = into / "ntcireval"
+    shutil.copytree(folder, copy)
+    env = {**os.environ, "PATH": f"{copy}{os.pathsep}{os.environ['PATH']}"}
+    runs = (copy / "runl").read_bytes()
+    scripts = [("NTCIRsplitqrels test.qrels rel", b""),
+               ("TRECsplitruns test.qrels.tid 1000", runs)]
+    if diversity:
+        scripts += [("DIN-splitqrels Dtest.DINprob Dtest.Dqrels test", b""),
+                    ("TRECsplitruns Dtest.DINprob.tid 1000", runs)]
+    for script, stdin in scripts:
+        subprocess.run(["sh", *script.split()], cwd=copy, env=env, input=stdin, check=True,
+                       capture_output=True, timeout=120)
+    return copy
+
+
+def _topics_and_runs(copy: Path):
+    for run in (copy / "runl").read_text().split():
+        for topic in (copy / "test.qrels.tid").read_text().split():
+            yield run, topic, copy / topic, (copy / topic / f"{topic}.{run}.res").read_bytes()
+
+
+def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp_path):
+    """label and compute on NTCIREVAL's sample topics and runs, with the options of its
+    NTCIR-eval script and others; the per-topic outputs of NTCIR-eval's compute, put
+    together, are the shipped TRECRUN.test.nev."""
+    binary = _binary(ntcireval_folder)
+    copy = _split_sample(ntcireval_folder, tmp_path, diversity=False)
+    nev = b""
+    for run, topic, where, res in _topics_and_runs(copy):
+        rel = str(where / f"{topic}.rel")
+        labelled, _, _ = _same(binary, ["label", "-r", rel], res)
+        out, _, _ = _same(binary, ["compute", "-r", rel, "-cutoffs", "10,1000", "-g",
+                                   "1:2", "-out", topic], labelled)
+        if run == "TRECRUN":
+            nev += out
+        condensed, _, _ = _same(binary, ["label", "-j", "-r", rel], res)
+        _same(binary, ["compute", "-r", rel, "-g", "1:2", "-j", "-gap", "-rbup", "0.8"],
+              condensed)
+    assert nev == (ntcireval_folder / "TRECRUN.test.nev").read_bytes()
+
+
+@pytest.mark.slow
+def test_sample_diversity_topics_agree(ntcireval_folder, tmp_path):
+    """glabel, gcompute, irec and dinlabel on NTCIREVAL's sample diversity topics, with
+    the options of its D-NTCIR-eval, DIN-NTCIR-eval and D-NTCIR-IAeval scripts."""
+    binary = _binary(ntcireval_folder)
+    copy = _split_sample(ntcireval_folder, tmp_path, diversity=True)
+    for run, topic, where, res in _topics_and_runs(copy):
+        grelv = str(where / f"{topic}.test.Grelv")
+        glab, _, _ = _same(binary, ["glabel", "-I", grelv, "-truncate", "10"], res)
+        _same(binary, ["gcompute", "-I", grelv, "-out", topic, "-cutoffs", "10"], glab)
+        irelv = sorted(str(p) for p in where.glob(f"{topic}.test.Irelv[0-9]*"))
+        _same(binary, ["irec", "-cutoffs", "10", "-out", topic,
+                       str(where / f"{topic}.{run}.res"), *irelv])
+        din = str(where / f"{topic}.test.din")
+        dlab, _, _ = _same(binary, ["dinlabel", "-din", din, "-truncate", "10"], res)
+        _same(binary, ["gcompute", "-I", grelv, "-out", topic, "-cutoffs", "10"], dlab)
+        for intent in irelv:  # D-NTCIR-IAeval: each intent's list as a rel file
+            ilab, _, _ = _same(binary, ["label", "-r", intent, "-truncate", "10"], res)
+            _same(binary, ["compute", "-r", intent, "-g", "1:2:3:4", "-cutoffs", "10",
+                           "-out", topic, "-rbup", "0.99"], ilab)
+
+
+@pytest.mark.slow
+def test_ntcireval_scripts_give_the_same_files_through_xdiv(ntcireval_folder, tmp_path):
+    """NTCIREVAL's own scripts (NTCIR-eval, D-NTCIR-eval, DIN-NTCIR-eval) run on its
+    sample twice, calling the C program and then ``xdiv ntcir_eval`` as ``ntcir_eval``:
+    every file they write is the same, byte for byte."""
+    (tmp_path / "c").mkdir()
+    copies = [_split_sample(ntcireval_folder, tmp_path / "c", diversity=True),
+              tmp_path / "xdiv"]
+    shutil.copytree(copies[0], copies[1])
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (copies[1] / "ntcir_eval").unlink()
+    root = Path(__file__).resolve().parents[2]
+    (shim / "ntcir_eval").write_text(
+        f"#!/bin/sh\nPYTHONPATH={root} exec {sys.executable} -m xdiv.cli ntcir_eval "
+        f"\"$@\"\n")
+    (shim / "ntcir_eval").chmod(0o755)
+    scripts = ("NTCIR-eval test.qrels.tid rel test -cutoffs 10,1000 -g 1:2",
+               "D-NTCIR-eval Dtest.DINprob.tid test 10 l10",
+               "DIN-NTCIR-eval Dtest.DINprob.tid test 10 l10")
+    for copy, path in zip(copies, (copies[0], shim)):
+        env = {**os.environ, "PATH": f"{path}{os.pathsep}{copy}{os.pathsep}"
+                                     f"{os.environ['PATH']}"}
+        for script in scripts:
+            subprocess.run(["sh", *script.split()], cwd=copy, env=env,
+                           input=(copy / "runl").read_bytes(), check=True,
+                           capture_output=True, timeout=300)
+    written = sorted(p.relative_to(copies[0]) for p in copies[0].rglob("*")
+                     if p.is_file() and not p.name.startswith(("ntcir_eval", "temp.")))
+    assert any(p.suffix == ".DINnev" for p in written)
+    for relative in written:
+        assert (copies[1] / relative).read_bytes() == (copies[0] / relative).read_bytes(), \
+            relative
 
 
 def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path):
