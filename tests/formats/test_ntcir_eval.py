@@ -27,7 +27,7 @@ import pytest
 
 from xdiv.official.ntcireval import ntcir_eval
 
-SUBCOMMANDS = ("label", "compute", "glabel", "gcompute", "dinlabel", "irec")
+SUBCOMMANDS = ("label", "compute", "glabel", "gcompute", "dinlabel", "irec", "1click")
 
 
 def _binary(folder: Path):
@@ -180,6 +180,26 @@ def _case(rng: random.Random, folder: Path, command: str, binary) -> tuple[list[
         if rng.random() < 0.5:
             return args + [put("run", system)], b""
         return args, "".join(d + "\n" for d in system).encode()
+    if command == "1click":
+        count = rng.randrange(0, 12)
+        nuggets = [f"N{k} {rng.choice([rng.randrange(1, 5), round(rng.uniform(0.1, 4), 2)])} "
+                   f"{rng.randrange(1, 40)}" for k in range(count)]
+        if rng.random() < 0.05:
+            nuggets.append("N99 0 3")  # a weight that is not positive
+        matches = [f"syslen= {rng.randrange(0, 300)}"] if rng.random() < 0.95 else []
+        matches += [f"N{rng.randrange(count + (rng.random() < 0.03))} {rng.randrange(0, 400)}"
+                    for _ in range(rng.randrange(0, count + 2))] if count else []
+        args = ["1click", "-L", str(rng.choice([0, 1, 20, 100, 500, rng.randrange(1, 300)])),
+                "-N", put("nuggets", nuggets)]
+        if rng.random() < 0.3:
+            args += ["-beta", _number(rng, 0, 3)]
+        if rng.random() < 0.2:
+            args.append("-v")
+        if rng.random() < 0.3:
+            args += ["-out", "1C0-0001"]
+        if rng.random() < 0.5:
+            return args + [put("matches", matches)], b""
+        return args, "".join(m + "\n" for m in matches).encode()
     intents = rng.randrange(1, 8)
     lists = []
     for intent in range(intents):
@@ -218,7 +238,7 @@ def test_random_cases_agree_with_ntcir_eval(ntcireval_folder, tmp_path):
 
 @pytest.mark.slow
 def test_many_random_cases_agree_with_ntcir_eval(ntcireval_folder, tmp_path):
-    """250 cases of each subcommand (1,500 in all)."""
+    """250 cases of each subcommand (1,750 in all)."""
     statuses = _campaign(ntcireval_folder, tmp_path, 250, 36)
     for command in SUBCOMMANDS:
         assert statuses.get(f"{command}:ok", 0) >= 150, statuses
@@ -396,6 +416,16 @@ def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path)
         (["irec", rel], b""), (["irec", "-cutoffs", "", rel, rel], b""),
         (["irec", rel, put("blankrel", b"a\n\n")], b""),
         (["irec", "-cutoffs", "-3,0,2", rel, rel], b""),
+        (["1click"], b""), (["1click", "-L", "10"], b""),
+        (["1click", "-L", "10", "-N", put("nug", b"N1 2 5\nN2 2 3\nN3 1 4\n")], b"syslen= 9\n"),
+        (["1click", "-L", "10", "-N", str(tmp_path / "nug")], b"syslen= 9\nN4 3\n"),
+        (["1click", "-L", "10", "-N", str(tmp_path / "nug")], b"syslen= -9\nN1 3\nN2 0\n"),
+        (["1click", "-L", "10", "-N", str(tmp_path / "nug")], b"syslen=\n"),
+        (["1click", "-L", "10", "-N", str(tmp_path / "nug")], b"syslen= 9\nN1 3"),
+        (["1click", "-L", "10", "-N", put("nug0", b"")], b""),
+        (["1click", "-L", "10", "-N", put("nug1", b"N1 2\n")], b""),
+        (["1click", "-L", "10", "-N", put("nug2", b"N1 2 0\n")], b""),
+        (["1click", "-L", "2", "-N", str(tmp_path / "nug")], b"syslen= 0\nN1 3\n"),
     ]
     for args, stdin in cases:
         _same(binary, args, stdin)

@@ -115,11 +115,8 @@ def ntcir_eval(argv: list[bytes], stdin=None) -> Outcome:
     if not argv:
         return Outcome(b"", _main_usage(), 1)
     commands = {b"dinlabel": _dinlabel, b"glabel": _glabel, b"gcompute": _gcompute,
-                b"irec": _irec, b"label": _label, b"compute": _compute}
+                b"irec": _irec, b"label": _label, b"compute": _compute, b"1click": _oneclick}
     command = commands.get(argv[0])
-    if argv[0] == b"1click":
-        return Outcome(b"", b"xdiv ntcir_eval: the 1click subcommand is not reproduced yet "
-                       b"(run ntcir_eval itself)\n", 1)
     if command is None:
         return Outcome(b"", b"Unknown command.\n", 0)
     try:
@@ -1064,3 +1061,142 @@ def _condensed(s: _Settings, line, gs, count, cgi, syslen: int, jrel: int, jnonr
     line(b"rpref_N", cdiv(total, cgi[jrel]))
     line(b"rpref_relative", cdiv(total2, cgi[jrel]))
     line(b"rpref_relative2", cdiv(total3, cgi[jrel]))
+
+
+# ---------------------------------------------------------------------------------------
+# 1click
+
+def _oneclick(run: _Run) -> None:
+    """The 1CLICK measures (Sakai, Kato & Song, CIKM 2011): recall, weighted recall, the
+    S-measure, the T-measure and their flat forms, from a gold-standard nugget file
+    (``-N``: nugget, weight, vital string length) and a matched-nugget file (its first
+    line gives the length of the output, each other line a nugget and its offset)."""
+    av = run.av
+    length = 0
+    verbose = False
+    beta = 1.0
+    nuggets = system = None
+    k = 2
+    while k < len(av):
+        if _option(run, k, b"-L"):
+            length, k = c_atol(av[k + 1]), k + 2
+        elif av[k] == b"-v":
+            verbose, k = True, k + 1
+        elif _option(run, k, b"-out"):
+            run.outstr, k = av[k + 1], k + 2
+        elif _option(run, k, b"-sep"):
+            run.sep, k = av[k + 1], k + 2
+        elif _option(run, k, b"-beta"):
+            beta, k = c_atof(av[k + 1]), k + 2
+        elif _option(run, k, b"-N"):
+            nuggets, k = run.fopen(av[k + 1]), k + 2
+        else:
+            system, k = _system_file(run, k), k + 1
+    if length < 1 or nuggets is None:
+        run.fail(b"Usage: %s %s [-v] [-sep <separator>] [-out <outstr>] [-beta <outstr>] "
+                 b"-L <Lparameter> -N <nuggetfile> [matched nugget file]\n" % (av[0], av[1]))
+    outstr = b"" if run.outstr is None else run.outstr
+    if run.sep is None:
+        run.sep = b" "
+    ranked = _sorted_nuggets(run, nuggets)
+    weight_total = s_denominator = 0.0
+    cumulated = 0
+    for name, weight, vital in ranked:
+        weight_total += weight
+        cumulated += vital
+        if verbose:
+            run.say(b"#%s w= %s vl= %d offset*= %d\n"
+                    % (name, number(weight, 6).encode(), vital, cumulated))
+        if cumulated < length:
+            s_denominator += weight * float(length - cumulated)
+    if verbose:
+        run.say(b"#wrec_denom= %s S-measure_denom= %s\n"
+                % (number(weight_total, 6).encode(), number(s_denominator, 6).encode()))
+    output_length = -1
+    matched = matched_vital = 0
+    weight_matched = s_numerator = 0.0
+    for line in run.lines(run.read_stdin() if system is None else system):
+        fields = run.tokens(line)
+        name = next(fields, None)
+        value = None if name is None else next(fields, None)
+        if value is None:
+            run.fail(b"strtok failed\n")
+        if output_length < 0:
+            output_length = c_atol(value)
+            continue
+        offset = c_atol(value)
+        found = next((n for n in ranked if n[0] == name), None)
+        if found is None:
+            run.fail(b"nugget2weightvlen failed: %s\n" % name)
+        _, weight, vital = found
+        matched += 1
+        weight_matched += weight
+        matched_vital += vital
+        if offset < length:
+            s_numerator += weight * float(length - offset)
+        if verbose:
+            run.say(b"#matched=%s w=%s offset=%d\n" % (name, number(weight, 6).encode(),
+                                                         offset))
+    output_length = max(output_length, 0)
+
+    def line3(name: bytes, value: float) -> None:
+        run.say(b"%s %s=%s%s\n" % (outstr, name, b" " * (20 - len(name)),
+                                   number(value, 3).encode()))
+
+    run.say(b"%s #nuggets= %d #matched= %d #syslen= %d\n"
+            % (outstr, len(ranked), matched, output_length))
+    line3(b"Recall", float(matched) / float(len(ranked)))
+    line3(b"W-recall", cdiv(weight_matched, weight_total))
+    s_measure = cdiv(s_numerator, s_denominator)
+    line3(b"S-measure", s_measure)
+    s_flat = 1.0 if s_numerator > s_denominator else s_measure
+    line3(b"S-flat", s_flat)
+    if output_length == 0:
+        t_flat = 0.0
+        line3(b"T-measure", 0.0)
+    else:
+        t_measure = float(matched_vital) / float(output_length)
+        line3(b"T-measure", t_measure)
+        t_flat = 1.0 if matched_vital > output_length else t_measure
+    line3(b"T-flat", t_flat)
+    if s_flat > 0.0 or t_flat > 0.0:
+        square = beta * beta
+        line3(b"F-flat", cdiv((1 + square) * t_flat * s_flat, square * t_flat + s_flat))
+    else:
+        line3(b"F-flat", 0.0)
+
+
+def _sorted_nuggets(run: _Run, data: bytes) -> list[tuple[bytes, float, int]]:
+    """The gold-standard nuggets (name, weight, vital string length), heaviest first and,
+    among equal weights, shortest first, inserted one by one as ``ntcir_eval`` does."""
+    ranked: list[tuple[bytes, float, int]] = []
+    for text in _rel_lines(run, data, b"file2sortnug failed\n"):
+        fields = run.tokens(text)
+        values = [next(fields, None) for _ in range(3)]
+        if None in values:
+            run.warn(b"strtok failed\n")
+            run.fail(b"file2sortnug failed\n")
+        name, weight, vital = values[0], c_atof(values[1]), c_atol(values[2])
+        if weight <= 0.0 or vital <= 0:
+            run.warn(b"addto_sortnug failed for %s\n" % name)
+            run.fail(b"file2sortnug failed\n")
+        _insert_nugget(ranked, (name, weight, vital))
+    if not ranked:
+        run.fail(b"file2sortnug failed\n")
+    return ranked
+
+
+def _insert_nugget(ranked: list, nugget: tuple[bytes, float, int]) -> None:
+    """``nugget`` put before the first nugget lighter than it, or as heavy and longer."""
+    _, weight, vital = nugget
+
+    def before(other) -> bool:
+        return other[1] < weight or (other[1] == weight and other[2] > vital)
+
+    if not ranked or before(ranked[0]):
+        ranked.insert(0, nugget)
+        return
+    at = 1
+    while at < len(ranked) and not before(ranked[at]):
+        at += 1
+    ranked.insert(at, nugget)
