@@ -412,6 +412,12 @@ def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path)
         (["gcompute", "-I", str(tmp_path / "ideal"), "-j"], b"a 2\nq\nb 1\n"),
         (["glabel", "-I", put("idealbad", b"a 2\n\n")], b"a\n"),
         (["dinlabel", "-din", put("din0", b"")], b"a\n"),
+        # a bad line: ntcir_eval says so and labels with the lines before it, which is
+        # defined while no navigational intent is read
+        (["dinlabel", "-din", put("dininv", b"1 inf a 0.5\n2 inv b 0.5\n")], b"a\nb\n"),
+        (["dinlabel", "-din", put("din65", b"1 nav a 0.5\n65 inf b 0.5\n")], b"b\n"),
+        (["dinlabel", "-din", put("din3", b"1 nav a\n")], b"a\n"),
+        (["dinlabel", "-din", put("dinneg", b"0 inf a 0.5\n")], b"a\n"),
         (["irec", "run"], b""), (["irec", str(tmp_path / "missing"), rel], b""),
         (["irec", rel], b""), (["irec", "-cutoffs", "", rel, rel], b""),
         (["irec", rel, put("blankrel", b"a\n\n")], b""),
@@ -436,11 +442,12 @@ def test_undefined_behaviour_is_refused_in_one_line(tmp_path):
     rel = tmp_path / "rel"
     rel.write_bytes(b"a L2\nb L0\n")
     din = tmp_path / "din"
-    din.write_bytes(b"1 inf a 0.5\n2 inv b 0.5\n")  # a misspelt intent type
+    # a misspelt intent type: ntcir_eval goes on with flags it never set
+    din.write_bytes(b"1 nav a 0.5\n2 inv b 0.5\n")
     for args, stdin, says in (
             (["compute", "-r", str(rel), "-g", "1:2"], b"a L3\n", b"L3"),
             (["compute", "-r", str(rel), "-g", "1:2", "-cutoffs", "-2"], b"a L1\n", b"-2"),
-            (["dinlabel", "-din", str(din)], b"a\nb\n", b"'inv'")):
+            (["dinlabel", "-din", str(din)], b"a\nb\n", b"intent 1")):
         out, err, status = _ours(args, stdin)
         assert (out, status) == (b"", 1)
         assert err.count(b"\n") == 1 and says in err and err.startswith(b"xdiv ntcir_eval:")

@@ -363,20 +363,26 @@ def _dinlabel(run: _Run) -> None:
                  b"[system ranked list]\n" % (av[0], av[1]))
     if run.sep is None:
         run.sep = b" "
-    entries = _store_din(run, din)
+    entries, stored = _store_din(run, din)
     by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
     for docno, gain, intent, navigational in entries:
         by_docno.setdefault(docno, []).append((gain, intent, navigational))
-    found: set[int] = set()
+    # whether each intent was seen; ntcir_eval sets the flags of intents 1 to the highest
+    # only when it read the whole DIN file
+    found = dict.fromkeys(range(1, stored + 1), False)
     rank = 1
     for line in run.lines(run.read_stdin() if system is None else system):
         matches = by_docno.get(line)
         if matches is not None:
             gain = 0.0
             for value, intent, navigational in matches:
-                if not (navigational and intent in found):
+                if intent not in found and (navigational or intent < 1):
+                    raise Refused(f"intent {intent} of the DIN file is read before it is "
+                                  f"set" if intent > 0 else
+                                  f"intent number {intent} of the DIN file is not positive")
+                if not (navigational and found[intent]):
                     gain += value
-                found.add(intent)
+                found[intent] = True
             run.say(b"%s%s%s\n" % (line, run.sep, f4(gain)))
         elif not ignore_unjudged:
             run.say(line + b"\n")
@@ -385,35 +391,38 @@ def _dinlabel(run: _Run) -> None:
         rank += 1
 
 
-def _store_din(run: _Run, data: bytes) -> list[tuple[bytes, float, int, bool]]:
-    """The lines of a DIN file: docno, P(i|q) times the gain, intent number and whether
-    the intent is navigational. ``ntcir_eval`` goes on after a bad line with an array it
-    never initialised: refused."""
+def _store_din(run: _Run, data: bytes) -> tuple[list[tuple[bytes, float, int, bool]], int]:
+    """The lines of a DIN file (docno, P(i|q) times the gain, intent number, whether the
+    intent is navigational) and the highest intent number, 0 when a line is bad: then
+    ``ntcir_eval`` says so and goes on with the lines before it."""
     entries = []
     highest = 0
-    for number_, (text, complete) in enumerate(fgets_lines(data), 1):
-        where = f"line {number_} of the DIN file"
+    for text, complete in fgets_lines(data):
         if not complete:
-            raise Refused(f"{where} is too long or does not end with a newline")
-        fields = list(strtok(text, run.sep))
-        if len(fields) < 4:
-            raise Refused(f"{where} has fewer than 4 fields")
-        intent = c_atol(fields[0])
-        if intent > MAX_INTENTS:
-            raise Refused(f"{where}: intent number {intent} is above {MAX_INTENTS}")
-        highest = max(highest, intent)
-        if fields[1] not in (b"inf", b"nav"):
-            raise Refused(f"{where}: intent type "
-                          f"{fields[1].decode('utf-8', 'backslashreplace')!r} is neither "
-                          f"'inf' nor 'nav'")
-        entries.append((fields[2], c_atof(fields[3]), intent, fields[1] == b"nav"))
+            run.warn(b"Line too long: %s\n" % text)
+            return entries, 0
+        fields = run.tokens(text)
+        values = []
+        for k in range(4):
+            value = next(fields, None)
+            if value is None:
+                run.warn(b"strtok failed\n")
+                return entries, 0
+            if k == 0:
+                intent = c_atol(value)
+                if intent > highest:
+                    highest = intent
+                    if highest > MAX_INTENTS:
+                        run.warn(b"INTENT NUMMAX overflow\n")
+                        return entries, 0
+            elif k == 1 and value not in (b"inf", b"nav"):
+                run.warn(b"bad inf/nav: %s\n" % value)
+                return entries, 0
+            values.append(value)
+        entries.append((values[2], c_atof(values[3]), intent, values[1] == b"nav"))
     if highest == 0:
         run.fail(b"store_din failed\n")
-    for number_, entry in enumerate(entries, 1):
-        if entry[2] < 1:
-            raise Refused(f"line {number_} of the DIN file: intent number {entry[2]} is "
-                          f"not positive")
-    return entries
+    return entries, highest
 
 
 # ---------------------------------------------------------------------------------------
