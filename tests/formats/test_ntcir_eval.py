@@ -30,7 +30,7 @@ from xdiv.official.ntcireval import ntcir_eval
 SUBCOMMANDS = ("label", "compute", "glabel", "gcompute", "dinlabel", "irec", "1click")
 
 
-def _binary(folder: Path):
+def binary_runner(folder: Path):
     """``run(args, stdin)``: ``ntcir_eval ARGS``'s (stdout, stderr, status)."""
     program = folder / "ntcir_eval"
 
@@ -42,14 +42,14 @@ def _binary(folder: Path):
     return run
 
 
-def _ours(args: list[str], stdin: bytes = b"") -> tuple[bytes, bytes, int]:
+def xdiv_outcome(args: list[str], stdin: bytes = b"") -> tuple[bytes, bytes, int]:
     outcome = ntcir_eval([os.fsencode(a) for a in args], io.BytesIO(stdin))
     return outcome.stdout, outcome.stderr, outcome.status
 
 
 def _same(binary, args: list[str], stdin: bytes = b"") -> tuple[bytes, bytes, int]:
     expected = binary(args, stdin)
-    got = _ours(args, stdin)
+    got = xdiv_outcome(args, stdin)
     assert got == expected, (args, stdin[:200])
     return expected
 
@@ -77,7 +77,7 @@ def _number(rng: random.Random, low: float, high: float) -> str:
     return rng.choice([f"{value:.2f}", f"{value:.6g}", str(round(value, 1)), f"{value:e}"])
 
 
-def _case(rng: random.Random, folder: Path, command: str, binary) -> tuple[list[str], bytes]:
+def random_case(rng: random.Random, folder: Path, command: str, binary) -> tuple[list[str], bytes]:
     """A random ``ntcir_eval`` command line (absolute file names) and its standard input."""
     pool = rng.randrange(1, 30)
     levels = rng.randrange(1, 10)
@@ -215,14 +215,14 @@ def _case(rng: random.Random, folder: Path, command: str, binary) -> tuple[list[
 
 def _campaign(folder: Path, tmp_path: Path, cases: int, seed: int) -> dict[str, int]:
     """``cases`` random cases of each subcommand compared; how many ended in each status."""
-    binary = _binary(folder)
+    binary = binary_runner(folder)
     statuses: dict[str, int] = {}
     for command in SUBCOMMANDS:
         rng = random.Random(f"{seed}-{command}")
         for k in range(cases):
             where = tmp_path / f"{command}-{k}"
             where.mkdir()
-            args, stdin = _case(rng, where, command, binary)
+            args, stdin = random_case(rng, where, command, binary)
             _, err, status = _same(binary, args, stdin)
             key = f"{command}:{'error' if err else 'ok'}"
             statuses[key] = statuses.get(key, 0) + 1
@@ -249,7 +249,7 @@ def test_many_random_cases_agree_with_ntcir_eval(ntcireval_folder, tmp_path):
 
 def test_readme_examples_agree(ntcireval_folder):
     """The README's examples on sample.rel and sample.res."""
-    binary = _binary(ntcireval_folder)
+    binary = binary_runner(ntcireval_folder)
     folder = ntcireval_folder
     rel, res = str(folder / "sample.rel"), (folder / "sample.res").read_bytes()
     for options in ([], ["-j"], ["-truncate", "10"]):
@@ -291,7 +291,7 @@ def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp
     """label and compute on NTCIREVAL's sample topics and runs, with the options of its
     NTCIR-eval script and others; the per-topic outputs of NTCIR-eval's compute, put
     together, are the shipped TRECRUN.test.nev."""
-    binary = _binary(ntcireval_folder)
+    binary = binary_runner(ntcireval_folder)
     copy = _split_sample(ntcireval_folder, tmp_path, diversity=False)
     nev = b""
     for run, topic, where, res in _topics_and_runs(copy):
@@ -311,7 +311,7 @@ def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp
 def test_sample_diversity_topics_agree(ntcireval_folder, tmp_path):
     """glabel, gcompute, irec and dinlabel on NTCIREVAL's sample diversity topics, with
     the options of its D-NTCIR-eval, DIN-NTCIR-eval and D-NTCIR-IAeval scripts."""
-    binary = _binary(ntcireval_folder)
+    binary = binary_runner(ntcireval_folder)
     copy = _split_sample(ntcireval_folder, tmp_path, diversity=True)
     for run, topic, where, res in _topics_and_runs(copy):
         grelv = str(where / f"{topic}.test.Grelv")
@@ -365,7 +365,7 @@ def test_ntcireval_scripts_give_the_same_files_through_xdiv(ntcireval_folder, tm
 
 
 def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path):
-    binary = _binary(ntcireval_folder)
+    binary = binary_runner(ntcireval_folder)
 
     def put(name: str, data: bytes) -> str:
         (tmp_path / name).write_bytes(data)
@@ -448,7 +448,7 @@ def test_undefined_behaviour_is_refused_in_one_line(tmp_path):
             (["compute", "-r", str(rel), "-g", "1:2"], b"a L3\n", b"L3"),
             (["compute", "-r", str(rel), "-g", "1:2", "-cutoffs", "-2"], b"a L1\n", b"-2"),
             (["dinlabel", "-din", str(din)], b"a\nb\n", b"intent 1")):
-        out, err, status = _ours(args, stdin)
+        out, err, status = xdiv_outcome(args, stdin)
         assert (out, status) == (b"", 1)
         assert err.count(b"\n") == 1 and says in err and err.startswith(b"xdiv ntcir_eval:")
 
@@ -456,7 +456,7 @@ def test_undefined_behaviour_is_refused_in_one_line(tmp_path):
 def test_the_command_line_runs_ntcir_eval(ntcireval_folder, tmp_path):
     """``xdiv ntcir_eval`` as a process: arguments, standard input and status passed."""
     folder = ntcireval_folder
-    binary = _binary(folder)
+    binary = binary_runner(folder)
     res = (folder / "sample.res").read_bytes()
     for args in (["label", "-r", str(folder / "sample.rel")], [], ["compute", "-h"]):
         proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "ntcir_eval", *args],

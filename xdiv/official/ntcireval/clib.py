@@ -51,12 +51,15 @@ def strtok(text: bytes, delimiters: bytes) -> Iterator[bytes]:
 
 
 def cdiv(a: float, b: float) -> float:
-    """``a / b`` as an IEEE double division: infinite for a nonzero ``a`` over zero, a
-    NaN for zero over zero."""
+    """``a / b`` as an IEEE double division on x86: infinite for a nonzero ``a`` over
+    zero, the default NaN (its sign bit set) for zero over zero, ``a`` itself for a NaN
+    ``a``."""
     try:
         return a / b
     except ZeroDivisionError:
-        if a == 0 or math.isnan(a):
+        if math.isnan(a):
+            return a
+        if a == 0:
             return -math.nan
         return math.copysign(math.inf, a) * math.copysign(1.0, b)
 

@@ -104,8 +104,16 @@ class _Run:
         return strtok(line, self.sep)
 
 
+def printed(value: float, digits: int) -> bytes:
+    """``printf("%.{digits}f", value)``: a NaN printed with its sign, ``nan`` for one
+    read from the command line (``-beta nan``), ``-nan`` for one the arithmetic makes."""
+    if math.isnan(value) and math.copysign(1.0, value) > 0:
+        return b"nan"
+    return number(value, digits).encode()
+
+
 def f4(value: float) -> bytes:
-    return number(value, 4).encode()
+    return printed(value, 4)
 
 
 def ntcir_eval(argv: list[bytes], stdin=None) -> Outcome:
@@ -741,7 +749,7 @@ def _compute(run: _Run) -> None:
     if s.verbose:
         for i in range(maxrl + 1):
             run.say(b"# gain[ %d ]=%s stop[ %d ]=%s\n"
-                    % (i, number(gv[i], 6).encode(), i, number(sv[i], 6).encode()))
+                    % (i, printed(gv[i], 6), i, printed(sv[i], 6)))
     if s.ec_mode:
         xrel = _count_classes(run, s.rel, maxrl)
     else:
@@ -1115,12 +1123,12 @@ def _oneclick(run: _Run) -> None:
         cumulated += vital
         if verbose:
             run.say(b"#%s w= %s vl= %d offset*= %d\n"
-                    % (name, number(weight, 6).encode(), vital, cumulated))
+                    % (name, printed(weight, 6), vital, cumulated))
         if cumulated < length:
             s_denominator += weight * float(length - cumulated)
     if verbose:
         run.say(b"#wrec_denom= %s S-measure_denom= %s\n"
-                % (number(weight_total, 6).encode(), number(s_denominator, 6).encode()))
+                % (printed(weight_total, 6), printed(s_denominator, 6)))
     output_length = -1
     matched = matched_vital = 0
     weight_matched = s_numerator = 0.0
@@ -1144,13 +1152,13 @@ def _oneclick(run: _Run) -> None:
         if offset < length:
             s_numerator += weight * float(length - offset)
         if verbose:
-            run.say(b"#matched=%s w=%s offset=%d\n" % (name, number(weight, 6).encode(),
+            run.say(b"#matched=%s w=%s offset=%d\n" % (name, printed(weight, 6),
                                                          offset))
     output_length = max(output_length, 0)
 
     def line3(name: bytes, value: float) -> None:
         run.say(b"%s %s=%s%s\n" % (outstr, name, b" " * (20 - len(name)),
-                                   number(value, 3).encode()))
+                                   printed(value, 3)))
 
     run.say(b"%s #nuggets= %d #matched= %d #syslen= %d\n"
             % (outstr, len(ranked), matched, output_length))
