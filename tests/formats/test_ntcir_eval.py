@@ -15,6 +15,7 @@ option values.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import random
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from xdiv.cli import main
 from xdiv.official.ntcireval import ntcir_eval
 
 SUBCOMMANDS = ("label", "compute", "glabel", "gcompute", "dinlabel", "irec", "1click")
@@ -374,7 +376,8 @@ def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path)
     rel = put("rel", b"a L2\nb L0\nc L1\n")
     cases = [
         ([], b""), (["nonsense"], b""),
-        (["label"], b""), (["label", "-r"], b""), (["label", "-r", str(tmp_path / "missing")], b""),
+        (["label"], b""), (["label", "-r"], b""),
+        (["label", "-r", str(tmp_path / "missing")], b""),
         (["label", "-r", rel, "-truncate", "0"], b"a\n"),
         (["label", "-r", rel], b"a\nb"),  # last line without a newline
         (["label", "-r", rel], b"a\n" + b"x" * 9000 + b"\n"),
@@ -423,6 +426,15 @@ def test_malformed_input_gives_what_ntcir_eval_gives(ntcireval_folder, tmp_path)
         (["irec", rel, put("blankrel", b"a\n\n")], b""),
         (["irec", "-cutoffs", "-3,0,2", rel, rel], b""),
         (["1click"], b""), (["1click", "-L", "10"], b""),
+        (["label", "-h"], b""), (["irec", "-h"], b""), (["compute", "-r", rel, "-v", "-h"], b""),
+        (["gcompute", "-I", rel, "-h", "-I", "missing"], b""), (["compute", "-j", "-h"], b""),
+        (["label", "-r", rel, "-sep", ""], b"a\n"), (["label", "-r", rel, "/tmp"], b""),
+        (["label", "-r", rel], b"x" * 8191 + b"\na\n"),
+        (["label", "-r", rel], b"x" * 8192 + b"\na\n"),
+        (["label", "-r", rel, "-truncate", "99999999999999999999"], b"a\nb\n"),
+        (["compute", "-r", rel, "-g", "1:2", "-logb", "1", "-beta", "-1", "-gamma", "-2"],
+         b"a L1\nb L2\nc L0\n"),
+        (["compute", "-r", rel, "-g", "nan:inf", "-beta", "nan"], b"a L1\nc L2\n"),
         (["1click", "-L", "10", "-N", put("nug", b"N1 2 5\nN2 2 3\nN3 1 4\n")], b"syslen= 9\n"),
         (["1click", "-L", "10", "-N", str(tmp_path / "nug")], b"syslen= 9\nN4 3\n"),
         (["1click", "-L", "10", "-N", str(tmp_path / "nug")], b"syslen= -9\nN1 3\nN2 0\n"),
@@ -451,6 +463,18 @@ def test_undefined_behaviour_is_refused_in_one_line(tmp_path):
         out, err, status = xdiv_outcome(args, stdin)
         assert (out, status) == (b"", 1)
         assert err.count(b"\n") == 1 and says in err and err.startswith(b"xdiv ntcir_eval:")
+
+
+def test_help_is_xdivs_and_the_usage_ntcir_evals():
+    """``xdiv ntcir_eval --help`` prints the command's help (ntcir_eval has none); the
+    program's own usage stays where ntcir_eval prints it."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["ntcir_eval", "--help"]) == 0
+    assert out.getvalue().startswith("usage: xdiv ntcir_eval")
+    assert "1click" in out.getvalue()
+    _, err, status = xdiv_outcome([])
+    assert status == 1 and err.startswith(b"Usage: ntcir_eval command args...\n")
 
 
 def test_the_command_line_runs_ntcir_eval(ntcireval_folder, tmp_path):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from ...formats.printf import number
 from ...io.trec_eval_text import c_atof, c_atol
@@ -31,7 +31,6 @@ __all__ = ["PROGRAM", "Outcome", "ntcir_eval"]
 
 PROGRAM = b"ntcir_eval"
 """The program name its messages print (its ``argv[0]`` when run from the ``PATH``)."""
-SUBCOMMANDS = (b"dinlabel", b"glabel", b"gcompute", b"irec", b"label", b"compute")
 MAX_LEVEL = 15
 MAX_INTENTS = 64
 MAX_CLASSES = 1024
@@ -73,7 +72,7 @@ class _Run:
     def warn(self, text: bytes) -> None:
         self.err.append(text)
 
-    def fail(self, text: bytes) -> None:
+    def fail(self, text: bytes) -> NoReturn:
         """The message, and the subcommand returns."""
         self.err.append(text)
         raise _Return
@@ -87,8 +86,8 @@ class _Run:
             with open(path, "rb") as handle:
                 return handle.read()
         except OSError:
-            self.fail(b"Cannot open %s\n" % (path if shown is None else shown))
-        raise AssertionError  # unreachable: fail raises
+            pass
+        self.fail(b"Cannot open %s\n" % (path if shown is None else shown))
 
     def read_stdin(self) -> bytes:
         return self.stdin.read() if self.stdin is not None else b""
