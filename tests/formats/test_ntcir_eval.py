@@ -486,3 +486,78 @@ def test_the_command_line_runs_ntcir_eval(ntcireval_folder, tmp_path):
         proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "ntcir_eval", *args],
                               input=res, capture_output=True, timeout=60)
         assert (proc.stdout, proc.stderr, proc.returncode) == binary(args, res)
+
+
+def _trec_2009_topics(root: Path, run_names: list[str]):
+    """TREC Web 2009's diversity qrels and some of its runs, per topic, as NTCIREVAL's
+    files: ``(topic, rel lines, ideal lines, per-intent lists, DIN lines, {run: res})``.
+    A document's level is the number of intents it is relevant to (L0 for one judged
+    relevant to none); its global gain the sum of P(i|q) = 1/n over them; every third
+    intent is navigational in the DIN file."""
+    import gzip
+
+    intents: dict[str, dict[str, set[str]]] = {}
+    judged: dict[str, set[str]] = {}
+    for line in gzip.open(root / "qrels.diversity.gz", "rt"):
+        topic, intent, docno, grade = line.split()
+        judged.setdefault(topic, set()).add(docno)
+        docs = intents.setdefault(topic, {}).setdefault(intent, set())
+        if int(grade) > 0:
+            docs.add(docno)
+    ranked: dict[str, dict[str, list[str]]] = {}
+    for name in run_names:
+        for line in gzip.open(root / "runs" / f"{name}.gz", "rt"):
+            topic, _, docno, *_ = line.split()
+            ranked.setdefault(topic, {}).setdefault(name, []).append(docno)
+    for topic in sorted(intents, key=int):
+        per_intent = intents[topic]
+        share = 1 / len(per_intent)
+        level = {d: sum(d in docs for docs in per_intent.values()) for d in judged[topic]}
+        gain = {d: level[d] * share for d in judged[topic]}
+        rel = [f"{d} L{level[d]}" for d in sorted(judged[topic])]
+        ideal = [f"{d} {gain[d]:.4f}" for d in sorted(judged[topic], key=lambda d: -gain[d])]
+        lists = [[f"{d} L1" for d in sorted(docs)] for _, docs in sorted(per_intent.items())]
+        din = [f"{k} {'nav' if k % 3 == 0 else 'inf'} {d} {share:.4f}"
+               for k, (_, docs) in enumerate(sorted(per_intent.items()), 1) for d in sorted(docs)]
+        yield topic, rel, ideal, lists, din, {n: ranked.get(topic, {}).get(n, [])
+                                              for n in run_names}
+
+
+@pytest.mark.slow
+def test_trec_2009_runs_agree(ntcireval_folder, tmp_path):
+    """Four TREC Web 2009 runs on its 50 topics, the diversity qrels made NTCIREVAL's
+    files: every subcommand but 1click, with the cutoffs of the official evaluations."""
+    from ..conftest import require_trec_2009
+
+    root = require_trec_2009()
+    binary = binary_runner(ntcireval_folder)
+    runs = ["ICTNETDivR1", "MSRABASE", "uogTrDYCcsB", "watd1"]
+    compared = 0
+    for topic, rel, ideal, lists, din, res in _trec_2009_topics(root, runs):
+        where = tmp_path / topic
+        where.mkdir()
+        files = {}
+        for name, lines in (("rel", rel), ("ideal", ideal), ("din", din),
+                            *((f"I{k}", lines) for k, lines in enumerate(lists, 1))):
+            (where / name).write_text("".join(line + "\n" for line in lines))
+            files[name] = str(where / name)
+        top = max(int(line.split()[1][1:]) for line in rel)
+        gains = ":".join(str(k) for k in range(1, max(top, 1) + 1))
+        for run, docnos in res.items():
+            stdin = "".join(d + "\n" for d in docnos).encode()
+            (where / run).write_bytes(stdin)
+            labelled, _, _ = _same(binary, ["label", "-r", files["rel"]], stdin)
+            _same(binary, ["compute", "-r", files["rel"], "-g", gains, "-cutoffs",
+                           "10,20,1000", "-out", topic], labelled)
+            condensed, _, _ = _same(binary, ["label", "-j", "-r", files["rel"]], stdin)
+            _same(binary, ["compute", "-r", files["rel"], "-g", gains, "-j"], condensed)
+            glab, _, _ = _same(binary, ["glabel", "-I", files["ideal"], "-truncate", "20"],
+                               stdin)
+            _same(binary, ["gcompute", "-I", files["ideal"], "-cutoffs", "10,20"], glab)
+            _same(binary, ["irec", "-cutoffs", "10,20,1000", "-out", topic, str(where / run),
+                           *(files[f"I{k}"] for k in range(1, len(lists) + 1))])
+            dlab, _, _ = _same(binary, ["dinlabel", "-din", files["din"], "-truncate", "20"],
+                               stdin)
+            _same(binary, ["gcompute", "-I", files["ideal"], "-cutoffs", "10,20"], dlab)
+            compared += 1
+    assert compared == 200
