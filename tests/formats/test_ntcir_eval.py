@@ -264,8 +264,9 @@ def test_readme_examples_agree(ntcireval_folder):
 
 def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
     """NTCIREVAL's folder copied into ``into``, its sample qrels and runs split per topic
-    by its own scripts (NTCIRsplitqrels, TRECsplitruns and, for ``diversity``, the
-    slower DIN-splitqrels), as its READMEs show."""
+    by its own scripts (NTCIRsplitqrels, TRECsplitruns, 1CLICK-splitnuggets,
+    1CLICK-splitmatch and, for ``diversity``, the slower DIN-splitqrels), as its READMEs
+    show: the adhoc, equivalence-class and 1CLICK samples."""
     if shutil.which("gawk") is None:
         pytest.skip("NTCIREVAL's scripts need gawk")
     copy = into / "ntcireval"
@@ -273,7 +274,11 @@ def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
     env = {**os.environ, "PATH": f"{copy}{os.pathsep}{os.environ['PATH']}"}
     runs = (copy / "runl").read_bytes()
     scripts = [("NTCIRsplitqrels test.qrels rel", b""),
-               ("TRECsplitruns test.qrels.tid 1000", runs)]
+               ("TRECsplitruns test.qrels.tid 1000", runs),
+               ("NTCIRsplitqrels e-test.eqrels erel ;", b""),
+               ("TRECsplitruns e-test.eqrels.tid 1000 -s ;", b"e-testrun\n"),
+               ("1CLICK-splitnuggets 1C0-test.nuggets test.nug", b""),
+               ("1CLICK-splitmatch 1C0-test.nuggets.tid", b"1CLICKRUN-D-1\n1CLICKRUN-D-2\n")]
     if diversity:
         scripts += [("DIN-splitqrels Dtest.DINprob Dtest.Dqrels test", b""),
                     ("TRECsplitruns Dtest.DINprob.tid 1000", runs)]
@@ -292,7 +297,8 @@ def _topics_and_runs(copy: Path):
 def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp_path):
     """label and compute on NTCIREVAL's sample topics and runs, with the options of its
     NTCIR-eval script and others; the per-topic outputs of NTCIR-eval's compute, put
-    together, are the shipped TRECRUN.test.nev."""
+    together, are the shipped TRECRUN.test.nev; the equivalence-class sample (E-NTCIR-eval's
+    calls, with and without -ec) and the 1CLICK sample (1CLICK-eval's calls)."""
     binary = binary_runner(ntcireval_folder)
     copy = _split_sample(ntcireval_folder, tmp_path, diversity=False)
     nev = b""
@@ -307,6 +313,21 @@ def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp
         _same(binary, ["compute", "-r", rel, "-g", "1:2", "-j", "-gap", "-rbup", "0.8"],
               condensed)
     assert nev == (ntcireval_folder / "TRECRUN.test.nev").read_bytes()
+    for topic in (copy / "e-test.eqrels.tid").read_text().split():  # E-NTCIR-eval's calls
+        rel = str(copy / topic / f"{topic}.erel")
+        res = (copy / topic / f"{topic}.e-testrun.res").read_bytes()
+        assert res
+        for ec in ([], ["-ec"]):
+            labelled, _, _ = _same(binary, ["label", "-r", rel, "-sep", ";", *ec], res)
+            _same(binary, ["compute", "-r", rel, "-cutoffs", "10,1000", "-g", "1:2:3:4:5",
+                           "-out", topic, "-sep", ";", *ec], labelled)
+    for topic in (copy / "1C0-test.nuggets.tid").read_text().split():  # 1CLICK-eval's
+        for run in ("1CLICKRUN-D-1", "1CLICKRUN-D-2"):
+            matched = (copy / topic / f"{topic}.{run}.mat").read_bytes()
+            out, _, _ = _same(binary, ["1click", "-L", "500", "-out", topic, "-N",
+                                       str(copy / topic / f"{topic}.test.nug"), "-beta",
+                                       "1.0"], matched)
+            assert b"S-measure=" in out
 
 
 @pytest.mark.slow
@@ -333,8 +354,8 @@ def test_sample_diversity_topics_agree(ntcireval_folder, tmp_path):
 
 @pytest.mark.slow
 def test_ntcireval_scripts_give_the_same_files_through_xdiv(ntcireval_folder, tmp_path):
-    """NTCIREVAL's own scripts (NTCIR-eval, D-NTCIR-eval, DIN-NTCIR-eval) run on its
-    sample twice, calling the C program and then ``xdiv ntcir_eval`` as ``ntcir_eval``:
+    """NTCIREVAL's own scripts (NTCIR-eval, D-NTCIR-eval, DIN-NTCIR-eval, E-NTCIR-eval,
+    1CLICK-eval) run on its samples twice, calling the C program and then ``xdiv ntcir_eval`` as ``ntcir_eval``:
     every file they write is the same, byte for byte."""
     (tmp_path / "c").mkdir()
     copies = [_split_sample(ntcireval_folder, tmp_path / "c", diversity=True),
@@ -348,19 +369,24 @@ def test_ntcireval_scripts_give_the_same_files_through_xdiv(ntcireval_folder, tm
         f"#!/bin/sh\nPYTHONPATH={root} exec {sys.executable} -m xdiv.cli ntcir_eval "
         f"\"$@\"\n")
     (shim / "ntcir_eval").chmod(0o755)
-    scripts = ("NTCIR-eval test.qrels.tid rel test -cutoffs 10,1000 -g 1:2",
-               "D-NTCIR-eval Dtest.DINprob.tid test 10 l10",
-               "DIN-NTCIR-eval Dtest.DINprob.tid test 10 l10")
+    scripts = (("NTCIR-eval test.qrels.tid rel test -cutoffs 10,1000 -g 1:2", "runl"),
+               ("D-NTCIR-eval Dtest.DINprob.tid test 10 l10", "runl"),
+               ("DIN-NTCIR-eval Dtest.DINprob.tid test 10 l10", "runl"),
+               ("E-NTCIR-eval e-test.eqrels.tid erel erel ; -cutoffs 10,1000 -g 1:2:3:4:5",
+                "e-runlist"),
+               ("1CLICK-eval 1C0-test.nuggets.tid test.nug test", None))
     for copy, path in zip(copies, (copies[0], shim)):
         env = {**os.environ, "PATH": f"{path}{os.pathsep}{copy}{os.pathsep}"
                                      f"{os.environ['PATH']}"}
-        for script in scripts:
-            subprocess.run(["sh", *script.split()], cwd=copy, env=env,
-                           input=(copy / "runl").read_bytes(), check=True,
-                           capture_output=True, timeout=300)
+        for script, runs in scripts:
+            stdin = b"1CLICKRUN-D-1\n1CLICKRUN-D-2\n" if runs is None else \
+                (copy / runs).read_bytes()
+            subprocess.run(["sh", *script.split()], cwd=copy, env=env, input=stdin,
+                           check=True, capture_output=True, timeout=300)
     written = sorted(p.relative_to(copies[0]) for p in copies[0].rglob("*")
                      if p.is_file() and not p.name.startswith(("ntcir_eval", "temp.")))
-    assert any(p.suffix == ".DINnev" for p in written)
+    for suffix in (".nev", ".Dnev", ".DINnev", ".enev", ".1cl"):
+        assert any(p.suffix == suffix for p in written), suffix
     for relative in written:
         assert (copies[1] / relative).read_bytes() == (copies[0] / relative).read_bytes(), \
             relative
