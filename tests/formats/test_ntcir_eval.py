@@ -355,8 +355,8 @@ def test_sample_diversity_topics_agree(ntcireval_folder, tmp_path):
 @pytest.mark.slow
 def test_ntcireval_scripts_give_the_same_files_through_xdiv(ntcireval_folder, tmp_path):
     """NTCIREVAL's own scripts (NTCIR-eval, D-NTCIR-eval, DIN-NTCIR-eval, E-NTCIR-eval,
-    1CLICK-eval) run on its samples twice, calling the C program and then ``xdiv ntcir_eval`` as ``ntcir_eval``:
-    every file they write is the same, byte for byte."""
+    1CLICK-eval) run on its samples twice, calling the C program and then ``xdiv
+    ntcir_eval`` as ``ntcir_eval``: every file they write is the same, byte for byte."""
     (tmp_path / "c").mkdir()
     copies = [_split_sample(ntcireval_folder, tmp_path / "c", diversity=True),
               tmp_path / "xdiv"]
