@@ -208,6 +208,9 @@ def _system_file(run: _Run, k: int) -> bytes:
 # label, glabel, dinlabel: a ranked list labelled
 
 def _label(run: _Run) -> None:
+    """``label``: the ranked list with each judged document's relevance label (with
+    ``-ec``, only the first document of each equivalence class; ``-j`` drops the
+    unjudged)."""
     av = run.av
     rel = system = None
     ignore_unjudged = ec_mode = False
@@ -247,14 +250,14 @@ def _label(run: _Run) -> None:
             if ec is None:
                 run.warn(b"strtok failed\n")
                 run.fail(failed)
-            number_ = c_atol(ec)
-            if number_ < 1 or number_ >= MAX_CLASSES:
-                run.warn(b"bad ec number: %d\n" % number_)
+            class_id = c_atol(ec)
+            if class_id < 1 or class_id >= MAX_CLASSES:
+                run.warn(b"bad ec number: %d\n" % class_id)
                 run.fail(failed)
         else:
             count += 1
-            number_ = count
-        judged.setdefault(docno, (label, number_))  # the first line of a docno matches
+            class_id = count
+        judged.setdefault(docno, (label, class_id))  # the first line of a docno matches
     seen: set[int] = set()
     rank = 1
     for line in run.lines(run.read_stdin() if system is None else system):
@@ -276,6 +279,8 @@ def _label(run: _Run) -> None:
 
 
 def _glabel(run: _Run) -> None:
+    """``glabel``: the ranked list with each judged document's global gain from an ideal
+    list (``-I``)."""
     av = run.av
     ideal = system = None
     ignore_unjudged = False
@@ -349,6 +354,8 @@ def _store_ideal(run: _Run, data: bytes):
 
 
 def _dinlabel(run: _Run) -> None:
+    """``dinlabel``: the ranked list with global gains from a DIN file (``-din``), where
+    a navigational intent counts only at its first document (Sakai, NTCIR-9 2011)."""
     av = run.av
     din = system = None
     ignore_unjudged = False
@@ -436,6 +443,8 @@ def _store_din(run: _Run, data: bytes) -> tuple[list[tuple[bytes, float, int, bo
 # irec
 
 def _irec(run: _Run) -> None:
+    """``irec``: intent recall at each cutoff and at n, the number of intents (one
+    list of relevant documents per intent)."""
     av = run.av
     verbose = False
     cutoffs: list[float] = []
@@ -671,11 +680,11 @@ def _count_classes(run: _Run, data: bytes, maxrl: int) -> list[int]:
         if ec is None:
             run.warn(b"strtok failed\n")
             run.fail(failed)
-        number_ = c_atol(ec)
-        if number_ < 1 or number_ > MAX_CLASSES:
-            run.warn(b"bad ec number: %d\n" % number_)
+        class_id = c_atol(ec)
+        if class_id < 1 or class_id > MAX_CLASSES:
+            run.warn(b"bad ec number: %d\n" % class_id)
             run.fail(failed)
-        highest[number_] = max(highest.get(number_, 0), level)
+        highest[class_id] = max(highest.get(class_id, 0), level)
     counts = [0] * (maxrl + 1)
     for level in highest.values():
         if level > 0:
@@ -723,6 +732,7 @@ def _dcg_log(base: float, rank: int) -> float:
 
 
 def _compute(run: _Run) -> None:
+    """``compute``: the measures of a labelled ranked list, with the gains of ``-g``."""
     settings = _read_settings(run, _compute_usage)
     if settings is None:
         raise _Return
@@ -801,6 +811,8 @@ def _quiet_level(label: bytes) -> int:
 
 
 def _gcompute(run: _Run) -> None:
+    """``gcompute``: the measures of a ranked list labelled with global gains, against
+    an ideal list (``-I``)."""
     settings = _read_settings(run, _gcompute_usage)
     if settings is None:
         raise _Return
