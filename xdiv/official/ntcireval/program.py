@@ -7,10 +7,12 @@ floating-point operations, so that each printed digit is the program's: Q-measur
 blended ratio (Sakai, NTCIR-4 2004), O- and P-measure and P-plus (Sakai, IPSJ TOD 2007),
 the NCU family (Sakai & Robertson, EVIA 2008), the original nDCG of Järvelin &
 Kekäläinen (TOIS 2002) beside Burges et al.'s (ICML 2005), RBP (Moffat & Zobel, TOIS
-2008), ERR (Chapelle et al., CIKM 2009) with the stop probability g/(g_max+1), EBR,
-GAP (Robertson, Kanoulas & Yilmaz, SIGIR 2010), intentwise RBU (after Amigó et al.,
-SIGIR 2018), the condensed-list bpref family (Sakai, SIGIR 2007) and I-rec (Sakai et
-al., NTCIR-8 2010).
+2008), ERR (Chapelle et al., CIKM 2009) with the stop probability g/(g_max+1), EBR
+(the expected blended ratio), GAP (Robertson, Kanoulas & Yilmaz, SIGIR 2010),
+intentwise RBU (after Amigó et al., SIGIR 2018), the condensed-list bpref family (Sakai,
+SIGIR 2007), I-rec (intent recall: the subtopic recall of Zhai, Cohen & Lafferty, SIGIR
+2003), the DIN labels (Sakai, WWW 2012) and the 1CLICK measures (Sakai, Kato & Song,
+CIKM 2011).
 
 Where ``ntcir_eval`` reads memory it never wrote (a relevance level above the gains of
 ``-g``, a negative cutoff, a bad line of a DIN file it goes on after), the command
@@ -355,7 +357,7 @@ def _store_ideal(run: _Run, data: bytes):
 
 def _dinlabel(run: _Run) -> None:
     """``dinlabel``: the ranked list with global gains from a DIN file (``-din``), where
-    a navigational intent counts only at its first document (Sakai, NTCIR-9 2011)."""
+    a navigational intent counts only at its first document (Sakai, WWW 2012)."""
     av = run.av
     din = system = None
     ignore_unjudged = False
