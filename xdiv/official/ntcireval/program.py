@@ -14,9 +14,12 @@ SIGIR 2007), I-rec (intent recall: the subtopic recall of Zhai, Cohen & Lafferty
 2003), the DIN labels (Sakai, WWW 2012) and the 1CLICK measures (Sakai, Kato & Song,
 CIKM 2011).
 
-Where ``ntcir_eval`` reads memory it never wrote (a relevance level above the gains of
-``-g``, a negative cutoff, a bad line of a DIN file it goes on after), the command
-refuses in one line with status 1 instead of printing what it would print.
+Where ``ntcir_eval``'s behaviour is undefined (a relevance level above the gains of
+``-g``, a negative cutoff or one beyond a ``long``, the flag of a navigational intent it
+never set after a bad line of a DIN file), the command refuses in one line with status 1
+instead of printing what it would print. After a bad line of a DIN file, ``ntcir_eval``
+says so and labels with the lines before it; so does the command, where that is
+defined.
 """
 
 from __future__ import annotations
