@@ -70,7 +70,8 @@ def run_ntcir_eval(args) -> int:
         return 0
     from ..official.ntcireval import ntcir_eval
 
-    outcome = ntcir_eval([os.fsencode(a) for a in args.tool_argv], sys.stdin.buffer)
+    stdin = getattr(sys.stdin, "buffer", None)  # none when the process has no stdin
+    outcome = ntcir_eval([os.fsencode(a) for a in args.tool_argv], stdin)
     sys.stdout.flush()
     sys.stdout.buffer.write(outcome.stdout)
     sys.stdout.buffer.flush()
