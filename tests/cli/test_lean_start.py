@@ -13,7 +13,8 @@ import pytest
 HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow", "tqdm")
 COMMANDS = ["demo", "measures", "meta", "concordance", "correlate", "risk", "design",
             "design size", "design mdd", "design pairs", "design swap", "design gstudy",
-            "convert", "plot", "report", "pools", "pools leave-one-out", "pools downsample"]
+            "convert", "plot", "report", "pools", "pools leave-one-out", "pools downsample",
+            "ntcir_eval"]
 """Every subcommand (and design action) but ndeval, gdeval and evaluate."""
 
 # runs main(ARGV) in a fresh interpreter; prints its exit status and the heavy modules
@@ -114,3 +115,24 @@ def test_a_command_declares_only_its_own_family(tmp_path):
                           text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "['xdiv.cli.common', 'xdiv.cli.convert']"
+
+
+def test_ntcir_eval_starts_lean_and_alone(tmp_path):
+    """``xdiv ntcir_eval``, a drop-in for NTCIREVAL's C program, builds its own parser
+    only and loads no heavy library to label a list; of the official tools' modules, its
+    own and the C library's number readers and printf, which it shares with trec_eval."""
+    rel = tmp_path / "rel"
+    rel.write_text("d1 L1\n")
+    probe = ("import sys, json\nfrom xdiv.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(json.dumps([status, sorted(m for m in sys.modules if m.startswith("
+             "'xdiv.cli.') or m.split('.')[0] in %r or m.startswith('xdiv.official'))]))"
+             % (HEAVY,))
+    proc = subprocess.run([sys.executable, "-c", probe, "ntcir_eval", "label", "-r", str(rel)],
+                          input="d1\nd2\n", capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    *out, last = proc.stdout.splitlines()
+    assert out == ["d1 L1", "d2"]
+    assert json.loads(last) == [0, ["xdiv.cli.common", "xdiv.cli.ntcireval", "xdiv.official",
+                                    "xdiv.official.ntcireval", "xdiv.official.ntcireval.clib",
+                                    "xdiv.official.ntcireval.program", "xdiv.official.printf",
+                                    "xdiv.official.trec_eval", "xdiv.official.trec_eval.text"]]

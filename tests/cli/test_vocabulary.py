@@ -20,7 +20,7 @@ from xdiv.report.html import PRIMARY
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURES = ["I-rec@10", "alpha-nDCG@10", "D-nDCG@10", "D#-nDCG@10", "ERR-IA@10"]
-DROP_INS = ("ndeval", "gdeval", "trec_eval")
+DROP_INS = ("ndeval", "gdeval", "trec_eval", "ntcir_eval")
 """Commands that keep their tools' own options (-alpha, -m, ...)."""
 
 # A command line each subcommand accepts but for one unknown option; the files need not
@@ -31,6 +31,7 @@ ACCEPTED = {
     "ndeval": ["q.txt", "r.txt"],
     "gdeval": ["q.txt", "r.txt"],
     "trec_eval": ["q.txt", "r.txt"],
+    "ntcir_eval": ["label", "-r", "q.txt"],
     "measures": [],
     "meta": ["s.nc"],
     "concordance": ["s.nc", "A", "B", "--gold", "C"],
@@ -52,10 +53,11 @@ ACCEPTED = {
 }
 USAGE_STATUS: dict[str, int] = {}
 """Exit status of a usage error where it is not argparse's 2."""
-GETOPT = {"trec_eval"}
-"""Commands that read their options as the C tool's getopt does and answer a usage error
-with its bytes and status (tests/official/trec_eval/test_trec_eval_command_line.py compares them with
-the binary)."""
+GETOPT = {"trec_eval", "ntcir_eval"}
+"""Commands that read their options as the C tool does (getopt, or ntcir_eval's own
+loop) and answer a usage error with its bytes and status
+(tests/official/trec_eval/test_trec_eval_command_line.py and
+tests/official/test_ntcir_eval.py compare them with the binaries)."""
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:

@@ -47,12 +47,13 @@ EXAMPLES = """examples:
   xdiv plot asl meta.nc -o asl.png
   xdiv report scores.nc meta.nc -o report.html
 """
-COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "measures", "meta", "compare",
-                    "risk", "design", "convert", "plot", "report", "pools")
+COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "ntcireval", "measures", "meta",
+                    "compare", "risk", "design", "convert", "plot", "report", "pools")
 """The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
 
 FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
-             "gdeval": "official", "trec_eval": "trec_eval", "measures": "measures",
+             "gdeval": "official", "trec_eval": "trec_eval", "ntcir_eval": "ntcireval",
+             "measures": "measures",
              "meta": "meta", "concordance": "meta", "correlate": "meta",
              "compare": "compare", "risk": "risk", "design": "design", "convert": "convert",
              "plot": "plot", "report": "report", "pools": "pools"}

@@ -1,14 +1,15 @@
-"""TREC's official evaluation tools, their output to the byte, one package per tool:
+"""The official evaluation tools, their output to the byte, one package per tool: TREC's
 ndeval (:mod:`xdiv.official.ndeval_tool`), gdeval (:mod:`xdiv.official.gdeval`) and
-trec_eval (:mod:`xdiv.official.trec_eval`), beside what they share: printf's numbers
+trec_eval (:mod:`xdiv.official.trec_eval`), and NTCIREVAL's ntcir_eval
+(:mod:`xdiv.official.ntcireval`), beside what they share: printf's numbers
 (:mod:`~xdiv.official.printf`), the CSV layout of ndeval and gdeval
 (:mod:`~xdiv.official.layout`, :mod:`~xdiv.official.common`) and their plain path
 (:mod:`~xdiv.official.plain`, which reads with :mod:`~xdiv.official.plain_input`).
 The ndeval and gdeval functions are here under one name.
 
 The names load on first use, so that importing a lean module of this package (what
-``xdiv ndeval`` runs on plain files, what ``xdiv trec_eval`` starts with) does not load
-pandas or xarray.
+``xdiv ndeval`` runs on plain files, what ``xdiv trec_eval`` and ``xdiv ntcir_eval`` start
+with) does not load pandas or xarray.
 """
 
 from importlib import import_module
