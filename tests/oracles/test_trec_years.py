@@ -24,7 +24,9 @@ from xdiv.measures.registry import registry
 from ..conftest import TREC_WEB
 
 YEARS = ["2009", "2010", "2011", "2012", "2013", "2014"]
-TYPED = ["Ef-P", "DIN-nDCG", "DIN#-nDCG", "DIN-Q", "DIN#-Q", "P+Q", "P+Q#"]
+TYPED = ["Ef-P", "DIN-nDCG", "DIN#-nDCG", "DIN-Q", "DIN#-Q", "P+Q", "P+Q#", "DIN-EBR",
+         "DIN-ERR", "DIN-GAP", "DIN-NCUrb", "DIN-P+", "DIN-P-measure", "DIN-RBP",
+         "DIN-nDCG-JK", "DIN-nERR"]
 
 
 def year_files(year: str) -> tuple[Path, Path]:

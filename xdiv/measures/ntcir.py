@@ -222,11 +222,14 @@ _D_REFERENCE = ("Sakai & Song, SIGIR 2011 (D-measures); Sakai, WWW 2012 (DIN-mea
                 "NTCIREVAL gcompute")
 
 
-def _declare_global(base: str, kernel, *, params, options, sharp: bool = False) -> None:
+def _declare_global(base: str, kernel, *, params, options, sharp: bool = False,
+                    types_matter: bool = True) -> None:
     """Register ``D-base`` and ``DIN-base`` (and, with ``sharp``, ``D#-base``): the
     measure ``base`` on global gains GG(r) = sum_i Pr(i|q) gv(x_i(r)), its stop
     probabilities and normaliser from the globally ideal list's highest GG, as NTCIREVAL's
-    gcompute reads a global relv file."""
+    gcompute reads a global relv file. ``types_matter=False`` where the DIN-form never
+    differs from the D-form (the measure reads no document after the run's first relevant
+    one, which is the first relevant document of each of its intents)."""
     for prefix, din in (("D", False), ("DIN", True)):
         compute = _on_global_gains(kernel, din, options)
         compute.__doc__ = (f"{prefix}-{base}: {base} on global gains GG(r) = sum_i Pr(i|q) "
@@ -234,7 +237,7 @@ def _declare_global(base: str, kernel, *, params, options, sharp: bool = False) 
                            + (" (a navigational intent counts only at its first relevant "
                               "document)." if din else "."))
         register(f"{prefix}-{base}", params=params, cutoff="optional", family="diversity",
-                 reference=_D_REFERENCE, uses_intent_types=din,
+                 reference=_D_REFERENCE, uses_intent_types=din and types_matter,
                  formula=rf"{base} with $GG(r) = \sum_i \Pr(i \mid q)\, \mathrm{{gv}}(x_i(r))$"
                          + (r" ($GG_{\mathrm{DIN}}$: a navigational intent only at its first "
                             r"relevant document)" if din else ""))(compute)
@@ -269,7 +272,8 @@ def _logb(cube: xr.Dataset, measure: Measure) -> dict:
     return {"b": measure["logb"]}
 
 
-_declare_global("O", K.d_o_measure, params=(BETA, GAIN, HIGHEST), options=_beta)
+_declare_global("O", K.d_o_measure, params=(BETA, GAIN, HIGHEST), options=_beta,
+                types_matter=False)
 _declare_global("P-measure", K.d_p_measure, params=(BETA, GAIN, HIGHEST), options=_beta)
 _declare_global("P+", K.d_p_plus, params=(BETA, GAIN, HIGHEST), options=_beta)
 _declare_global("NCUrb", K.d_ncu_rb, params=(UTILITY, NCU_GAMMA, BETA, GAIN, HIGHEST),
