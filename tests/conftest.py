@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 
 import pytest
+
+# ranx, an oracle of tests/measures/test_names.py, compiles its functions with numba on
+# first use: about 45 s of CPU in a fresh environment (CI's), for a test that then runs
+# in 3 s. Run as Python, the same functions compute the same values.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 TREC_WEB = SHARED / "reference" / "trec-web"
@@ -131,7 +137,6 @@ def built_once(tmp_path_factory, name: str, make) -> Path:
     pytest-xdist workers of one session share (one builds while the others wait on a file
     lock, then read what it made); a skip inside ``make`` skips every later caller too."""
     import fcntl
-    import os
 
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
