@@ -871,8 +871,19 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
     n = maxlen + 1
     cgi, dcgi, msdcgi = [0.0] * n, [0.0] * n, [0.0] * n
     gapisum = [0.0] * n
-    erri, erridsat = [0.0] * n, [0.0] * n
-    erridsat[0] = 1.0
+    import numpy as np  # here, not at the top: label and the usage screens start lean
+
+    from ...kernels.ntcir import blended_gains, cascade, ebr_terms, err_terms, rbp_terms
+
+    def running(terms) -> list[float]:
+        """The running sums (rank order) of ``terms``, 0 before rank 1, the last one
+        repeated up to rank ``maxlen``."""
+        sums = np.cumsum(terms).tolist()
+        return [0.0, *sums] + [sums[-1] if sums else 0.0] * (maxlen - len(sums))
+
+    ideal_gains = np.array(ideal, dtype=np.float64)
+    with np.errstate(all="ignore"):  # IEEE infinities and NaNs, as the C program's
+        erri = running(err_terms(ideal_gains, top=hgain))
     stop_denominator = hgain + 1
     for i in range(1, jrel + 1):
         g = ideal[i - 1]
@@ -882,25 +893,29 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
         if s.gap:
             v = ideal_gap[i - 1]
             gapisum[i] = gapisum[i - 1] + v * (v + 1)
-        erri[i] = erri[i - 1] + (erridsat[i - 1] / i) * cdiv(g, stop_denominator)
-        erridsat[i] = erridsat[i - 1] * (1 - cdiv(g, stop_denominator))
     for i in range(jrel + 1, maxlen + 1):
         cgi[i], dcgi[i], msdcgi[i] = cgi[jrel], dcgi[jrel], msdcgi[jrel]
         gapisum[i] = gapisum[jrel]
-        erri[i] = erri[jrel]
     if s.verbose:
         run.say(b"\n")
         for i in range(1, maxlen + 1):
             run.say(b"#%d CGi=%s DCGi=%s msDCGi=%s\n"
                     % (i, f4(cgi[i]), f4(dcgi[i]), f4(msdcgi[i])))
     rbp = DEFAULT_RBP if s.rbp is None else s.rbp
+    # the blended ratio, ERR, EBR and RBP: the registry's kernels, whose per-rank terms
+    # and rank-order sums are the C program's operations in its order
+    counted = np.array(relevant, dtype=bool)
+    found = np.where(counted, np.array(gains, dtype=np.float64), 0.0)
+    with np.errstate(all="ignore"):
+        ratio = blended_gains(found, ideal_gains, s.beta, relevant=counted)[2]
+        err = running(err_terms(found, top=hgain))
+        ebr = running(ebr_terms(found, ratio, top=hgain))
+        rbpsum = running(rbp_terms(found, p=rbp))
+        reach = cascade(found, hgain)[1].tolist()
+    br = [0.0, *ratio.tolist()] + [0.0] * (maxlen - syslen)
     gs, cgs, dcgs, msdcgs = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
-    count, br, ss = [0.0] * n, [0.0] * n, [0.0] * n
-    power, rbpsum = [0.0] * n, [0.0] * n
-    err, errdsat, ebr, irbu, gapsum = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
-    if n > 1:
-        power[1] = 1.0
-    errdsat[0] = 1.0
+    count, ss = [0.0] * n, [0.0] * n
+    irbu, gapsum = [0.0] * n, [0.0] * n
     r1 = rp = 0
     best = 0
     for i in range(1, syslen + 1):
@@ -938,22 +953,13 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
         else:
             count[i], cgs[i], dcgs[i], msdcgs[i] = count[i - 1], cgs[i - 1], dcgs[i - 1], \
                 msdcgs[i - 1]
-        br[i] = cdiv(s.beta * cgs[i] + count[i], s.beta * cgi[i] + i)
-        if i > 1:
-            power[i] = rbp * power[i - 1]
-        rbpsum[i] = rbpsum[i - 1] + gs[i] * power[i]
-        stop = cdiv(gs[i], stop_denominator)
-        err[i] = err[i - 1] + (errdsat[i - 1] / i) * stop
-        errdsat[i] = errdsat[i - 1] * (1 - stop)
-        ebr[i] = ebr[i - 1] + cdiv(br[i] * errdsat[i - 1] * gs[i], stop_denominator)
         if compute and s.rbu > 0:
-            irbu[i] = irbu[i - 1] + cdiv(cpow(s.rbu, i) * errdsat[i - 1] * gs[i],
+            irbu[i] = irbu[i - 1] + cdiv(cpow(s.rbu, i) * reach[i - 1] * gs[i],
                                          stop_denominator)
     for i in range(syslen + 1, maxlen + 1):
         count[i], cgs[i], dcgs[i], msdcgs[i] = count[syslen], cgs[syslen], dcgs[syslen], \
             msdcgs[syslen]
-        err[i], ebr[i], irbu[i], rbpsum[i] = err[syslen], ebr[syslen], irbu[syslen], \
-            rbpsum[syslen]
+        irbu[i] = irbu[syslen]
     if s.verbose:
         run.say(b"\n")
         for i in range(1, syslen + 1):
