@@ -20,6 +20,29 @@ never set after a bad line of a DIN file), the command refuses in one line with 
 instead of printing what it would print. After a bad line of a DIN file, ``ntcir_eval``
 says so and labels with the lines before it; so does the command, where that is
 defined.
+
+One implementation of each measure where the arithmetic allows it: the blended ratio
+BR(r) (which O-measure, P-measure, P-plus, Q-measure, EBR and the NCU family read), ERR,
+nERR's numerator and denominator, EBR and RBP are the measure registry's kernels
+(:mod:`xdiv.kernels.ntcir`), whose per-rank terms are the C program's expressions in its
+order and whose sums run in rank order, so that every double is the program's to the
+last bit; ``compute`` and ``gcompute`` load numpy for them (``label`` and the other
+subcommands do not). The rest stays here, in the program's order, because a kernel
+would not give the same doubles:
+
+- the original nDCG and MSnDCG, iRBU and the NCU family's ``gamma`` weights take
+  logarithms and powers: numpy may compute them with its own vectorised routines (on
+  AVX-512 processors) instead of the C library's ``log`` and ``pow`` that
+  ``ntcir_eval`` calls, and a last bit can change the fourth printed decimal;
+- MSnDCG divides by the natural logarithm, where the registry's nDCG multiplies by
+  ``1/log2`` (shared with the ndeval and trec_eval drop-ins, whose bytes it fixes);
+- GAP in ``compute`` compares relevance levels, in ``gcompute`` gains; the registry's
+  kernel sums only over relevant ranks and in blocks;
+- the condensed-list measures of ``-j`` read the labelled list, whose unjudged
+  documents are already gone, where the registry's kernels read the run with its qrels;
+- NCUgu's stop weights, P, Hit and RR are a division or a count; and where a
+  denominator is zero ``ntcir_eval`` prints an infinity or ``-nan``, where the registry
+  gives NaN, so the final divisions stay the program's.
 """
 
 from __future__ import annotations
