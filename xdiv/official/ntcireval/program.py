@@ -36,13 +36,19 @@ would not give the same doubles:
   ``ntcir_eval`` calls, and a last bit can change the fourth printed decimal;
 - MSnDCG divides by the natural logarithm, where the registry's nDCG multiplies by
   ``1/log2`` (shared with the ndeval and trec_eval drop-ins, whose bytes it fixes);
-- GAP in ``compute`` compares relevance levels, in ``gcompute`` gains; the registry's
-  kernel sums only over relevant ranks and in blocks;
+- GAP's kernel gives the program's doubles on the whole list, but only its quotient (NaN
+  for a zero denominator, which the program prints ``-nan``, as at a cutoff of 0) and
+  not the running numerator the cutoffs read; ``compute``'s GAP compares levels;
 - the condensed-list measures of ``-j`` read the labelled list, whose unjudged
   documents are already gone, where the registry's kernels read the run with its qrels;
-- NCUgu's stop weights, P, Hit and RR are a division or a count; and where a
-  denominator is zero ``ntcir_eval`` prints an infinity or ``-nan``, where the registry
-  gives NaN, so the final divisions stay the program's.
+- the sums of AP, Q-measure, P-plus and the NCU family (and their cutoffs) take the
+  ranks whose gain is positive, while ``compute`` counts a document relevant for a
+  level above 0 whatever its gain; the registry's kernels take one flag for both, and
+  its Q-measure multiplies by the flag where the program skips the rank (0 times an
+  infinite ratio is NaN);
+- P, Hit and RR are a count or one division; and where a denominator is zero
+  ``ntcir_eval`` prints an infinity or ``-nan``, where the registry gives NaN, so the
+  final divisions (RBP's by g_max, nERR's by the ideal ERR) stay the program's.
 """
 
 from __future__ import annotations
