@@ -29,12 +29,15 @@ from .diversity import cut_ranks, global_gain
 # value whatever R (the callers mark R = 0 undefined). A per-level gain table gives the
 # adhoc measures, global gains sum_i Pr(i|q) gv(x_i) their D-forms (NTCIREVAL gcompute).
 
-def blended_gains(gains: np.ndarray, ideal_gains: np.ndarray,
-                  beta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``J(r)`` (gain > 0), ``C(r)`` and Q's blended ratio ``BR(r) = (C(r) + beta cg(r)) /
-    (r + beta cg*(r))`` for r = 1..K, ``cg*`` constant past the ideal list's end."""
+def blended_gains(gains: np.ndarray, ideal_gains: np.ndarray, beta: float,
+                  relevant: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``J(r)`` (gain > 0, or ``relevant`` where given: NTCIREVAL's compute counts a
+    level above 0 whatever its gain), ``C(r)`` and Q's blended ratio ``BR(r) = (C(r) + beta
+    cg(r)) / (r + beta cg*(r))`` for r = 1..K, ``cg*`` constant past the ideal list's end.
+    The sums run in rank order (so that ``BR`` is NTCIREVAL's to the last bit)."""
     k = gains.shape[-1]
-    rel = gains > 0
+    rel = gains > 0 if relevant is None else relevant
     count = np.cumsum(rel, axis=-1)
     ratio = (count + beta * np.cumsum(gains, axis=-1)) / (
         ranks(k) + beta * np.cumsum(fit(ideal_gains, k), axis=-1))
@@ -90,17 +93,23 @@ def ncu_rb_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, gamma: float, be
     return np.where(total > 0, divide(rank_sum(np.where(rel, ratio * weights, 0.0)), norm), 0.0)
 
 
-def _cascade(gains: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def cascade(gains: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """ERR's stop probability ``Pr(r) = g(r) / (top + 1)`` and ``prod_{k<r} (1 - Pr(k))``."""
     stop = gains / (np.asarray(top)[..., None] + 1.0)
     return stop, exclusive_cumprod(1.0 - stop)
 
 
+def err_terms(gains: np.ndarray, *, top: np.ndarray) -> np.ndarray:
+    """ERR's term at each rank, ``(prod_{k<r} (1 - Pr(k)) / r) Pr(r)``, multiplied in
+    NTCIREVAL's order."""
+    stop, reach = cascade(gains, top)
+    return reach / ranks(gains.shape[-1]) * stop
+
+
 def err_gains(gains: np.ndarray, *, top: np.ndarray) -> np.ndarray:
     """ERR = sum_r (1/r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = g(r)/(top + 1) (Chapelle et
     al., CIKM 2009; ``top`` the highest gain, NTCIREVAL's g_max)."""
-    stop, reach = _cascade(gains, top)
-    return rank_sum(stop * reach / ranks(gains.shape[-1]))
+    return rank_sum(err_terms(gains, top=top))
 
 
 def nerr_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, cutoff: int | None,
@@ -109,24 +118,36 @@ def nerr_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, cutoff: int | None
     return divide(err_gains(gains, top=top), err_gains(cut(ideal_gains, cutoff), top=top))
 
 
+def rbp_terms(gains: np.ndarray, *, p: float) -> np.ndarray:
+    """RBP's term at each rank, ``g(r) p^(r-1)``, the power a running product (as
+    NTCIREVAL computes it)."""
+    return gains * exclusive_cumprod(np.full(gains.shape[-1], p, dtype=np.float64))
+
+
 def rbp_gains(gains: np.ndarray, *, p: float, top: np.ndarray) -> np.ndarray:
     """RBP = (1 - p) sum_r p^(r-1) g(r) / top (Moffat & Zobel, TOIS 2008, graded)."""
-    weights = p ** np.arange(gains.shape[-1], dtype=np.float64)
-    return divide((1.0 - p) * rank_sum(gains * weights), top)
+    return divide((1.0 - p) * rank_sum(rbp_terms(gains, p=p)), top)
+
+
+def ebr_terms(gains: np.ndarray, ratio: np.ndarray, *, top: np.ndarray) -> np.ndarray:
+    """EBR's term at each rank, ``BR(r) prod_{k<r} (1 - Pr(k)) g(r) / (top + 1)``, given
+    the blended ratio ``ratio`` (:func:`blended_gains`), in NTCIREVAL's order."""
+    _, reach = cascade(gains, top)
+    return ratio * reach * gains / (np.asarray(top)[..., None] + 1.0)
 
 
 def ebr_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, beta: float,
               top: np.ndarray) -> np.ndarray:
     """EBR = sum_r BR(r) Pr(r) prod_{k<r} (1 - Pr(k)), Pr = g(r)/(top + 1)."""
     _, _, ratio = blended_gains(gains, ideal_gains, beta)
-    stop, reach = _cascade(gains, top)
-    return rank_sum(ratio * stop * reach)
+    return rank_sum(ebr_terms(gains, ratio, top=top))
 
 
 def irbu_gains(gains: np.ndarray, *, p: float, top: np.ndarray) -> np.ndarray:
     """iRBU = sum_r p^r Pr(r) prod_{k<r} (1 - Pr(k)), Pr = g(r)/(top + 1)."""
-    stop, reach = _cascade(gains, top)
-    return rank_sum(p ** ranks(gains.shape[-1]) * stop * reach)
+    _, reach = cascade(gains, top)
+    return rank_sum(p ** ranks(gains.shape[-1]) * reach * gains
+                    / (np.asarray(top)[..., None] + 1.0))
 
 
 GAP_PAIRS = 1 << 21
@@ -157,22 +178,23 @@ def gap_gains(gains: np.ndarray, ideal_gains: np.ndarray, *,
     return divide(numerator, rank_sum(ideal_top * (ideal_top + 1.0)))
 
 
-def jk_discount(n: int, b: float) -> np.ndarray:
-    """The original DCG's discount of ranks 1..n (Järvelin & Kekäläinen, TOIS 2002):
-    ``1`` for ranks r <= b (and r = 1), ``1 / log_b(r)`` beyond; ``b = 0`` takes the
-    natural logarithm from rank 2 on."""
+def jk_divisor(n: int, b: float) -> np.ndarray:
+    """What the original DCG divides the gains of ranks 1..n by (Järvelin & Kekäläinen,
+    TOIS 2002): ``1`` for ranks r <= b (and r = 1), ``log_b(r)`` beyond; ``b = 0`` takes
+    the natural logarithm from rank 2 on. Each gain is divided by it (not multiplied by
+    its reciprocal), the order of NTCIREVAL's operations."""
     r = ranks(n)
     logs = np.log(r) if b == 0 else np.log(r) / np.log(b)
-    return 1.0 / np.where((r == 1) | (r <= b), 1.0, logs)
+    return np.where((r == 1) | (r <= b), 1.0, logs)
 
 
 def jk_ndcg_gains(gains: np.ndarray, ideal_gains: np.ndarray, *, cutoff: int | None,
                   b: float) -> np.ndarray:
-    """The original nDCG@l: DCG@l / ideal DCG@l with :func:`jk_discount` (``gains``
+    """The original nDCG@l: DCG@l / ideal DCG@l with :func:`jk_divisor` (``gains``
     already cut at l)."""
     ideal_top = cut(ideal_gains, cutoff)
-    return divide(rank_sum(gains * jk_discount(gains.shape[-1], b)),
-                  rank_sum(ideal_top * jk_discount(ideal_top.shape[-1], b)))
+    return divide(rank_sum(gains / jk_divisor(gains.shape[-1], b)),
+                  rank_sum(ideal_top / jk_divisor(ideal_top.shape[-1], b)))
 
 
 # ------------------------------------------------------ on levels: the adhoc measures
@@ -301,7 +323,7 @@ def irbu(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np
 def jk_ndcg(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table: np.ndarray,
             b: float) -> np.ndarray:
     """The original nDCG@l of Järvelin & Kekäläinen: DCG@l / ideal DCG@l with the
-    discount :func:`jk_discount` (ranks up to b undiscounted).
+    divisor :func:`jk_divisor` (ranks up to b undiscounted).
 
     Examples
     --------

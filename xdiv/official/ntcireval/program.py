@@ -20,6 +20,35 @@ never set after a bad line of a DIN file), the command refuses in one line with 
 instead of printing what it would print. After a bad line of a DIN file, ``ntcir_eval``
 says so and labels with the lines before it; so does the command, where that is
 defined.
+
+One implementation of each measure where the arithmetic allows it: the blended ratio
+BR(r) (which O-measure, P-measure, P-plus, Q-measure, EBR and the NCU family read), ERR,
+nERR's numerator and denominator, EBR and RBP are the measure registry's kernels
+(:mod:`xdiv.kernels.ntcir`), whose per-rank terms are the C program's expressions in its
+order and whose sums run in rank order, so that every double is the program's to the
+last bit; ``compute`` and ``gcompute`` load numpy for them (``label`` and the other
+subcommands do not). The rest stays here, in the program's order, because a kernel
+would not give the same doubles:
+
+- the original nDCG and MSnDCG, iRBU and the NCU family's ``gamma`` weights take
+  logarithms and powers: numpy may compute them with its own vectorised routines (on
+  AVX-512 processors) instead of the C library's ``log`` and ``pow`` that
+  ``ntcir_eval`` calls, and a last bit can change the fourth printed decimal;
+- MSnDCG divides by the natural logarithm, where the registry's nDCG multiplies by
+  ``1/log2`` (shared with the ndeval and trec_eval drop-ins, whose bytes it fixes);
+- GAP's kernel gives the program's doubles on the whole list, but only its quotient (NaN
+  for a zero denominator, which the program prints ``-nan``, as at a cutoff of 0) and
+  not the running numerator the cutoffs read; ``compute``'s GAP compares levels;
+- the condensed-list measures of ``-j`` read the labelled list, whose unjudged
+  documents are already gone, where the registry's kernels read the run with its qrels;
+- the sums of AP, Q-measure, P-plus and the NCU family (and their cutoffs) take the
+  ranks whose gain is positive, while ``compute`` counts a document relevant for a
+  level above 0 whatever its gain; the registry's kernels take one flag for both, and
+  its Q-measure multiplies by the flag where the program skips the rank (0 times an
+  infinite ratio is NaN);
+- P, Hit and RR are a count or one division; and where a denominator is zero
+  ``ntcir_eval`` prints an infinity or ``-nan``, where the registry gives NaN, so the
+  final divisions (RBP's by g_max, nERR's by the ideal ERR) stay the program's.
 """
 
 from __future__ import annotations
@@ -871,8 +900,19 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
     n = maxlen + 1
     cgi, dcgi, msdcgi = [0.0] * n, [0.0] * n, [0.0] * n
     gapisum = [0.0] * n
-    erri, erridsat = [0.0] * n, [0.0] * n
-    erridsat[0] = 1.0
+    import numpy as np  # here, not at the top: label and the usage screens start lean
+
+    from ...kernels.ntcir import blended_gains, cascade, ebr_terms, err_terms, rbp_terms
+
+    def running(terms) -> list[float]:
+        """The running sums (rank order) of ``terms``, 0 before rank 1, the last one
+        repeated up to rank ``maxlen``."""
+        sums = np.cumsum(terms).tolist()
+        return [0.0, *sums] + [sums[-1] if sums else 0.0] * (maxlen - len(sums))
+
+    ideal_gains = np.array(ideal, dtype=np.float64)
+    with np.errstate(all="ignore"):  # IEEE infinities and NaNs, as the C program's
+        erri = running(err_terms(ideal_gains, top=hgain))
     stop_denominator = hgain + 1
     for i in range(1, jrel + 1):
         g = ideal[i - 1]
@@ -882,25 +922,29 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
         if s.gap:
             v = ideal_gap[i - 1]
             gapisum[i] = gapisum[i - 1] + v * (v + 1)
-        erri[i] = erri[i - 1] + (erridsat[i - 1] / i) * cdiv(g, stop_denominator)
-        erridsat[i] = erridsat[i - 1] * (1 - cdiv(g, stop_denominator))
     for i in range(jrel + 1, maxlen + 1):
         cgi[i], dcgi[i], msdcgi[i] = cgi[jrel], dcgi[jrel], msdcgi[jrel]
         gapisum[i] = gapisum[jrel]
-        erri[i] = erri[jrel]
     if s.verbose:
         run.say(b"\n")
         for i in range(1, maxlen + 1):
             run.say(b"#%d CGi=%s DCGi=%s msDCGi=%s\n"
                     % (i, f4(cgi[i]), f4(dcgi[i]), f4(msdcgi[i])))
     rbp = DEFAULT_RBP if s.rbp is None else s.rbp
+    # the blended ratio, ERR, EBR and RBP: the registry's kernels, whose per-rank terms
+    # and rank-order sums are the C program's operations in its order
+    counted = np.array(relevant, dtype=bool)
+    found = np.where(counted, np.array(gains, dtype=np.float64), 0.0)
+    with np.errstate(all="ignore"):
+        ratio = blended_gains(found, ideal_gains, s.beta, relevant=counted)[2]
+        err = running(err_terms(found, top=hgain))
+        ebr = running(ebr_terms(found, ratio, top=hgain))
+        rbpsum = running(rbp_terms(found, p=rbp))
+        reach = cascade(found, hgain)[1].tolist()
+    br = [0.0, *ratio.tolist()] + [0.0] * (maxlen - syslen)
     gs, cgs, dcgs, msdcgs = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
-    count, br, ss = [0.0] * n, [0.0] * n, [0.0] * n
-    power, rbpsum = [0.0] * n, [0.0] * n
-    err, errdsat, ebr, irbu, gapsum = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
-    if n > 1:
-        power[1] = 1.0
-    errdsat[0] = 1.0
+    count, ss = [0.0] * n, [0.0] * n
+    irbu, gapsum = [0.0] * n, [0.0] * n
     r1 = rp = 0
     best = 0
     for i in range(1, syslen + 1):
@@ -938,22 +982,13 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
         else:
             count[i], cgs[i], dcgs[i], msdcgs[i] = count[i - 1], cgs[i - 1], dcgs[i - 1], \
                 msdcgs[i - 1]
-        br[i] = cdiv(s.beta * cgs[i] + count[i], s.beta * cgi[i] + i)
-        if i > 1:
-            power[i] = rbp * power[i - 1]
-        rbpsum[i] = rbpsum[i - 1] + gs[i] * power[i]
-        stop = cdiv(gs[i], stop_denominator)
-        err[i] = err[i - 1] + (errdsat[i - 1] / i) * stop
-        errdsat[i] = errdsat[i - 1] * (1 - stop)
-        ebr[i] = ebr[i - 1] + cdiv(br[i] * errdsat[i - 1] * gs[i], stop_denominator)
         if compute and s.rbu > 0:
-            irbu[i] = irbu[i - 1] + cdiv(cpow(s.rbu, i) * errdsat[i - 1] * gs[i],
+            irbu[i] = irbu[i - 1] + cdiv(cpow(s.rbu, i) * reach[i - 1] * gs[i],
                                          stop_denominator)
     for i in range(syslen + 1, maxlen + 1):
         count[i], cgs[i], dcgs[i], msdcgs[i] = count[syslen], cgs[syslen], dcgs[syslen], \
             msdcgs[syslen]
-        err[i], ebr[i], irbu[i], rbpsum[i] = err[syslen], ebr[syslen], irbu[syslen], \
-            rbpsum[syslen]
+        irbu[i] = irbu[syslen]
     if s.verbose:
         run.say(b"\n")
         for i in range(1, syslen + 1):
