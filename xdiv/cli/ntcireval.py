@@ -36,6 +36,7 @@ def add_parser(sub) -> None:
     parser.set_defaults(handler=run_ntcir_eval)
     # ntcir_eval's command line is read as ntcir_eval reads it, not by argparse
     parser.parse_known_args = _unparsed
+    add_pipeline_parser(sub)
 
 
 def _declare(parser: argparse.ArgumentParser) -> None:
@@ -79,3 +80,82 @@ def run_ntcir_eval(args) -> int:
     sys.stderr.buffer.write(outcome.stderr)
     sys.stderr.buffer.flush()
     return outcome.status
+
+
+PIPELINE_ABOUT = (
+    "Run NTCIREVAL's diversity pipeline in one command, without per-topic folders or a "
+    "process per topic: 'xdiv ntcireval D' does what DIN-splitqrels, TRECsplitruns "
+    "(doclimit --limit) and D-NTCIR-eval write as <run>.<name>.Dnev, and 'xdiv ntcireval "
+    "DIN' what DIN-NTCIR-eval writes as <run>.<name>.DINnev, byte for byte (topics "
+    "ordered as the scripts order them under LC_ALL=C); --means does NEV2mean's work, "
+    "writing <runlist>.<prob file's name>.<name>.Dnev.<measure>. The D#- and "
+    "DIN#-measures combine the 4-decimal values ntcir_eval prints, as the scripts do.")
+PIPELINE_EXAMPLES = """examples:
+  xdiv ntcireval D Dtest.Iprob Dtest.Dqrels --cutoff 10 --name l10 TRECRUN TRECRUN2
+  xdiv ntcireval DIN Dtest.DINprob Dtest.Dqrels --cutoff 10 --name l10 TRECRUN \\
+      --means I-rec@0010 DIN#-nDCG@0010 --runlist runl
+"""
+
+
+def add_pipeline_parser(sub) -> None:
+    parser = sub.add_parser("ntcireval", help="NTCIREVAL's D- and DIN-pipelines in one "
+                            "command each, files byte for byte",
+                            description=textwrap.fill(PIPELINE_ABOUT, 79),
+                            epilog=PIPELINE_EXAMPLES,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("variant", choices=["D", "DIN"],
+                        help="D: D-NTCIR-eval (glabel); DIN: DIN-NTCIR-eval (dinlabel)")
+    parser.add_argument("prob", help="intent probabilities (Iprob or DINprob: <topic> "
+                        "<intent> <probability> [inf|nav])")
+    parser.add_argument("dqrels", help="diversity qrels (<topic> <intent> <docno> <L0-L9>)")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC-format runs")
+    parser.add_argument("--cutoff", type=int, default=10, help="document cutoff "
+                        "(default 10)")
+    parser.add_argument("--name", default="l10", help="the evaluation name in the output "
+                        "file names (default l10)")
+    parser.add_argument("--limit", type=int, default=1000, help="documents kept per "
+                        "topic of each run, as TRECsplitruns' doclimit (default 1000)")
+    parser.add_argument("--out-dir", default=".", help="folder of the output files "
+                        "(default: the current folder)")
+    parser.add_argument("--means", nargs="+", default=[], metavar="MEASURE",
+                        help="also write NEV2mean's mean of each measure (as the files "
+                             "name it: D#-nDCG@0010)")
+    parser.add_argument("--runlist", default="runlist", help="the run list's name in the "
+                        "means' file names (default runlist)")
+    parser.set_defaults(handler=run_pipeline)
+
+
+def run_pipeline(args) -> int:
+    from ..errors import InputError
+    from ..official.ntcireval.pipelines import (VARIANTS, PipelineError, diversity_nev,
+                                                nev_means, split_qrels)
+
+    if args.cutoff < 1 or args.limit < 1:
+        raise InputError("--cutoff and --limit must be positive")
+
+    def read(path: str) -> bytes:
+        try:
+            with open(path, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+
+    try:
+        qrels = split_qrels(read(args.prob), read(args.dqrels), args.prob, args.dqrels)
+    except PipelineError as exc:
+        raise InputError(str(exc)) from None
+    runs = {os.path.basename(path): read(path) for path in args.runs}
+    messages: list[bytes] = []
+    files = diversity_nev(args.variant, qrels, runs, args.cutoff, args.limit, messages)
+    suffix = f"{args.name}.{VARIANTS[args.variant][2].decode()}"
+    for run, data in files.items():
+        with open(os.path.join(args.out_dir, f"{run}.{suffix}"), "wb") as handle:
+            handle.write(data)
+    if args.means:
+        base = os.path.basename(args.prob)
+        for metric, data in nev_means(files, list(qrels), args.means).items():
+            with open(os.path.join(args.out_dir, f"{args.runlist}.{base}.{suffix}.{metric}"),
+                      "wb") as handle:
+                handle.write(data)
+    sys.stderr.buffer.write(b"".join(messages))
+    return 0

@@ -1,0 +1,307 @@
+"""NTCIREVAL's diversity pipelines as one call each: what ``DIN-splitqrels``,
+``TRECsplitruns``, ``D-NTCIR-eval`` / ``DIN-NTCIR-eval`` and ``NEV2mean`` write, byte for
+byte, computed in this process by :func:`~xdiv.official.ntcireval.program.ntcir_eval`
+(no per-topic folders, no process per topic and run).
+
+The scripts combine the 4-decimal values ``ntcir_eval`` prints (D#-measures, means) and
+write the global gains ``P(i|q) * g`` with gawk's number format (``%.6g``, integers as
+integers); those roundings are reproduced, since they are part of the official numbers.
+Topics and documents are ordered as the scripts order them under the C locale
+(``LC_ALL=C``: bytewise).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import NamedTuple
+
+from .program import ntcir_eval
+
+GAMMA = 0.5
+"""The weight of I-rec in D#- and DIN#-measures, as the scripts set it."""
+
+LEVEL_GAINS = {b"L%d" % level: level for level in range(1, 10)}
+"""The gain of each relevance level, as ``DIN-splitqrels`` sets it (``L1`` to ``L9``)."""
+
+VARIANTS = {"D": (b"glabel", b"glab", b"Dnev", b"D#"),
+            "DIN": (b"dinlabel", b"dinlab", b"DINnev", b"DIN#")}
+"""Each pipeline's labelling subcommand, label-file suffix, output suffix and the prefix
+of its combined measures."""
+
+
+class PipelineError(ValueError):
+    """An input the pipeline refuses (its message names the file and the topic)."""
+
+
+class TopicFiles(NamedTuple):
+    """What ``DIN-splitqrels`` writes for one topic: the ``Grelv`` file, the ``Irelv``
+    file of each intent (by intent, in the order of the file names) and the ``din``
+    file."""
+
+    grelv: bytes
+    irelv: list[bytes]
+    din: bytes
+
+
+def awk_number(text: bytes) -> float:
+    """The number gawk reads from a field or string: its longest leading decimal number
+    (``0`` when there is none)."""
+    match = _NUMBER.match(text)
+    if match is None or not match.group(1):
+        return 0.0
+    return float(match.group(0))
+
+
+_NUMBER = re.compile(rb"\s*[+-]?((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+_SORT_NUMBER = re.compile(rb"\s*-?\d*(?:\.\d*)?")
+
+
+def awk_print(value: float) -> bytes:
+    """The number as gawk's ``print`` writes it: an integral value as an integer, any
+    other with ``%.6g``."""
+    if value == int(value) and abs(value) < 1e16:
+        return b"%d" % int(value)
+    return b"%.6g" % value
+
+
+def _sort_key(line: bytes) -> float:
+    """The number ``sort -n`` reads at the start of ``line`` (no exponent)."""
+    text = _SORT_NUMBER.match(line).group(0).strip()
+    return float(text) if text not in (b"", b"-", b".", b"-.") else 0.0
+
+
+def _fields(line: bytes) -> list[bytes]:
+    return line.split()
+
+
+def split_qrels(prob: bytes, dqrels: bytes, prob_name: str = "Iprob",
+                dqrels_name: str = "Dqrels") -> dict[bytes, TopicFiles]:
+    """What ``DIN-splitqrels PROB DQRELS PREFIX`` writes, topic by topic (the topics of
+    the probability file, sorted bytewise).
+
+    Parameters
+    ----------
+    prob, dqrels : bytes
+        The intent probability file (``<topic> <intent> <prob> [inf|nav]``) and the
+        diversity qrels (``<topic> <intent> <docno> <L0-L9>``).
+    prob_name, dqrels_name : str
+        The files' names, for error messages.
+
+    Returns
+    -------
+    dict
+        Each topic's :class:`TopicFiles`.
+    """
+    prob_lines = [_fields(line) for line in dqrels_lines(prob)]
+    first: dict[tuple[bytes, bytes], list[bytes]] = {}
+    for fields in prob_lines:
+        if len(fields) >= 2:
+            first.setdefault((fields[0], fields[1]), fields)
+    topics = sorted({fields[0] if fields else b"" for fields in prob_lines})
+    qrels: dict[bytes, list[list[bytes]]] = {}
+    for fields in (_fields(line) for line in dqrels_lines(dqrels)):
+        qrels.setdefault(fields[0] if fields else b"", []).append(fields)
+    out = {}
+    for topic in topics:
+        rows = qrels.get(topic, [])
+        relevant = [r for r in rows if len(r) > 3 and r[3] in LEVEL_GAINS]
+        intents = sorted({r[1] for r in relevant}, key=_sort_key)
+        irelv = {}
+        for intent in intents:
+            if not intent[:1].isdigit():
+                continue  # the scripts' file pattern Irelv[0-9]* does not see it
+            docs = [(LEVEL_GAINS.get(r[3], 0) if len(r) > 3 else 0, r[2] if len(r) > 2 else b"")
+                    for r in rows if r[1] == intent and (r[3] if len(r) > 3 else b"") != b"L0"]
+            irelv[b"Irelv" + intent] = b"".join(b"%s %d\n" % (doc, gain) for gain, doc in docs)
+        din_lines, pairs = [], []
+        for r in relevant:
+            found = first.get((topic, r[1]))
+            if found is None or len(found) < 3:
+                raise PipelineError(
+                    f"{dqrels_name}: topic {topic.decode(errors='replace')} intent "
+                    f"{r[1].decode(errors='replace')} has no probability in {prob_name}")
+            kind = found[3] if len(found) > 3 else b"inf"
+            pgv = awk_print(awk_number(found[2]) * LEVEL_GAINS[r[3]])
+            din_lines.append(b"%s %s %s %s\n" % (r[1], kind, r[2], pgv))
+            pairs.append(b"%s %s" % (r[2], pgv))
+        out[topic] = TopicFiles(_grelv(pairs), [irelv[k] for k in sorted(irelv)],
+                                b"".join(din_lines))
+    return out
+
+
+def dqrels_lines(data: bytes) -> list[bytes]:
+    """The lines of a file, as gawk reads them (a last line without newline included)."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def _grelv(pairs: list[bytes]) -> bytes:
+    """The ``Grelv`` file: each document's global gain (the sum, in the scripts' order,
+    of its ``P(i|q) * g`` values as printed), highest first."""
+    totals: list[tuple[bytes, bytes]] = []
+    docno = gain = None
+    total = 0.0
+    for line in sorted(pairs):
+        new_docno, _, new_gain = line.rpartition(b" ")
+        if docno is not None and new_docno == docno:
+            total = awk_number(gain) + awk_number(new_gain) if isinstance(gain, bytes) \
+                else total + awk_number(new_gain)
+            gain = total
+            continue
+        if docno is not None:
+            totals.append((gain if isinstance(gain, bytes) else awk_print(gain), docno))
+        docno, gain = new_docno, new_gain
+    if docno is not None:
+        totals.append((gain if isinstance(gain, bytes) else awk_print(gain), docno))
+    ordered = sorted(totals, key=lambda t: -_sort_key(t[0]))
+    return b"".join(b"%s %s\n" % (doc, gg) for gg, doc in ordered)
+
+
+def split_run(run: bytes, topics: Iterable[bytes], limit: int) -> dict[bytes, bytes]:
+    """What ``TRECsplitruns TIDS LIMIT`` writes for a TREC-format run: each topic's
+    ``res`` file (the third field of its lines, in the file's order, at most ``limit``)."""
+    wanted = {topic: [] for topic in topics}
+    for line in dqrels_lines(run):
+        fields = line.split()
+        docs = wanted.get(fields[0] if fields else b"")
+        if docs is not None and len(docs) < limit:
+            docs.append((fields[2] if len(fields) > 2 else b"") + b"\n")
+    return {topic: b"".join(docs) for topic, docs in wanted.items()}
+
+
+@contextmanager
+def _memory_files() -> Iterator:
+    """A maker of readable paths holding given bytes: anonymous in-memory files where
+    the system has them, else temporary files removed at the end."""
+    with ExitStack() as stack:
+        def make(data: bytes) -> bytes:
+            if hasattr(os, "memfd_create"):
+                fd = os.memfd_create("xdiv-ntcireval")
+                stack.callback(os.close, fd)
+                os.write(fd, data)
+                return b"/proc/self/fd/%d" % fd
+            handle = stack.enter_context(tempfile.NamedTemporaryFile())
+            handle.write(data)
+            handle.flush()
+            return os.fsencode(handle.name)
+        yield make
+
+
+def _last_fields(text: bytes, pattern: bytes) -> list[bytes]:
+    """``awk '/pattern/{print $NF}'``: the last field of each line containing it."""
+    return [line.split()[-1] for line in text.split(b"\n") if pattern in line and line.split()]
+
+
+def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, bytes],
+                  cutoff: int, limit: int = 1000, messages: list[bytes] | None = None
+                  ) -> dict[str, bytes]:
+    """What ``D-NTCIR-eval`` (variant ``"D"``) or ``DIN-NTCIR-eval`` (``"DIN"``) writes
+    for each run: its per-topic file (``<run>.<name>.Dnev`` / ``.DINnev`` without the
+    ``<name>.Dnev`` suffix, which the caller adds).
+
+    Parameters
+    ----------
+    variant : {"D", "DIN"}
+        The pipeline.
+    qrels : dict
+        Each topic's files (:func:`split_qrels`), in the scripts' topic order.
+    runs : dict
+        Each run's name and its TREC-format file's bytes.
+    cutoff : int
+        The document cutoff (also the truncation of the labelled lists).
+    limit : int
+        The documents kept of each topic's ranking (``TRECsplitruns``' doclimit).
+    messages : list of bytes, optional
+        Receives what ``ntcir_eval`` says on standard error.
+
+    Returns
+    -------
+    dict
+        Each run's per-topic file.
+    """
+    label, _, _, prefix = VARIANTS[variant]
+    cut = b"%d" % cutoff
+    cutstr = b"%04d" % cutoff
+    out = {}
+    with _memory_files() as make:
+        paths = {}
+        for topic, files in qrels.items():
+            paths[topic] = (make(files.grelv), [make(data) for data in files.irelv],
+                            make(files.din))
+        for name, data in runs.items():
+            res = split_run(data, qrels, limit)
+            chunks = []
+            for topic in qrels:
+                grelv, irelv, din = paths[topic]
+                source = [b"-I", grelv] if variant == "D" else [b"-din", din]
+                labelled = _call([label, *source, b"-truncate", cut], res[topic], messages)
+                temp = _call([b"gcompute", b"-I", grelv, b"-out", topic, b"-cutoffs", cut],
+                             labelled, messages)
+                if irelv:
+                    res_path = make(res[topic])
+                    temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, res_path,
+                                   *irelv], b"", messages)
+                values = [*_last_fields(temp, b" I-rec@%s=" % cutstr),
+                          *_last_fields(temp, b" Q@%s=" % cutstr),
+                          *_last_fields(temp, b" MSnDCG@%s=" % cutstr)]
+                numbers = [awk_number(v) for v in values[:3]] + [0.0] * (3 - len(values[:3]))
+                chunks.append(temp)
+                pad = b" " * (11 if variant == "D" else 9)
+                chunks.append(b"%s %s-Q@%s=%s%s\n" % (topic, prefix, cutstr, pad, b"%.4f" % (
+                    GAMMA * numbers[0] + (1 - GAMMA) * numbers[1])))
+                pad = b" " * (8 if variant == "D" else 6)
+                chunks.append(b"%s %s-nDCG@%s=%s%s\n" % (topic, prefix, cutstr, pad, b"%.4f" % (
+                    GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])))
+            out[name] = b"".join(chunks)
+    return out
+
+
+def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None) -> bytes:
+    outcome = ntcir_eval(argv, io.BytesIO(stdin))
+    if messages is not None and outcome.stderr:
+        messages.append(outcome.stderr)
+    return outcome.stdout
+
+
+def nev_means(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[str]
+              ) -> dict[str, bytes]:
+    """What ``NEV2mean`` writes: for each metric, each run's mean over ``topics`` (the
+    topic list's lines, duplicates counted) of its per-topic values, ``%.4f``.
+
+    Parameters
+    ----------
+    files : dict
+        Each run's name and its per-topic file (``.nev``, ``.Dnev``, ...).
+    topics : list of bytes
+        The topic list, one topic per line.
+    metrics : iterable of str
+        The measures, as the per-topic files name them (``D#-nDCG@0010``).
+
+    Returns
+    -------
+    dict
+        Each metric's file content.
+    """
+    out = {}
+    for metric in metrics:
+        lines = []
+        for run, data in files.items():
+            rows = data.split(b"\n")
+            values = [row.split()[-1] for topic in topics for row in rows
+                      if row.startswith(b"%s %s=" % (topic, metric.encode()))]
+            if not values:
+                lines.append(b"%s not found\n" % metric.encode())
+            else:
+                total = 0.0
+                for value in values:
+                    total += awk_number(value)
+                lines.append(b"%s %.4f\n" % (run.encode(), total / len(topics)))
+        out[metric] = b"".join(lines)
+    return out
