@@ -87,22 +87,22 @@ PIPELINE_ABOUT = (
     "process per topic: 'xdiv ntcireval D' does what DIN-splitqrels, TRECsplitruns "
     "(doclimit --limit) and D-NTCIR-eval write as <run>.<name>.Dnev, and 'xdiv ntcireval "
     "DIN' what DIN-NTCIR-eval writes as <run>.<name>.DINnev, byte for byte (topics "
-    "ordered as the scripts order them under LC_ALL=C); --means does NEV2mean's work, "
+    "ordered as the scripts order them under LC_ALL=C); -m does NEV2mean's work, "
     "writing <runlist>.<prob file's name>.<name>.Dnev.<measure>. The D#- and "
     "DIN#-measures combine the 4-decimal values ntcir_eval prints, as the scripts do.")
 PIPELINE_EXAMPLES = """examples:
   xdiv ntcireval D Dtest.Iprob Dtest.Dqrels --cutoff 10 --name l10 TRECRUN TRECRUN2
   xdiv ntcireval DIN Dtest.DINprob Dtest.Dqrels --cutoff 10 --name l10 TRECRUN \\
-      --means I-rec@0010 DIN#-nDCG@0010 --runlist runl
+      -m I-rec@0010 DIN#-nDCG@0010 --runlist runl
 """
 
 
 def add_pipeline_parser(sub) -> None:
-    parser = sub.add_parser("ntcireval", help="NTCIREVAL's D- and DIN-pipelines in one "
-                            "command each, files byte for byte",
-                            description=textwrap.fill(PIPELINE_ABOUT, 79),
-                            epilog=PIPELINE_EXAMPLES,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    from .common import command
+
+    parser = command(sub, "ntcireval", "NTCIREVAL's D- and DIN-pipelines in one command "
+                     "each, files byte for byte", run_pipeline, about=PIPELINE_ABOUT,
+                     examples=PIPELINE_EXAMPLES)
     parser.add_argument("variant", choices=["D", "DIN"],
                         help="D: D-NTCIR-eval (glabel); DIN: DIN-NTCIR-eval (dinlabel)")
     parser.add_argument("prob", help="intent probabilities (Iprob or DINprob: <topic> "
@@ -117,12 +117,12 @@ def add_pipeline_parser(sub) -> None:
                         "topic of each run, as TRECsplitruns' doclimit (default 1000)")
     parser.add_argument("--out-dir", default=".", help="folder of the output files "
                         "(default: the current folder)")
-    parser.add_argument("--means", nargs="+", default=[], metavar="MEASURE",
+    parser.add_argument("-m", "--measure", nargs="+", dest="means", default=[],
+                        metavar="MEASURE",
                         help="also write NEV2mean's mean of each measure (as the files "
                              "name it: D#-nDCG@0010)")
     parser.add_argument("--runlist", default="runlist", help="the run list's name in the "
                         "means' file names (default runlist)")
-    parser.set_defaults(handler=run_pipeline)
 
 
 def run_pipeline(args) -> int:
