@@ -40,11 +40,10 @@ class PipelineError(ValueError):
 
 class TopicFiles(NamedTuple):
     """What ``DIN-splitqrels`` writes for one topic: the ``Grelv`` file, the ``Irelv``
-    file of each intent (by intent, in the order of the file names) and the ``din``
-    file."""
+    file of each intent with a relevant document (by intent) and the ``din`` file."""
 
     grelv: bytes
-    irelv: list[bytes]
+    irelv: dict[bytes, bytes]
     din: bytes
 
 
@@ -104,20 +103,26 @@ def split_qrels(prob: bytes, dqrels: bytes, prob_name: str = "Iprob",
             first.setdefault((fields[0], fields[1]), fields)
     topics = sorted({fields[0] if fields else b"" for fields in prob_lines})
     qrels: dict[bytes, list[list[bytes]]] = {}
-    for fields in (_fields(line) for line in dqrels_lines(dqrels)):
-        qrels.setdefault(fields[0] if fields else b"", []).append(fields)
+    for number, line in enumerate(dqrels_lines(dqrels), 1):
+        fields = _fields(line)
+        if len(fields) != 4 or (fields[3] != b"L0" and fields[3] not in LEVEL_GAINS):
+            raise PipelineError(f"{dqrels_name}, line {number}: expected <topic> <intent> "
+                                "<docno> <L0-L9>, as DIN-splitqrels reads a Dqrels file")
+        qrels.setdefault(fields[0], []).append(fields)
+    for number, fields in enumerate(prob_lines, 1):
+        if len(fields) not in (3, 4):
+            raise PipelineError(f"{prob_name}, line {number}: expected <topic> <intent> "
+                                "<probability> [inf|nav]")
     out = {}
     for topic in topics:
         rows = qrels.get(topic, [])
-        relevant = [r for r in rows if len(r) > 3 and r[3] in LEVEL_GAINS]
+        relevant = [r for r in rows if r[3] in LEVEL_GAINS]
         intents = sorted({r[1] for r in relevant}, key=_sort_key)
         irelv = {}
         for intent in intents:
-            if not intent[:1].isdigit():
-                continue  # the scripts' file pattern Irelv[0-9]* does not see it
-            docs = [(LEVEL_GAINS.get(r[3], 0) if len(r) > 3 else 0, r[2] if len(r) > 2 else b"")
-                    for r in rows if r[1] == intent and (r[3] if len(r) > 3 else b"") != b"L0"]
-            irelv[b"Irelv" + intent] = b"".join(b"%s %d\n" % (doc, gain) for gain, doc in docs)
+            docs = sorted(((LEVEL_GAINS[r[3]], r[2]) for r in rows
+                           if r[1] == intent and r[3] != b"L0"), key=lambda d: -d[0])
+            irelv[intent] = b"".join(b"%s %d\n" % (doc, gain) for gain, doc in docs)
         din_lines, pairs = [], []
         for r in relevant:
             found = first.get((topic, r[1]))
@@ -129,8 +134,7 @@ def split_qrels(prob: bytes, dqrels: bytes, prob_name: str = "Iprob",
             pgv = awk_print(awk_number(found[2]) * LEVEL_GAINS[r[3]])
             din_lines.append(b"%s %s %s %s\n" % (r[1], kind, r[2], pgv))
             pairs.append(b"%s %s" % (r[2], pgv))
-        out[topic] = TopicFiles(_grelv(pairs), [irelv[k] for k in sorted(irelv)],
-                                b"".join(din_lines))
+        out[topic] = TopicFiles(_grelv(pairs), irelv, b"".join(din_lines))
     return out
 
 
@@ -233,7 +237,10 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     with _memory_files() as make:
         paths = {}
         for topic, files in qrels.items():
-            paths[topic] = (make(files.grelv), [make(data) for data in files.irelv],
+            paths[topic] = (make(files.grelv),
+                            # irec reads the files that the pattern Irelv[0-9]* finds
+                            [make(files.irelv[k]) for k in sorted(files.irelv)
+                             if k[:1].isdigit()],
                             make(files.din))
         for name, data in runs.items():
             res = split_run(data, qrels, limit)
@@ -304,4 +311,148 @@ def nev_means(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[st
                     total += awk_number(value)
                 lines.append(b"%s %.4f\n" % (run.encode(), total / len(topics)))
         out[metric] = b"".join(lines)
+    return out
+
+
+def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
+               runs: dict[str, bytes], cutoff: int, limit: int = 1000,
+               messages: list[bytes] | None = None) -> dict[str, bytes]:
+    """What ``D-NTCIR-IAeval`` (variant ``"IA"``: ``<run>.<name>.nevIA``) or
+    ``DIN-NTCIR-PQeval`` (``"PQ"``: ``<run>.<name>.nevPQ``) writes for each run: every
+    intent's measures from its ``Irelv`` file, then the intent-aware means (IA-ERR,
+    IA-nERR, IA-MSnDCG) or P+Q (Q for informational intents, P-plus for navigational
+    ones; Sakai, WWW 2012), weighted by the probabilities as given.
+
+    Parameters are those of :func:`diversity_nev`, with ``prob`` the intent probability
+    file's bytes (its lines give the intents, in its order).
+    """
+    cut = b"%d" % cutoff
+    cutstr = b"%04d" % cutoff
+    intents: dict[bytes, list[list[bytes]]] = {}
+    for fields in (_fields(line) for line in dqrels_lines(prob)):
+        intents.setdefault(fields[0], []).append(fields)
+    out = {}
+    with _memory_files() as make:
+        paths = {topic: {k: make(v) for k, v in files.irelv.items()}
+                 for topic, files in qrels.items()}
+        for name, data in runs.items():
+            res = split_run(data, qrels, limit)
+            chunks = []
+            for topic in qrels:
+                temp = []
+                for fields in intents.get(topic, []):
+                    intent, probability = fields[1], fields[2]
+                    irelv = paths[topic].get(intent)
+                    if irelv is None:
+                        continue  # the intent has no relevant document
+                    labelled = _call([b"glabel", b"-I", irelv, b"-truncate", cut],
+                                     res[topic], messages)
+                    tag = [topic, intent, probability] if variant == "IA" else \
+                        [topic, intent, fields[3] if len(fields) > 3 else b"inf", probability]
+                    temp.append(_call([b"gcompute", b"-I", irelv, b"-out", b" ".join(tag),
+                                       b"-cutoffs", cut], labelled, messages))
+                text = b"".join(temp)
+                chunks.append(text)
+                rows = [line.split() for line in text.split(b"\n")]
+                if variant == "IA":
+                    for metric in (b"ERR@", b"nERR@", b"MSnDCG@"):
+                        metric += cutstr
+                        picked = [r for r in rows if len(r) > 3 and r[3] == metric + b"="]
+                        chunks.append(_weighted(topic, picked, 2, b"IA-" + metric))
+                else:
+                    picked = [r for r in rows if len(r) > 4 and (
+                        r[2] == b"inf" and r[4] == b"Q@%s=" % cutstr
+                        or r[2] == b"nav" and r[4] == b"P-plus=")]
+                    chunks.append(_weighted(topic, picked, 3, b"PplusQ@" + cutstr))
+            out[name] = b"".join(chunks)
+    return out
+
+
+def _weighted(topic: bytes, rows: list[list[bytes]], at: int, name: bytes) -> bytes:
+    """The line ``<topic> SUMp= <sum of p> <name>= <sum of p * value>``, as the scripts'
+    gawk adds them up."""
+    total = weighted = 0.0
+    for row in rows:
+        p = awk_number(row[at])
+        total += p
+        weighted += p * awk_number(row[-1])
+    return b"%s SUMp= %.4f %s= %.4f\n" % (topic, total, name, weighted)
+
+
+def _grep(pattern: bytes) -> re.Pattern:
+    """A grep pattern made of names: each ``.`` matches any character, ``.*`` as in the
+    scripts' patterns, every other character itself."""
+    parts = pattern.split(b".*")
+    return re.compile(b".*".join(re.escape(p).replace(b"\\.", b".") for p in parts))
+
+
+def ia_nev(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[str]
+           ) -> dict[tuple[str, str], bytes]:
+    """What ``NEVIA2nev`` writes for each run and metric (``<run>.<suffix>.<metric>.nev``):
+    ``<topic> <metric>= <value>`` of each topic."""
+    out = {}
+    for metric in metrics:
+        for run, data in files.items():
+            rows = data.split(b"\n")
+            lines = []
+            for topic in topics:
+                pattern = _grep(b"%s SUMp= .* %s=" % (topic, metric.encode()))
+                for row in rows:
+                    if pattern.match(row):
+                        f = row.split()
+                        lines.append(b"%s %s %s\n" % (f[0], f[-2], f[-1]))
+            out[run, metric] = b"".join(lines)
+    return out
+
+
+def sharp_nev(d_files: dict[str, bytes], files: dict[str, bytes], topics: list[bytes],
+              recall: str, metric: str, sharp: str) -> dict[str, bytes]:
+    """What ``NEVIAPQ2sharpnev`` writes for each run (``<run>.<sharp>.nev``): each
+    topic's ``metric`` and its combination with ``recall`` (I-rec) of the Dnev file,
+    ``GAMMA * I-rec + (1 - GAMMA) * metric`` of the printed values."""
+    out = {}
+    for run, data in files.items():
+        rows = data.split(b"\n")
+        d_rows = d_files[run].split(b"\n")
+        lines = []
+        for topic in topics:
+            d_values = [r.split()[-1] for r in d_rows
+                        if _grep(b"%s %s=" % (topic, recall.encode())).match(r)]
+            # egrep's pattern: the metric's characters as an extended regular expression
+            pattern = re.compile(b"%s SUMp= .* %s=" % (re.escape(topic), metric.encode()))
+            values = [r.split()[-1] for r in rows if pattern.match(r)]
+            fields = [topic, *d_values, *values]
+            numbers = [awk_number(f) for f in fields[1:3]]
+            numbers += [0.0] * (2 - len(numbers))
+            lines.append(b"%s %s=\t%.4f\n" % (fields[0], metric.encode(), numbers[1]))
+            lines.append(b"%s %s=\t%.4f\n" % (fields[0], sharp.encode(),
+                                               GAMMA * numbers[0] + (1 - GAMMA) * numbers[1]))
+        out[run] = b"".join(lines)
+    return out
+
+
+def adhoc_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
+              limit: int = 1000, messages: list[bytes] | None = None) -> dict[str, bytes]:
+    """What ``NTCIRsplitqrels``, ``TRECsplitruns`` and ``NTCIR-eval`` write for each run
+    (``<run>.<name>.nev``): ``label`` then ``compute OPTIONS`` for each topic of the NTCIR
+    adhoc qrels (``<topic> <docno> <L0-L9>``), topics sorted bytewise."""
+    topics: dict[bytes, list[bytes]] = {}
+    for line in dqrels_lines(qrels):
+        fields = line.split()
+        topic = fields[0] if fields else b""
+        prefix = topic + b" "
+        topics.setdefault(topic, []).append(
+            (line[len(prefix):] if line.startswith(prefix) else line) + b"\n")
+    order = sorted(topics)
+    out = {}
+    with _memory_files() as make:
+        rels = {topic: make(b"".join(topics[topic])) for topic in order}
+        for name, data in runs.items():
+            res = split_run(data, order, limit)
+            chunks = []
+            for topic in order:
+                labelled = _call([b"label", b"-r", rels[topic]], res[topic], messages)
+                chunks.append(_call([b"compute", b"-r", rels[topic], *options, b"-out", topic],
+                                    labelled, messages))
+            out[name] = b"".join(chunks)
     return out
