@@ -15,105 +15,140 @@ import pytest
 
 from xdiv.cli import main
 
-SCRIPTS = ("DIN-splitqrels", "TRECsplitruns", "D-NTCIR-eval", "DIN-NTCIR-eval", "NEV2mean")
-EVALUATE = {"D": "D-NTCIR-eval", "DIN": "DIN-NTCIR-eval"}
-SUFFIX = {"D": "Dnev", "DIN": "DINnev"}
+SCRIPTS = ("DIN-splitqrels", "NTCIRsplitqrels", "TRECsplitruns", "D-NTCIR-eval",
+           "DIN-NTCIR-eval", "D-NTCIR-IAeval", "DIN-NTCIR-PQeval", "NTCIR-eval", "NEV2mean",
+           "NEVIA2nev", "NEVIAPQ2sharpnev")
 
 
-def _scripts(ntcireval_folder: Path, into: Path, prob: Path, dqrels: Path, runs: list[Path],
-             cutoff: int, means: dict[str, list[str]]) -> dict[str, bytes]:
-    """The files NTCIREVAL's scripts write for ``runs`` (the D- and DIN-pipelines at
-    ``cutoff``, evaluation name ``e``, run list ``runl``, and NEV2mean's ``means`` of
-    each variant), by name."""
+def _run_scripts(ntcireval_folder: Path, into: Path, inputs: list[Path],
+                 commands: list[tuple[str, bool]]) -> dict[str, bytes]:
+    """The files NTCIREVAL's scripts write in ``into`` (folders, topic lists and
+    temporary files aside) when ``commands`` run there under ``LC_ALL=C``, each reading
+    the run list ``runl`` (the names of ``inputs`` from the third) on standard input
+    where its flag says so."""
     if shutil.which("gawk") is None:
         pytest.skip("NTCIREVAL's scripts need gawk")
     into.mkdir()
     for name in (*SCRIPTS, "ntcir_eval"):
         shutil.copy2(ntcireval_folder / name, into / name)
-    for path in (prob, dqrels, *runs):
+    for path in inputs:
         shutil.copy(path, into / path.name)
-    (into / "runl").write_text("".join(f"{run.name}\n" for run in runs))
     env = {**os.environ, "LC_ALL": "C", "PATH": f"{into}{os.pathsep}{os.environ['PATH']}"}
-    tid = f"{prob.name}.tid"
     runl = (into / "runl").read_bytes()
-    commands = [(f"DIN-splitqrels {prob.name} {dqrels.name} q", b""),
-                (f"TRECsplitruns {tid} 1000", runl)]
-    for variant, metrics in means.items():
-        commands.append((f"{EVALUATE[variant]} {tid} q {cutoff} e", runl))
-        commands.append((f"NEV2mean runl {tid} e.{SUFFIX[variant]} {' '.join(metrics)}", b""))
     before = set(os.listdir(into))
-    for command, stdin in commands:
-        subprocess.run(["sh", *command.split()], cwd=into, env=env, input=stdin, check=True,
-                       capture_output=True, timeout=600)
+    for command, reads_runl in commands:
+        subprocess.run(["sh", *command.split()], cwd=into, env=env,
+                       input=runl if reads_runl else b"", check=True, capture_output=True,
+                       timeout=600)
     return {name: (into / name).read_bytes() for name in set(os.listdir(into)) - before
-            if (into / name).is_file() and not name.startswith(("temp.", tid))}
+            if (into / name).is_file() and not name.startswith("temp.")
+            and not name.endswith(".tid")}
 
 
-def _xdiv(out: Path, prob: Path, dqrels: Path, runs: list[Path], cutoff: int,
-          means: dict[str, list[str]]) -> dict[str, bytes]:
-    """The files ``xdiv ntcireval`` writes for the same pipelines, by name."""
+def _run_xdiv(out: Path, command_lines: list[list[str]]) -> dict[str, bytes]:
+    """The files ``xdiv ntcireval`` writes in ``out`` for ``command_lines``."""
     out.mkdir()
-    for variant, metrics in means.items():
-        status = main(["ntcireval", variant, str(prob), str(dqrels), *map(str, runs),
-                       "--cutoff", str(cutoff), "--name", "e", "--out-dir", str(out),
-                       "--runlist", "runl", "-m", *metrics])
-        assert status == 0
+    for argv in command_lines:
+        assert main(["ntcireval", *argv, "--out-dir", str(out)]) == 0, argv
     return {name: (out / name).read_bytes() for name in os.listdir(out)}
 
 
-def _compare(scripts: dict[str, bytes], ours: dict[str, bytes], n_runs: int,
-             means: dict[str, list[str]]) -> None:
+def _pipelines(prob: Path, dqrels: Path, qrels: Path | None, runs: list[Path], cutoff: int
+               ) -> tuple[list[tuple[str, bool]], list[list[str]]]:
+    """Every pipeline at ``cutoff`` as the scripts run it and as ``xdiv ntcireval`` does."""
+    c = f"{cutoff:04d}"
+    tid = f"{prob.name}.tid"
+    scripts = [(f"DIN-splitqrels {prob.name} {dqrels.name} q", False),
+               (f"TRECsplitruns {tid} 1000", True),
+               (f"D-NTCIR-eval {tid} q {cutoff} e", True),
+               (f"NEV2mean runl {tid} e.Dnev I-rec@{c} Q@{c} MSnDCG@{c} D#-Q@{c} "
+                f"D#-nDCG@{c}", False),
+               (f"DIN-NTCIR-eval {tid} q {cutoff} e", True),
+               (f"NEV2mean runl {tid} e.DINnev DIN#-Q@{c} DIN#-nDCG@{c} nERR@{c}", False),
+               (f"D-NTCIR-IAeval {tid} {prob.name} q.Irelv {cutoff} e", True),
+               (f"NEVIA2nev runl {tid} e.nevIA IA-MSnDCG@{c} IA-nERR@{c} IA-ERR@{c}", False),
+               (f"NEVIAPQ2sharpnev {tid} e.Dnev I-rec@{c} e.nevIA IA-nERR@{c} "
+                f"IA-nERR#@{c}", True),
+               (f"DIN-NTCIR-PQeval {tid} {prob.name} q.Irelv {cutoff} e", True),
+               (f"NEVIAPQ2sharpnev {tid} e.Dnev I-rec@{c} e.nevPQ PplusQ@{c} "
+                f"PplusQ#@{c}", True)]
+    common = [str(prob), str(dqrels), *map(str, runs), "--cutoff", str(cutoff), "--name",
+              "e", "--runlist", "runl"]
+    ours = [["D", *common, "-m", f"I-rec@{c}", f"Q@{c}", f"MSnDCG@{c}", f"D#-Q@{c}",
+             f"D#-nDCG@{c}"],
+            ["DIN", *common, "-m", f"DIN#-Q@{c}", f"DIN#-nDCG@{c}", f"nERR@{c}"],
+            ["IA", *common, "-m", f"IA-MSnDCG@{c}", f"IA-nERR@{c}", f"IA-ERR@{c}",
+             "--sharp", f"IA-nERR@{c}", f"IA-nERR#@{c}"],
+            ["PQ", *common, "--sharp", f"PplusQ@{c}", f"PplusQ#@{c}"]]
+    if qrels is not None:
+        scripts += [(f"NTCIRsplitqrels {qrels.name} rel", False),
+                    (f"TRECsplitruns {qrels.name}.tid 1000", True),
+                    (f"NTCIR-eval {qrels.name}.tid rel a -cutoffs 10,1000 -g 1:2", True),
+                    (f"NEV2mean runl {qrels.name}.tid a.nev Q-measure nERR@0010", False)]
+        ours.append(["adhoc", str(qrels), *map(str, runs), "--name", "a", "--runlist", "runl",
+                     "--compute-options=-cutoffs 10,1000 -g 1:2", "-m", "Q-measure",
+                     "nERR@0010"])
+    return scripts, ours
+
+
+def _compare(scripts: dict[str, bytes], ours: dict[str, bytes], n_runs: int) -> None:
+    # per run: Dnev, DINnev, nevIA, 3 NEVIA2nev, IA#, nevPQ, P+Q# (and nev); 8 means (+2)
+    adhoc = any(name.endswith(".a.nev") for name in scripts)
+    assert len(scripts) == n_runs * (9 + adhoc) + 8 + 2 * adhoc
     assert sorted(ours) == sorted(scripts)
-    assert len(ours) == n_runs * len(means) + sum(len(m) for m in means.values())
     for name, data in scripts.items():
         assert data, name  # the scripts wrote something to compare
         assert ours[name] == data, name
 
 
-def test_d_and_din_pipelines_write_the_scripts_files_on_ntcirevals_sample(
-        ntcireval_folder, tmp_path):
-    """NTCIREVAL's sample (Dtest.DINprob, Dtest.Dqrels, TRECRUN, TRECRUN2) at cutoff 10:
-    the two runs' Dnev and DINnev files and NEV2mean's means of every measure they
-    combine, byte for byte."""
+def test_every_pipeline_writes_the_scripts_files_on_ntcirevals_sample(ntcireval_folder,
+                                                                      tmp_path):
+    """NTCIREVAL's sample (Dtest.DINprob, Dtest.Dqrels, test.qrels, TRECRUN, TRECRUN2) at
+    cutoff 10: the D-, DIN-, IA-, PQ- and adhoc pipelines, NEV2mean, NEVIA2nev and
+    NEVIAPQ2sharpnev, every file byte for byte."""
     folder = ntcireval_folder
     runs = [folder / "TRECRUN", folder / "TRECRUN2"]
-    means = {"D": ["I-rec@0010", "Q@0010", "MSnDCG@0010", "D#-Q@0010", "D#-nDCG@0010"],
-             "DIN": ["DIN#-Q@0010", "DIN#-nDCG@0010", "nERR@0010"]}
-    prob, dqrels = folder / "Dtest.DINprob", folder / "Dtest.Dqrels"
-    scripts = _scripts(folder, tmp_path / "scripts", prob, dqrels, runs, 10, means)
-    ours = _xdiv(tmp_path / "xdiv", prob, dqrels, runs, 10, means)
-    _compare(scripts, ours, len(runs), means)
-    # the sample's D#-measures are not all zero: the combination is exercised
-    assert b"D#-nDCG@0010=        0." in ours["TRECRUN.e.Dnev"]
-    assert any(float(line.split()[-1]) > 0 for line in ours["TRECRUN.e.Dnev"].splitlines()
-               if b"D#-nDCG" in line)
+    prob, dqrels, qrels = folder / "Dtest.DINprob", folder / "Dtest.Dqrels", folder / "test.qrels"
+    scripts, ours = _pipelines(prob, dqrels, qrels, runs, 10)
+    (tmp_path / "runl").write_text("TRECRUN\nTRECRUN2\n")
+    written = _run_scripts(folder, tmp_path / "scripts",
+                           [tmp_path / "runl", prob, dqrels, qrels, *runs], scripts)
+    mine = _run_xdiv(tmp_path / "xdiv", ours)
+    _compare(written, mine, len(runs))
+    # the sample's combined measures are not all zero: the combinations are exercised
+    for name in ("TRECRUN.e.Dnev", "TRECRUN.PplusQ#@0010.nev", "TRECRUN.IA-nERR#@0010.nev"):
+        assert any(float(line.split()[-1]) > 0 for line in mine[name].splitlines()
+                   if b"#-" in line or b"#@" in line), name
 
 
 @pytest.mark.slow
-def test_d_and_din_pipelines_on_trec_2009_runs(ntcireval_folder, trec2009, trec2009_run_paths,
-                                               tmp_path):
+def test_every_pipeline_on_trec_2009_runs(ntcireval_folder, trec2009, trec2009_run_paths,
+                                          tmp_path):
     """Three TREC 2009 runs on the first eight topics, converted to NTCIR files (Dqrels,
-    DINprob with the topics' intent types, as given), at cutoff 20: every Dnev and
-    DINnev file and the means, byte for byte."""
+    DINprob with the topics' intent types, probabilities as xdiv reads them), at cutoff
+    20: the D-, DIN-, IA- and PQ-pipelines and their means, every file byte for byte."""
+    import gzip
+
     from xdiv.io.ntcir import iprob_frame, write_dqrels, write_iprob
 
-    collection, runs = trec2009
+    collection, _ = trec2009
     topics = [str(t) for t in collection["topic"].values[:8]]
     qrels = collection.sel(topic=topics)
-    (tmp_path / "data").mkdir()
-    prob, dqrels = tmp_path / "data" / "wt09.DINprob", tmp_path / "data" / "wt09.Dqrels"
+    data = tmp_path / "data"
+    data.mkdir()
+    prob, dqrels = data / "wt09.DINprob", data / "wt09.Dqrels"
     write_dqrels(dqrels, qrels)
     write_iprob(prob, iprob_frame(qrels), types=True)
     picked = []
     for source in trec2009_run_paths[:3]:
-        import gzip
         lines = gzip.open(source, "rb").read().splitlines(keepends=True)
-        path = tmp_path / "data" / Path(source).name.removesuffix(".gz")
+        path = data / Path(source).name.removesuffix(".gz")
         path.write_bytes(b"".join(line for line in lines
                                   if line.split()[0].decode() in topics))
         picked.append(path)
-    means = {"D": ["I-rec@0020", "D#-Q@0020", "D#-nDCG@0020"],
-             "DIN": ["DIN#-Q@0020", "DIN#-nDCG@0020"]}
-    scripts = _scripts(ntcireval_folder, tmp_path / "scripts", prob, dqrels, picked, 20, means)
-    ours = _xdiv(tmp_path / "xdiv", prob, dqrels, picked, 20, means)
-    _compare(scripts, ours, len(picked), means)
+    (data / "runl").write_text("".join(f"{p.name}\n" for p in picked))
+    scripts, ours = _pipelines(prob, dqrels, None, picked, 20)
+    written = _run_scripts(ntcireval_folder, tmp_path / "scripts",
+                           [data / "runl", prob, dqrels, *picked], scripts)
+    mine = _run_xdiv(tmp_path / "xdiv", ours)
+    _compare(written, mine, len(picked))
