@@ -74,8 +74,14 @@ def _sort_key(line: bytes) -> float:
     return float(text) if text not in (b"", b"-", b".", b"-.") else 0.0
 
 
+_AWK_FIELD = re.compile(rb"[^ \t]+")
+_RUN_LINE = re.compile(rb"^[ \t]*([^ \t\n]*)(?:[ \t]+[^ \t\n]+(?:[ \t]+([^ \t\n]+))?)?[^\n]*",
+                       re.MULTILINE)
+
+
 def _fields(line: bytes) -> list[bytes]:
-    return line.split()
+    """The fields gawk sees in ``line`` (separated by runs of blanks and tabs)."""
+    return _AWK_FIELD.findall(line)
 
 
 def split_qrels(prob: bytes, dqrels: bytes, prob_name: str = "Iprob",
@@ -171,12 +177,13 @@ def _grelv(pairs: list[bytes]) -> bytes:
 def split_run(run: bytes, topics: Iterable[bytes], limit: int) -> dict[bytes, bytes]:
     """What ``TRECsplitruns TIDS LIMIT`` writes for a TREC-format run: each topic's
     ``res`` file (the third field of its lines, in the file's order, at most ``limit``)."""
-    wanted = {topic: [] for topic in topics}
-    for line in dqrels_lines(run):
-        fields = line.split()
-        docs = wanted.get(fields[0] if fields else b"")
+    wanted: dict[bytes, list[bytes]] = {topic: [] for topic in topics}
+    for match in _RUN_LINE.finditer(run):
+        if match.end() == len(run) and match.start() == match.end():
+            break  # after the last newline: no line
+        docs = wanted.get(match.group(1))
         if docs is not None and len(docs) < limit:
-            docs.append((fields[2] if len(fields) > 2 else b"") + b"\n")
+            docs.append((match.group(2) or b"") + b"\n")
     return {topic: b"".join(docs) for topic, docs in wanted.items()}
 
 
@@ -200,7 +207,7 @@ def _memory_files() -> Iterator:
 
 def _last_fields(text: bytes, pattern: bytes) -> list[bytes]:
     """``awk '/pattern/{print $NF}'``: the last field of each line containing it."""
-    return [line.split()[-1] for line in text.split(b"\n") if pattern in line and line.split()]
+    return [_fields(line)[-1] for line in text.split(b"\n") if pattern in line and _fields(line)]
 
 
 def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, bytes],
@@ -236,7 +243,9 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     out = {}
     with _memory_files() as make:
         paths = {}
+        judged = {}
         for topic, files in qrels.items():
+            judged[topic] = _ideal_lines(files.grelv)
             paths[topic] = (make(files.grelv),
                             # irec reads the files that the pattern Irelv[0-9]* finds
                             [make(files.irelv[k]) for k in sorted(files.irelv)
@@ -247,12 +256,15 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
             chunks = []
             for topic in qrels:
                 grelv, irelv, din = paths[topic]
-                source = [b"-I", grelv] if variant == "D" else [b"-din", din]
-                labelled = _call([label, *source, b"-truncate", cut], res[topic], messages)
+                top = _head(res[topic], cutoff)
+                source = [b"-I", _needed(make, grelv, judged[topic], top)] \
+                    if variant == "D" else [b"-din", din]
+                labelled = _call([label, *source, b"-truncate", cut], top, messages)
                 temp = _call([b"gcompute", b"-I", grelv, b"-out", topic, b"-cutoffs", cut],
                              labelled, messages)
                 if irelv:
-                    res_path = make(res[topic])
+                    # irec's lines past max(cutoff, intents) change nothing it prints
+                    res_path = make(_head(res[topic], max(cutoff, len(irelv))))
                     temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, res_path,
                                    *irelv], b"", messages)
                 values = [*_last_fields(temp, b" I-rec@%s=" % cutstr),
@@ -268,6 +280,39 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
                     GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])))
             out[name] = b"".join(chunks)
     return out
+
+
+def _head(lines: bytes, count: int) -> bytes:
+    """The first ``count`` lines of ``lines``."""
+    end = -1
+    for _ in range(count):
+        end = lines.find(b"\n", end + 1)
+        if end < 0:
+            return lines
+    return lines[:end + 1]
+
+
+def _ideal_lines(grelv: bytes) -> dict[bytes, bytes] | None:
+    """Each document's line of a ``Grelv`` file, in its order (none when a gain is
+    negative: ``glabel`` must then see the whole file to refuse it)."""
+    lines = {}
+    for line in grelv.splitlines(keepends=True):
+        docno, _, gain = line.rpartition(b" ")
+        if gain.startswith(b"-"):
+            return None
+        lines[docno] = line
+    return lines
+
+
+def _needed(make, path: bytes, lines: dict[bytes, bytes] | None, top: bytes) -> bytes:
+    """An ideal file for ``glabel`` on the ranking ``top``: the ``Grelv`` file's first
+    line (its highest gain) and those of the ranked documents, in its order, which
+    ``glabel`` labels as it labels them from the whole file."""
+    if lines is None:
+        return path
+    ranked = set(top.split(b"\n"))
+    kept = [line for k, (docno, line) in enumerate(lines.items()) if k == 0 or docno in ranked]
+    return make(b"".join(kept))
 
 
 def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None) -> bytes:
@@ -301,7 +346,7 @@ def nev_means(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[st
         lines = []
         for run, data in files.items():
             rows = data.split(b"\n")
-            values = [row.split()[-1] for topic in topics for row in rows
+            values = [_fields(row)[-1] for topic in topics for row in rows
                       if row.startswith(b"%s %s=" % (topic, metric.encode()))]
             if not values:
                 lines.append(b"%s not found\n" % metric.encode())
@@ -353,7 +398,7 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
                                        b"-cutoffs", cut], labelled, messages))
                 text = b"".join(temp)
                 chunks.append(text)
-                rows = [line.split() for line in text.split(b"\n")]
+                rows = [_fields(line) for line in text.split(b"\n")]
                 if variant == "IA":
                     for metric in (b"ERR@", b"nERR@", b"MSnDCG@"):
                         metric += cutstr
@@ -399,7 +444,7 @@ def ia_nev(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[str]
                 pattern = _grep(b"%s SUMp= .* %s=" % (topic, metric.encode()))
                 for row in rows:
                     if pattern.match(row):
-                        f = row.split()
+                        f = _fields(row)
                         lines.append(b"%s %s %s\n" % (f[0], f[-2], f[-1]))
             out[run, metric] = b"".join(lines)
     return out
@@ -416,11 +461,11 @@ def sharp_nev(d_files: dict[str, bytes], files: dict[str, bytes], topics: list[b
         d_rows = d_files[run].split(b"\n")
         lines = []
         for topic in topics:
-            d_values = [r.split()[-1] for r in d_rows
+            d_values = [_fields(r)[-1] for r in d_rows
                         if _grep(b"%s %s=" % (topic, recall.encode())).match(r)]
             # egrep's pattern: the metric's characters as an extended regular expression
             pattern = re.compile(b"%s SUMp= .* %s=" % (re.escape(topic), metric.encode()))
-            values = [r.split()[-1] for r in rows if pattern.match(r)]
+            values = [_fields(r)[-1] for r in rows if pattern.match(r)]
             fields = [topic, *d_values, *values]
             numbers = [awk_number(f) for f in fields[1:3]]
             numbers += [0.0] * (2 - len(numbers))
@@ -438,7 +483,7 @@ def adhoc_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
     adhoc qrels (``<topic> <docno> <L0-L9>``), topics sorted bytewise."""
     topics: dict[bytes, list[bytes]] = {}
     for line in dqrels_lines(qrels):
-        fields = line.split()
+        fields = _fields(line)
         topic = fields[0] if fields else b""
         prefix = topic + b" "
         topics.setdefault(topic, []).append(
