@@ -152,3 +152,25 @@ def test_every_pipeline_on_trec_2009_runs(ntcireval_folder, trec2009, trec2009_r
                            [data / "runl", prob, dqrels, *picked], scripts)
     mine = _run_xdiv(tmp_path / "xdiv", ours)
     _compare(written, mine, len(picked))
+
+
+@pytest.mark.parametrize("dqrels, prob, expected", [
+    ("0001 1 d1 L1\n0001 1 d2 L10\n", "0001 1 0.5\n",
+     "Dqrels, line 2: expected <topic> <intent> <docno> <L0-L9>"),
+    ("0001 1 d1 L1\r\n", "0001 1 0.5\n", "Dqrels, line 1: expected"),
+    ("0001 1 d1 L1\n0001 2 d2 L2\n", "0001 1 0.5\n",
+     "Dqrels: topic 0001 intent 2 has no probability in"),
+    ("0001 1 d1 L1\n", "0001 1\n", "Iprob, line 1: expected <topic> <intent> <probability>"),
+])
+def test_broken_inputs_are_refused_in_one_line(tmp_path, capsys, dqrels, prob, expected):
+    """Where the scripts would go on with a broken line (gawk's stale variables, an
+    awk program with no number in it), the command refuses, naming the file."""
+    (tmp_path / "Dqrels").write_text(dqrels, newline="")
+    (tmp_path / "Iprob").write_text(prob)
+    (tmp_path / "RUN").write_text("0001 Q0 d1 1 1.0 RUN\n")
+    status = main(["ntcireval", "D", str(tmp_path / "Iprob"), str(tmp_path / "Dqrels"),
+                   str(tmp_path / "RUN"), "--out-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert len(err.splitlines()) == 1 and expected in err, err
+    assert not (tmp_path / "RUN.l10.Dnev").exists()
