@@ -1,9 +1,12 @@
-"""NTCIREVAL's diversity pipelines as one call each: what ``DIN-splitqrels``,
-``TRECsplitruns``, ``D-NTCIR-eval`` / ``DIN-NTCIR-eval`` and ``NEV2mean`` write, byte for
-byte, computed in this process by :func:`~xdiv.official.ntcireval.program.ntcir_eval`
-(no per-topic folders, no process per topic and run).
+"""NTCIREVAL's evaluation pipelines as one call each: what its scripts write, byte for
+byte (``DIN-splitqrels``, ``NTCIRsplitqrels`` and ``TRECsplitruns``, then
+``D-NTCIR-eval``, ``DIN-NTCIR-eval``, ``D-NTCIR-IAeval``, ``DIN-NTCIR-PQeval`` or
+``NTCIR-eval``, and ``NEV2mean``, ``NEVIA2nev``, ``NEVIAPQ2sharpnev``), computed in this
+process by :func:`~xdiv.official.ntcireval.program.ntcir_eval` (no per-topic folders, no
+process per topic and run).
 
-The scripts combine the 4-decimal values ``ntcir_eval`` prints (D#-measures, means) and
+The scripts combine the 4-decimal values ``ntcir_eval`` prints (D#-, DIN#-, P+Q#- and
+intent-aware measures, means) and
 write the global gains ``P(i|q) * g`` with gawk's number format (``%.6g``, integers as
 integers); those roundings are reproduced, since they are part of the official numbers.
 Topics and documents are ordered as the scripts order them under the C locale
@@ -13,6 +16,7 @@ Topics and documents are ordered as the scripts order them under the C locale
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 import tempfile
@@ -156,20 +160,16 @@ def _grelv(pairs: list[bytes]) -> bytes:
     """The ``Grelv`` file: each document's global gain (the sum, in the scripts' order,
     of its ``P(i|q) * g`` values as printed), highest first."""
     totals: list[tuple[bytes, bytes]] = []
-    docno = gain = None
-    total = 0.0
-    for line in sorted(pairs):
-        new_docno, _, new_gain = line.rpartition(b" ")
-        if docno is not None and new_docno == docno:
-            total = awk_number(gain) + awk_number(new_gain) if isinstance(gain, bytes) \
-                else total + awk_number(new_gain)
-            gain = total
+    lines = (line.rpartition(b" ") for line in sorted(pairs))
+    for docno, group in itertools.groupby(lines, key=lambda parts: parts[0]):
+        gains = [parts[2] for parts in group]
+        if len(gains) == 1:
+            totals.append((gains[0], docno))  # gawk prints the string it read
             continue
-        if docno is not None:
-            totals.append((gain if isinstance(gain, bytes) else awk_print(gain), docno))
-        docno, gain = new_docno, new_gain
-    if docno is not None:
-        totals.append((gain if isinstance(gain, bytes) else awk_print(gain), docno))
+        total = awk_number(gains[0])
+        for gain in gains[1:]:
+            total += awk_number(gain)
+        totals.append((awk_print(total), docno))
     ordered = sorted(totals, key=lambda t: -_sort_key(t[0]))
     return b"".join(b"%s %s\n" % (doc, gg) for gg, doc in ordered)
 
@@ -347,7 +347,7 @@ def nev_means(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[st
         for run, data in files.items():
             rows = data.split(b"\n")
             values = [_fields(row)[-1] for topic in topics for row in rows
-                      if row.startswith(b"%s %s=" % (topic, metric.encode()))]
+                      if _grep(b"%s %s=" % (topic, metric.encode())).match(row)]
             if not values:
                 lines.append(b"%s not found\n" % metric.encode())
             else:
