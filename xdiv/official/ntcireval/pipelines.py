@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import NamedTuple
 
+from .clib import LINE_BUFFER
 from .program import ntcir_eval
 
 GAMMA = 0.5
@@ -79,7 +80,7 @@ def _sort_key(line: bytes) -> float:
 
 
 _AWK_FIELD = re.compile(rb"[^ \t]+")
-_RUN_LINE = re.compile(rb"^[ \t]*([^ \t\n]*)(?:[ \t]+[^ \t\n]+(?:[ \t]+([^ \t\n]+))?)?[^\n]*",
+_RUN_LINE = re.compile(rb"^[ \t]*([^ \t\n]*)(?:[ \t]+[^ \t\n]+(?:[ \t]+([^ \t\n]+))?)?",
                        re.MULTILINE)
 
 
@@ -178,6 +179,14 @@ def split_run(run: bytes, topics: Iterable[bytes], limit: int) -> dict[bytes, by
     """What ``TRECsplitruns TIDS LIMIT`` writes for a TREC-format run: each topic's
     ``res`` file (the third field of its lines, in the file's order, at most ``limit``)."""
     wanted: dict[bytes, list[bytes]] = {topic: [] for topic in topics}
+    lines = _RUN_LINE.findall(run)  # (first field, third field) of each line
+    if not run or run.endswith(b"\n"):
+        lines.pop()  # the place after the last newline, where no line starts
+    for topic, docno in lines:
+        docs = wanted.get(topic)
+        if docs is not None and len(docs) < limit:
+            docs.append(docno + b"\n")
+    return {topic: b"".join(docs) for topic, docs in wanted.items()}
     for match in _RUN_LINE.finditer(run):
         if match.end() == len(run) and match.start() == match.end():
             break  # after the last newline: no line
@@ -196,7 +205,9 @@ def _memory_files() -> Iterator:
             if hasattr(os, "memfd_create"):
                 fd = os.memfd_create("xdiv-ntcireval")
                 stack.callback(os.close, fd)
-                os.write(fd, data)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
                 return b"/proc/self/fd/%d" % fd
             handle = stack.enter_context(tempfile.NamedTemporaryFile())
             handle.write(data)
@@ -244,29 +255,21 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     with _memory_files() as make:
         paths = {}
         judged = {}
+        intents = {}
         for topic, files in qrels.items():
             judged[topic] = _ideal_lines(files.grelv)
-            paths[topic] = (make(files.grelv),
-                            # irec reads the files that the pattern Irelv[0-9]* finds
-                            [make(files.irelv[k]) for k in sorted(files.irelv)
-                             if k[:1].isdigit()],
-                            make(files.din))
+            # irec reads the files that the pattern Irelv[0-9]* finds
+            intents[topic] = [_first_fields(files.irelv[k]) for k in sorted(files.irelv)
+                              if k[:1].isdigit()]
+            paths[topic] = (make(files.grelv), make(files.din))
         for name, data in runs.items():
             res = split_run(data, qrels, limit)
             chunks = []
             for topic in qrels:
-                grelv, irelv, din = paths[topic]
-                top = _head(res[topic], cutoff)
-                source = [b"-I", _needed(make, grelv, judged[topic], top)] \
-                    if variant == "D" else [b"-din", din]
-                labelled = _call([label, *source, b"-truncate", cut], top, messages)
-                temp = _call([b"gcompute", b"-I", grelv, b"-out", topic, b"-cutoffs", cut],
-                             labelled, messages)
-                if irelv:
-                    # irec's lines past max(cutoff, intents) change nothing it prints
-                    res_path = make(_head(res[topic], max(cutoff, len(irelv))))
-                    temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, res_path,
-                                   *irelv], b"", messages)
+                grelv, din = paths[topic]
+                source = [b"-I", grelv] if variant == "D" else [b"-din", din]
+                temp = _diversity_cell(label, source, judged[topic], intents[topic], grelv,
+                                       topic, res[topic], cutoff, messages)
                 values = [*_last_fields(temp, b" I-rec@%s=" % cutstr),
                           *_last_fields(temp, b" Q@%s=" % cutstr),
                           *_last_fields(temp, b" MSnDCG@%s=" % cutstr)]
@@ -280,6 +283,29 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
                     GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])))
             out[name] = b"".join(chunks)
     return out
+
+
+def _diversity_cell(label: bytes, source: list[bytes], judged: dict[bytes, bytes] | None,
+                    intents: list, grelv: bytes, topic: bytes, res: bytes, cutoff: int,
+                    messages: list[bytes] | None) -> bytes:
+    """What the scripts' ``glabel``/``dinlabel``, ``gcompute`` and ``irec`` print for one
+    topic and run, each given only the lines it reads (the same output)."""
+    cut = b"%d" % cutoff
+    top = _head(res, cutoff)
+    with _memory_files() as make:
+        if label == b"glabel":
+            source = [b"-I", _needed(make, grelv, judged, top)]
+        labelled = _call([label, *source, b"-truncate", cut], top, messages)
+        temp = _call([b"gcompute", b"-I", grelv, b"-out", topic, b"-cutoffs", cut],
+                     labelled, messages)
+        if intents:
+            # irec's lines past max(cutoff, intents) change nothing it prints, nor do
+            # the relevant documents it does not meet there
+            head = _head(res, max(cutoff, len(intents)))
+            ranked = set(head.split(b"\n"))
+            temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, make(head),
+                           *(make(_met(lines, ranked)) for lines in intents)], b"", messages)
+    return temp
 
 
 def _head(lines: bytes, count: int) -> bytes:
@@ -313,6 +339,22 @@ def _needed(make, path: bytes, lines: dict[bytes, bytes] | None, top: bytes) -> 
     ranked = set(top.split(b"\n"))
     kept = [line for k, (docno, line) in enumerate(lines.items()) if k == 0 or docno in ranked]
     return make(b"".join(kept))
+
+
+def _first_fields(relv: bytes) -> list[tuple[bytes, bytes]] | bytes:
+    """Each line of an ``Irelv`` file with its document (the file itself when a line is
+    too long for ``irec``'s buffer, which it must then see whole)."""
+    lines = relv.splitlines(keepends=True)
+    if any(len(line) >= LINE_BUFFER - 1 for line in lines):
+        return relv
+    return [(line.split(b" ", 1)[0], line) for line in lines]
+
+
+def _met(lines: list[tuple[bytes, bytes]] | bytes, ranked: set[bytes]) -> bytes:
+    """The lines of an ``Irelv`` file whose document is in ``ranked``."""
+    if isinstance(lines, bytes):
+        return lines
+    return b"".join(line for docno, line in lines if docno in ranked)
 
 
 def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None) -> bytes:
