@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import os
 import re
 import tempfile
@@ -33,10 +34,9 @@ GAMMA = 0.5
 LEVEL_GAINS = {b"L%d" % level: level for level in range(1, 10)}
 """The gain of each relevance level, as ``DIN-splitqrels`` sets it (``L1`` to ``L9``)."""
 
-VARIANTS = {"D": (b"glabel", b"glab", b"Dnev", b"D#"),
-            "DIN": (b"dinlabel", b"dinlab", b"DINnev", b"DIN#")}
-"""Each pipeline's labelling subcommand, label-file suffix, output suffix and the prefix
-of its combined measures."""
+VARIANTS = {"D": (b"glabel", b"D#"), "DIN": (b"dinlabel", b"DIN#")}
+"""Each diversity pipeline's labelling subcommand and the prefix of its combined
+measures."""
 
 
 class PipelineError(ValueError):
@@ -67,8 +67,11 @@ _SORT_NUMBER = re.compile(rb"\s*-?\d*(?:\.\d*)?")
 
 def awk_print(value: float) -> bytes:
     """The number as gawk's ``print`` writes it: an integral value as an integer, any
-    other with ``%.6g``."""
-    if value == int(value) and abs(value) < 1e16:
+    other with ``%.6g`` (an infinity or a NaN with its sign)."""
+    if not math.isfinite(value):
+        sign = b"-" if math.copysign(1.0, value) < 0 else b"+"
+        return sign + (b"nan" if math.isnan(value) else b"inf")
+    if value == int(value):
         return b"%d" % int(value)
     return b"%.6g" % value
 
@@ -142,6 +145,10 @@ def split_qrels(prob: bytes, dqrels: bytes, prob_name: str = "Iprob",
                     f"{dqrels_name}: topic {topic.decode(errors='replace')} intent "
                     f"{r[1].decode(errors='replace')} has no probability in {prob_name}")
             kind = found[3] if len(found) > 3 else b"inf"
+            if not math.isfinite(awk_number(found[2])):
+                raise PipelineError(f"{prob_name}: topic {topic.decode(errors='replace')} "
+                                    f"intent {r[1].decode(errors='replace')}: the "
+                                    "probability is not a finite number")
             pgv = awk_print(awk_number(found[2]) * LEVEL_GAINS[r[3]])
             din_lines.append(b"%s %s %s %s\n" % (r[1], kind, r[2], pgv))
             pairs.append(b"%s %s" % (r[2], pgv))
@@ -248,7 +255,7 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     dict
         Each run's per-topic file.
     """
-    label, _, _, prefix = VARIANTS[variant]
+    label, prefix = VARIANTS[variant]
     cut = b"%d" % cutoff
     cutstr = b"%04d" % cutoff
     out = {}
