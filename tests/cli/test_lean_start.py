@@ -14,7 +14,7 @@ HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyar
 COMMANDS = ["demo", "measures", "meta", "concordance", "correlate", "risk", "design",
             "design size", "design mdd", "design pairs", "design swap", "design gstudy",
             "convert", "plot", "report", "pools", "pools leave-one-out", "pools downsample",
-            "ntcir_eval"]
+            "ntcir_eval", "ntcireval"]
 """Every subcommand (and design action) but ndeval, gdeval and evaluate."""
 
 # runs main(ARGV) in a fresh interpreter; prints its exit status and the heavy modules

@@ -32,6 +32,7 @@ ACCEPTED = {
     "gdeval": ["q.txt", "r.txt"],
     "trec_eval": ["q.txt", "r.txt"],
     "ntcir_eval": ["label", "-r", "q.txt"],
+    "ntcireval": ["D", "p.txt", "q.txt", "r.txt"],
     "measures": [],
     "meta": ["s.nc"],
     "concordance": ["s.nc", "A", "B", "--gold", "C"],

@@ -53,6 +53,7 @@ COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "ntcireval", "m
 
 FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
              "gdeval": "official", "trec_eval": "trec_eval", "ntcir_eval": "ntcireval",
+             "ntcireval": "ntcireval",
              "measures": "measures",
              "meta": "meta", "concordance": "meta", "correlate": "meta",
              "compare": "compare", "risk": "risk", "design": "design", "convert": "convert",

@@ -36,6 +36,7 @@ def add_parser(sub) -> None:
     parser.set_defaults(handler=run_ntcir_eval)
     # ntcir_eval's command line is read as ntcir_eval reads it, not by argparse
     parser.parse_known_args = _unparsed
+    add_pipeline_parser(sub)
 
 
 def _declare(parser: argparse.ArgumentParser) -> None:
@@ -79,3 +80,134 @@ def run_ntcir_eval(args) -> int:
     sys.stderr.buffer.write(outcome.stderr)
     sys.stderr.buffer.flush()
     return outcome.status
+
+
+PIPELINE_ABOUT = (
+    "Run one of NTCIREVAL's evaluation pipelines in one command, without per-topic "
+    "folders or a process per topic, writing the files its scripts write, byte for byte "
+    "(topics ordered as the scripts order them under LC_ALL=C). Each pipeline includes "
+    "the splitting of the qrels (DIN-splitqrels, or NTCIRsplitqrels for adhoc) and of "
+    "the TREC-format runs (TRECsplitruns, doclimit --limit). "
+    "'D PROB DQRELS RUN...' is D-NTCIR-eval (<run>.<name>.Dnev); 'DIN' is DIN-NTCIR-eval "
+    "(<run>.<name>.DINnev); 'IA' is D-NTCIR-IAeval (<run>.<name>.nevIA); 'PQ' is "
+    "DIN-NTCIR-PQeval (<run>.<name>.nevPQ); 'adhoc QRELS RUN...' is NTCIR-eval with "
+    "--compute-options (<run>.<name>.nev). -m MEASURE... does NEV2mean's work for D, DIN "
+    "and adhoc (<runlist>.<prob or qrels file name>.<name>.<suffix>.<measure>) and "
+    "NEVIA2nev's for IA (<run>.<name>.nevIA.<measure>.nev); --sharp RAW SHARP does "
+    "NEVIAPQ2sharpnev's for IA and PQ (<run>.<SHARP>.nev, combining RAW with the D "
+    "pipeline's I-rec). D#-, DIN#- and P+Q#-measures and the means combine the 4-decimal "
+    "values ntcir_eval prints, as the scripts do.")
+PIPELINE_EXAMPLES = """examples:
+  xdiv ntcireval D Dtest.Iprob Dtest.Dqrels --cutoff 10 --name l10 TRECRUN TRECRUN2
+  xdiv ntcireval DIN Dtest.DINprob Dtest.Dqrels TRECRUN -m I-rec@0010 DIN#-nDCG@0010 \\
+      --runlist runl
+  xdiv ntcireval IA Dtest.Iprob Dtest.Dqrels TRECRUN -m IA-nERR@0010
+  xdiv ntcireval PQ Dtest.DINprob Dtest.Dqrels TRECRUN --sharp PplusQ@0010 PplusQ#@0010
+  xdiv ntcireval adhoc test.qrels TRECRUN --compute-options="-cutoffs 10,1000 -g 1:2" \\
+      --name test
+"""
+SUFFIXES = {"D": "Dnev", "DIN": "DINnev", "IA": "nevIA", "PQ": "nevPQ", "adhoc": "nev"}
+
+
+def add_pipeline_parser(sub) -> None:
+    from .common import command
+
+    parser = command(sub, "ntcireval", "NTCIREVAL's pipelines (D-, DIN-, IA-, PQ- and "
+                     "adhoc NTCIR-eval) in one command each, files byte for byte",
+                     run_pipeline, about=PIPELINE_ABOUT, examples=PIPELINE_EXAMPLES)
+    parser.add_argument("variant", choices=list(SUFFIXES),
+                        help="the pipeline: D, DIN, IA, PQ or adhoc")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="D, DIN, IA, PQ: the intent probabilities (Iprob or DINprob: "
+                             "<topic> <intent> <probability> [inf|nav]), the diversity "
+                             "qrels (Dqrels: <topic> <intent> <docno> <L0-L9>) and the "
+                             "TREC-format runs; adhoc: the NTCIR qrels (<topic> <docno> "
+                             "<L0-L9>) and the runs")
+    parser.add_argument("--cutoff", type=int, default=10, help="document cutoff of D, "
+                        "DIN, IA and PQ (default 10)")
+    parser.add_argument("--name", default="l10", help="the evaluation name in the output "
+                        "file names (default l10)")
+    parser.add_argument("--limit", type=int, default=1000, help="documents kept per "
+                        "topic of each run, as TRECsplitruns' doclimit (default 1000)")
+    parser.add_argument("--compute-options", default="", metavar="OPTIONS",
+                        help="adhoc: ntcir_eval compute's options, as NTCIR-eval takes "
+                             "them (--compute-options=\"-cutoffs 10,1000 -g 1:2\")")
+    parser.add_argument("--out-dir", default=".", help="folder of the output files "
+                        "(default: the current folder)")
+    parser.add_argument("-m", "--measure", nargs="+", dest="means", default=[],
+                        metavar="MEASURE",
+                        help="D, DIN, adhoc: also write NEV2mean's mean of each measure "
+                             "(as the files name it: D#-nDCG@0010); IA: NEVIA2nev's file of "
+                             "each (IA-nERR@0010)")
+    parser.add_argument("--runlist", default="runlist", help="the run list's name in the "
+                        "means' file names (default runlist)")
+    parser.add_argument("--sharp", nargs=2, action="append", default=[],
+                        metavar=("RAW", "SHARP"),
+                        help="IA, PQ: also write NEVIAPQ2sharpnev's file <run>.SHARP.nev, "
+                             "RAW (PplusQ@0010, IA-nERR@0010) combined with I-rec (may "
+                             "be repeated)")
+
+
+def run_pipeline(args) -> int:
+    from ..errors import InputError
+    from ..official.ntcireval import pipelines as p
+
+    if args.cutoff < 1 or args.limit < 1:
+        raise InputError("--cutoff and --limit must be positive")
+    needed = 2 if args.variant == "adhoc" else 3
+    if len(args.files) < needed:
+        raise InputError(f"ntcireval {args.variant} takes "
+                         + ("QRELS RUN..." if needed == 2 else "PROB DQRELS RUN..."))
+    if args.sharp and args.variant not in ("IA", "PQ"):
+        raise InputError("--sharp is for the IA and PQ pipelines")
+
+    def read(path: str) -> bytes:
+        try:
+            with open(path, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+
+    def write(name: str, data: bytes) -> None:
+        with open(os.path.join(args.out_dir, name), "wb") as handle:
+            handle.write(data)
+
+    runs = {os.path.basename(path): read(path) for path in args.files[needed - 1:]}
+    messages: list[bytes] = []
+    suffix = f"{args.name}.{SUFFIXES[args.variant]}"
+    try:
+        if args.variant == "adhoc":
+            qrels = read(args.files[0])
+            files = p.adhoc_nev(qrels, runs, [os.fsencode(w) for w in
+                                              args.compute_options.split()],
+                                args.limit, messages)
+            topics = sorted({(line.split() or [b""])[0] for line in p.dqrels_lines(qrels)})
+        else:
+            prob = read(args.files[0])
+            split = p.split_qrels(prob, read(args.files[1]), args.files[0], args.files[1])
+            topics = list(split)
+            if args.variant in ("D", "DIN"):
+                files = p.diversity_nev(args.variant, split, runs, args.cutoff, args.limit,
+                                        messages)
+            else:
+                files = p.intent_nev(args.variant, prob, split, runs, args.cutoff,
+                                     args.limit, messages)
+    except p.PipelineError as exc:
+        raise InputError(str(exc)) from None
+    for run, data in files.items():
+        write(f"{run}.{suffix}", data)
+    if args.means and args.variant == "IA":
+        for (run, metric), data in p.ia_nev(files, topics, args.means).items():
+            write(f"{run}.{suffix}.{metric}.nev", data)
+    elif args.means:
+        base = os.path.basename(args.files[0])
+        for metric, data in p.nev_means(files, topics, args.means).items():
+            write(f"{args.runlist}.{base}.{suffix}.{metric}", data)
+    if args.sharp:
+        d_files = p.diversity_nev("D", split, runs, args.cutoff, args.limit)
+        recall = f"I-rec@{args.cutoff:04d}"
+        for raw, sharp in args.sharp:
+            for run, data in p.sharp_nev(d_files, files, topics, recall, raw, sharp).items():
+                write(f"{run}.{sharp}.nev", data)
+    sys.stderr.buffer.write(b"".join(messages))
+    return 0
