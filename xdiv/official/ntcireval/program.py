@@ -303,11 +303,11 @@ def _label(run: _Run) -> None:
         rank += 1
 
 
-def _glabel(run: _Run) -> None:
-    """``glabel``: the ranked list with each judged document's global gain from an ideal
-    list (``-I``)."""
+def _gain_label_options(run: _Run, option: bytes, name: bytes):
+    """The options of ``glabel`` (``-I``) and ``dinlabel`` (``-din``), read in order as
+    ntcir_eval reads them: ``(gains file, system list, -j, -truncate)``."""
     av = run.av
-    ideal = system = None
+    gains = system = None
     ignore_unjudged = False
     truncate = 0
     k = 2
@@ -318,15 +318,23 @@ def _glabel(run: _Run) -> None:
             run.sep, k = av[k + 1], k + 2
         elif _option(run, k, b"-truncate"):
             truncate, k = _truncate(run, k), k + 2
-        elif _option(run, k, b"-I"):
-            ideal, k = run.fopen(av[k + 1]), k + 2
+        elif _option(run, k, option):
+            gains, k = run.fopen(av[k + 1]), k + 2
         else:
             system, k = _system_file(run, k), k + 1
-    if ideal is None:
-        run.fail(b"Usage: %s %s [-j] [-sep <separator>] [-truncate <rank>] -I <ideal_file> "
-                 b"[system ranked list]\n" % (av[0], av[1]))
+    if gains is None:
+        run.fail(b"Usage: %s %s [-j] [-sep <separator>] [-truncate <rank>] %s %s "
+                 b"[system ranked list]\n" % (av[0], av[1], option, name))
     if run.sep is None:
         run.sep = b" "
+    return gains, system, ignore_unjudged, truncate
+
+
+def _glabel(run: _Run) -> None:
+    """``glabel``: the ranked list with each judged document's global gain from an ideal
+    list (``-I``)."""
+    ideal, system, ignore_unjudged, truncate = _gain_label_options(run, b"-I",
+                                                                   b"<ideal_file>")
     entries, _, _, highest = _store_ideal(run, ideal)
     if highest <= 0.0:
         run.fail(b"store_ideal failed\n")
@@ -381,27 +389,8 @@ def _store_ideal(run: _Run, data: bytes):
 def _dinlabel(run: _Run) -> None:
     """``dinlabel``: the ranked list with global gains from a DIN file (``-din``), where
     a navigational intent counts only at its first document (Sakai, WWW 2012)."""
-    av = run.av
-    din = system = None
-    ignore_unjudged = False
-    truncate = 0
-    k = 2
-    while k < len(av):
-        if av[k] == b"-j":
-            ignore_unjudged, k = True, k + 1
-        elif _option(run, k, b"-sep"):
-            run.sep, k = av[k + 1], k + 2
-        elif _option(run, k, b"-truncate"):
-            truncate, k = _truncate(run, k), k + 2
-        elif _option(run, k, b"-din"):
-            din, k = run.fopen(av[k + 1]), k + 2
-        else:
-            system, k = _system_file(run, k), k + 1
-    if din is None:
-        run.fail(b"Usage: %s %s [-j] [-sep <separator>] [-truncate <rank>] -din <din_file> "
-                 b"[system ranked list]\n" % (av[0], av[1]))
-    if run.sep is None:
-        run.sep = b" "
+    din, system, ignore_unjudged, truncate = _gain_label_options(run, b"-din",
+                                                                 b"<din_file>")
     entries, stored = _store_din(run, din)
     by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
     for docno, gain, intent, navigational in entries:
