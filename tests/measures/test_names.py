@@ -83,11 +83,19 @@ def _quiet(fn, *args, **kwargs):
 
 
 def _xdiv_scores(col, runs: pd.DataFrame, measure, order: str | None) -> dict:
+    return _xdiv_batch(col, runs, [measure], order)[0]
+
+
+def _xdiv_batch(col, runs: pd.DataFrame, measures: list, order: str | None) -> list[dict]:
+    """``{(run, topic): score}`` of each of ``measures``, from one evaluation of the runs
+    ranked in ``order``."""
     frame = runs[["run", "topic", "docno", "score"]]
     built = _quiet(xdiv.build_runs, frame, order=order or N.TREC)
-    score = _quiet(xdiv.evaluate, built, col, [measure]).score.isel(metric=0)
-    return {(str(r), str(t)): float(score.sel(run=r, topic=t))
-            for r in score.run.values for t in score.topic.values}
+    unique = list(dict.fromkeys(measures))
+    score = _quiet(xdiv.evaluate, built, col, unique).score.transpose("metric", "run", "topic")
+    keys = [(str(r), str(t)) for r in score.run.values for t in score.topic.values]
+    values = score.values.reshape(len(unique), -1).tolist()
+    return [dict(zip(keys, values[unique.index(m)])) for m in measures]
 
 
 def _compare(mine: dict, oracle: dict, tol: float, label) -> tuple[float, int]:
@@ -163,14 +171,17 @@ def _check_ir(measures, qrels, runs, col) -> int:
     iq, per_run = _ir_frames(qrels, runs)
     objects = [m if not isinstance(m, str) else ir_measures.parse_measure(m) for m in measures]
     oracles = _quiet(_ir_oracles, list(dict.fromkeys(objects)), iq, per_run)
-    checked = 0
+    by_order: dict = {}  # the order ir_measures' provider ranks by -> its measures
     for given, ir_obj in zip(measures, objects):
-        order = N.translate(ir_obj).order  # the order ir_measures' provider ranks by
-        tol = GDEVAL_TOL if _gdeval(ir_obj) else 1e-9
-        mine = _xdiv_scores(col, runs, N.resolve(given), order)
-        n = _compare(mine, oracles[repr(ir_obj)], tol, str(given))[1]
-        assert n > 0, given
-        checked += n
+        by_order.setdefault(N.translate(ir_obj).order, []).append((given, ir_obj))
+    checked = 0
+    for order, pairs in by_order.items():
+        batch = _xdiv_batch(col, runs, [N.resolve(given) for given, _ in pairs], order)
+        for (given, ir_obj), mine in zip(pairs, batch):
+            tol = GDEVAL_TOL if _gdeval(ir_obj) else 1e-9
+            n = _compare(mine, oracles[repr(ir_obj)], tol, str(given))[1]
+            assert n > 0, given
+            checked += n
     return checked
 
 
