@@ -167,16 +167,20 @@ def test_trec_qrels_convert_to_dqrels_and_back(sample, tmp_path):
         sorted((sample / "Dtest.Dqrels").read_text().splitlines())  # no Iprob: 0002 folds
 
 
-def test_a_topic_judged_as_a_whole_keeps_intent_0(tmp_path):
+def test_a_topic_judged_as_a_whole_keeps_intent_0(tmp_path, capsys):
     """Regression (TREC Web 2013-2014): the single-facet topics are judged under intent
     0 with positive levels. ``xdiv convert --to ntcir`` refused such qrels; intent 0
     stays the topic's one intent, written and read back as it is, whatever the Iprob
-    file lists for the other topics."""
+    file lists for the other topics, with a warning that NTCIREVAL's dinlabel does not
+    read intent 0."""
     trec = tmp_path / "qrels.txt"
     trec.write_text("7 0 a 2\n7 0 b 0\n7 0 c -2\n8 1 a 1\n8 2 b 1\n8 1 c 0\n8 2 c 0\n"
                     "8 1 d 0\n")
     out = tmp_path / "q.Dqrels"
     assert main(["convert", str(trec), "--to", "ntcir", "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"xdiv: warning: {out}: topic(s) 7 are judged under intent 0")
+    assert "dinlabel reads the intents 1 to 64 only" in err[0] and len(err) == 2
     assert out.read_text() == ("7 0 a L2\n7 0 b L0\n7 0 c L0\n8 1 a L1\n8 2 b L1\n"
                                "8 0 c L0\n8 1 d L0\n")
     collection = _quiet(xdiv.read_qrels, trec)

@@ -39,7 +39,8 @@ import xarray as xr
 
 from ..core.collection import qrels_frame
 from ..core.runs import build_runs, runs_frame
-from ..errors import InputError, ParseError
+from .._warnings import warn
+from ..errors import InputError, ParseError, XdivWarning
 from ..typing import LEVEL_RANGE
 from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output_path,
                      control_message, open_text)
@@ -443,6 +444,9 @@ def write_dqrels(path: PathLike, qrels: xr.Dataset | pd.DataFrame, *,
     whole, as the TREC Web Track's single-facet topics of 2013 and 2014) keeps its lines
     under intent ``0``, positive levels included; a positive level under intent ``0`` in
     a topic with other intents cannot be written as a Dqrels file and is refused.
+    NTCIREVAL's ``dinlabel`` reads the intents 1 to 64 only: writing a topic judged
+    under intent ``0`` warns (:class:`~xdiv.errors.XdivWarning`) that its DIN-measures
+    would find no relevant document.
     Negative (spam) levels are written as ``L0``.
     """
     intents = None
@@ -471,6 +475,12 @@ def write_dqrels(path: PathLike, qrels: xr.Dataset | pd.DataFrame, *,
                          f"{q['docno'].iloc[k]}: intent 0 marks judged non-relevant "
                          "documents in a Dqrels file, and these qrels give it a positive "
                          "level beside other intents")
+    if relevant_zero.any():
+        whole = sorted(set(q.loc[relevant_zero, "topic"]))
+        warn(f"{os.fspath(path)}: topic(s) {', '.join(whole)} are judged under intent 0, "
+             "their only intent; NTCIREVAL's dinlabel reads the intents 1 to 64 only (it "
+             "says 'store_din failed' and labels no document), so its DIN-measures of "
+             "these topics find no relevant document", XdivWarning)
     n_intents = (q.groupby("topic")["intent"].nunique() if intents is None
                  else intents.groupby(level=0).nunique())
     doc = pd.MultiIndex.from_frame(q[["topic", "docno"]])
