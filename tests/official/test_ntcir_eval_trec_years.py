@@ -44,7 +44,7 @@ import pytest
 from xdiv.cli import main
 
 from ..conftest import TREC_WEB
-from .test_ntcir_eval import _same, binary_runner
+from .test_ntcir_eval import _same, binary_runner, xdiv_outcome
 from .test_ntcireval_pipelines import _compare, _pipelines, _run_scripts, _run_xdiv
 
 YEARS = ("2010", "2011", "2012", "2013", "2014")
@@ -355,9 +355,11 @@ def check_round_trip(year: Year) -> int:
 
 
 def _malformed(binary, year: Year, where: Path) -> int:
-    """Damaged copies of the year's files, as ntcir_eval reads them."""
+    """Damaged copies of a faceted topic's files, as ntcir_eval reads them; how many
+    cases ntcir_eval refused or warned about."""
     where.mkdir()
-    name = sorted(year.topics)[0]
+    name = next(t for t in sorted(year.topics) if year.topics[t].irelv and
+                not year.topics[t].din.read_bytes().startswith(b"0 "))
     topic = year.topics[name]
     rel = topic.rel.read_bytes().splitlines(keepends=True)
     grelv = topic.grelv.read_bytes().splitlines(keepends=True)
@@ -379,15 +381,22 @@ def _malformed(binary, year: Year, where: Path) -> int:
         (["gcompute", "-I", put("one.Grelv", [grelv[0].split()[0] + b"\n"])], res),
         (["dinlabel", "-din", put("short.din", [din[0].rsplit(b" ", 1)[0] + b"\n"] + din[1:])],
          res),
-        (["dinlabel", "-din", put("neg.din", [b"0" + din[0][din[0].index(b" "):]])], res),
+        (["dinlabel", "-din", put("zero.din", [b"0" + din[0][din[0].index(b" "):]])], res),
         (["irec", str(where / "missing.res"), *map(str, topic.irelv)], b""),
         (["irec", put("run.res", [res]), put("bad.Irelv", [b"x\n\n"])], b""),
         (["label", "-r", str(topic.rel)], res + b"x" * 9000 + b"\n"),
         (["label", "-r", str(topic.rel)], res.rstrip(b"\n")),
     ]
+    said = 0
     for args, stdin in cases:
-        _same(binary, args, stdin)
-    return len(cases)
+        _, err, status = _same(binary, args, stdin)
+        said += bool(err or status)
+    # intent 0 beside the others: ntcir_eval writes before its array (undefined), which
+    # xdiv refuses in one line (the Dqrels writer and reader refuse such qrels)
+    zero = put("zero1.din", [b"0" + din[0][din[0].index(b" "):]] + din[1:])
+    out, err, status = xdiv_outcome(["dinlabel", "-din", zero], res)
+    assert (out, status) == (b"", 1) and err.count(b"\n") == 1 and b"intent number 0" in err
+    return said
 
 
 def test_one_year_agrees_with_ntcir_eval(ntcireval_folder, converted, tmp_path):
@@ -403,7 +412,7 @@ def test_one_year_agrees_with_ntcir_eval(ntcireval_folder, converted, tmp_path):
                                                   tmp_path / "cmp"))
     assert set(compared) == {"label", "compute", "glabel", "gcompute", "dinlabel", "irec"}
     assert sum(compared.values()) >= 100, compared
-    assert _malformed(binary, year, tmp_path / "bad") == 12
+    assert _malformed(binary, year, tmp_path / "bad") >= 10  # of 12
     assert check_round_trip(year) > 4000
 
 
@@ -429,3 +438,40 @@ def test_every_year_agrees_with_ntcir_eval(ntcireval_folder, converted, tmp_path
     assert set(total) == {"label", "compute", "glabel", "gcompute", "dinlabel", "irec"}
     assert total["label"] == 2 * sum(sum(1 for t in converted(y).topics.values()
                                          if t.relevant) for y in YEARS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("year_name, topics, adhoc", [
+    ("2014", ["261", "269", "271"], False),  # two single-facet topics and a faceted one
+    ("2010", ["66", "92"], True)])
+def test_pipelines_agree_with_the_scripts(ntcireval_folder, converted, tmp_path, year_name,
+                                          topics, adhoc):
+    """NTCIREVAL's scripts (DIN-splitqrels, TRECsplitruns, D-NTCIR-eval, DIN-NTCIR-eval,
+    D-NTCIR-IAeval, DIN-NTCIR-PQeval, NEV2mean, NEVIA2nev, NEVIAPQ2sharpnev and, with
+    2010's binary adhoc qrels, NTCIRsplitqrels and NTCIR-eval) on a few topics of the
+    year's converted files (those with the fewest relevant documents: the scripts start
+    processes for each line) and two synthetic runs, at cutoff 20, against ``xdiv
+    ntcireval D|DIN|IA|PQ|adhoc``: every file byte for byte."""
+    year = converted(year_name, tuple(topics))
+    prob, dqrels = year.dinprob, year.dqrels
+    data = tmp_path / "data"
+    data.mkdir()
+    qrels = None
+    if adhoc:  # the highest level over the intents, L1 (NTCIR-eval is called with -g 1:2)
+        from xdiv.core.adhoc import to_adhoc
+        from xdiv.io.ntcir import write_dqrels
+
+        qrels = data / f"wt{year_name}.qrels"
+        write_dqrels(qrels, to_adhoc(year.collection, "max"))
+    runs = synthetic_runs(year, 2, f"pipelines-{year_name}")
+    paths = []
+    for run, ranked in runs.items():
+        paths.append(data / run)
+        write_trec_run(paths[-1], run, ranked)
+    (data / "runl").write_text("".join(f"{p.name}\n" for p in paths))
+    scripts, ours = _pipelines(prob, dqrels, qrels, paths, 20)
+    written = _run_scripts(ntcireval_folder, tmp_path / "scripts",
+                           [data / "runl", prob, dqrels, *([qrels] if qrels else []), *paths],
+                           scripts)
+    mine = _run_xdiv(tmp_path / "xdiv", ours)
+    _compare(written, mine, len(paths))
