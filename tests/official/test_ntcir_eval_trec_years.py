@@ -401,8 +401,8 @@ def _malformed(binary, year: Year, where: Path) -> int:
 
 def test_one_year_agrees_with_ntcir_eval(ntcireval_folder, converted, tmp_path):
     """2014's qrels of six topics (three single-facet topics, judged under intent 0,
-    three faceted ones), two synthetic runs: every subcommand, byte for byte; damaged files too; the
-    converted files read back give the TREC judgments."""
+    three faceted ones), two synthetic runs: every subcommand, byte for byte; damaged
+    files too; the converted files read back give the TREC judgments."""
     year = converted("2014", tuple(str(t) for t in range(251, 257)))
     binary = binary_runner(ntcireval_folder)
     runs = synthetic_runs(year, 2, "quick-2014")

@@ -4,9 +4,10 @@ file, and the per-topic ``rel``, ``relv`` and ``res`` files of :mod:`xdiv.io.ntc
 
 Files are drawn by a seeded generator from ordinary lines and every kind of damage: levels
 that are not ``L<digits>`` (``2``, ``L-1``, ``l1``, ``L1.0``, ``L128``), a positive level
-under intent 0 (refused beside another intent of its topic), missing and extra fields, empty fields and control characters (with a
-``;`` separator), duplicates, blank lines, CRLF and tab layouts, probabilities that are not
-decimal numbers, intent types other than ``inf``/``nav``.
+under intent 0 (refused beside another intent of its topic), missing and extra fields,
+empty fields and control characters (with a ``;`` separator), duplicates, blank lines,
+CRLF and tab layouts, probabilities that are not decimal numbers, intent types other than
+``inf``/``nav``.
 
 Each input is either
 

@@ -22,8 +22,9 @@ non-relevant document is listed once under intent ``0`` (:data:`NONRELEVANT_INTE
 meaning "relevant to none of the topic's intents"; a positive level under that intent is
 refused, unless intent ``0`` is its topic's only intent: a topic judged as a whole (as the
 TREC Web Track judges its single-facet topics of 2013 and 2014, under intent ``0``) keeps
-intent ``0`` as its one intent. Every other field follows the grammar of docs/conventions.md. Bad input raises
-one :class:`~xdiv.errors.ParseError` naming the file and the line.
+intent ``0`` as its one intent. Every other field follows the grammar of
+docs/conventions.md. Bad input raises one :class:`~xdiv.errors.ParseError` naming the file
+and the line.
 """
 
 from __future__ import annotations
