@@ -167,12 +167,47 @@ def test_trec_qrels_convert_to_dqrels_and_back(sample, tmp_path):
         sorted((sample / "Dtest.Dqrels").read_text().splitlines())  # no Iprob: 0002 folds
 
 
+def test_a_topic_judged_as_a_whole_keeps_intent_0(tmp_path, capsys):
+    """Regression (TREC Web 2013-2014): the single-facet topics are judged under intent
+    0 with positive levels. ``xdiv convert --to ntcir`` refused such qrels; intent 0
+    stays the topic's one intent, written and read back as it is, whatever the Iprob
+    file lists for the other topics, with a warning that NTCIREVAL's dinlabel does not
+    read intent 0."""
+    trec = tmp_path / "qrels.txt"
+    trec.write_text("7 0 a 2\n7 0 b 0\n7 0 c -2\n8 1 a 1\n8 2 b 1\n8 1 c 0\n8 2 c 0\n"
+                    "8 1 d 0\n")
+    out = tmp_path / "q.Dqrels"
+    assert main(["convert", str(trec), "--to", "ntcir", "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"xdiv: warning: {out}: topic(s) 7 are judged under intent 0")
+    assert "dinlabel reads the intents 1 to 64 only" in err[0] and len(err) == 2
+    assert out.read_text() == ("7 0 a L2\n7 0 b L0\n7 0 c L0\n8 1 a L1\n8 2 b L1\n"
+                               "8 0 c L0\n8 1 d L0\n")
+    collection = _quiet(xdiv.read_qrels, trec)
+    iprob = tmp_path / "q.Iprob"
+    ntcir.write_iprob(iprob, ntcir.iprob_frame(collection))
+    assert iprob.read_text() == "7 0 1.0\n8 1 0.5\n8 2 0.5\n"
+    for probabilities in ("uniform", iprob):
+        back = _quiet(xdiv.read_qrels, out, format="ntcir", probabilities=probabilities)
+        assert qrels_frame(back).equals(qrels_frame(collection).assign(
+            level=lambda f: f["level"].clip(lower=0)))
+        assert back["intent_prob"].to_series().equals(collection["intent_prob"].to_series())
+    mixed = pd.DataFrame({"topic": ["7", "7"], "intent": ["0", "1"], "docno": ["a", "b"],
+                          "level": [2, 1]})
+    with pytest.raises(InputError, match="topic 7 docno a: intent 0 marks"):
+        ntcir.write_dqrels(tmp_path / "bad.Dqrels", mixed)
+
+
 @pytest.mark.parametrize("reader, text, message", [
     ("dqrels", "1 1 d1 L1\n1 1 d2 2\n", r":2: level '2' is not a relevance level"),
     ("dqrels", "1 1 d1 L1\n1 1 d2 L-1\n", r":2: level 'L-1' is not a relevance level"),
     ("dqrels", "1 1 d1 L1\n1 1 d2 L999\n", r":2: level 'L999' is above L127"),
     ("dqrels", "1 1 d1 L1\n1 d2 L1\n", r":2: expected 4 fields"),
-    ("dqrels", "1 1 d1 L1\n1 0 d2 L2\n", r":2: topic 1 docno d2: intent 0 lists judged"),
+    ("dqrels", "1 1 d1 L1\n1 0 d2 L2\n", r":2: topic 1 docno d2: intent 0 lists judged"
+                                          r" non-relevant documents \(L0\) beside the "
+                                          r"topic's other intents \(line 1\), not L2"),
+    ("dqrels", "1 0 d1 L1\n2 1 d1 L1\n1 2 d2 L1\n",
+     r":3: topic 1 intent 2: intent 0 has a relevant document on line 1"),
     ("dqrels", "1 1 d1 L1\n1 1 d\x1b2 L1\n", r":2: docno 'd\\x1b2' holds the control"),
     ("dqrels", "1 1 d1 L1\n\n1 1 d1 L2\n", r":1, .*:3: topic 1 intent 1 docno d1 is judged more"),
     ("iprob", "1 1 0.5\n1 2 0.5 inav\n", r":2: topic 1 intent 2: intent type 'inav'"),

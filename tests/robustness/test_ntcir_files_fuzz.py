@@ -4,9 +4,10 @@ file, and the per-topic ``rel``, ``relv`` and ``res`` files of :mod:`xdiv.io.ntc
 
 Files are drawn by a seeded generator from ordinary lines and every kind of damage: levels
 that are not ``L<digits>`` (``2``, ``L-1``, ``l1``, ``L1.0``, ``L128``), a positive level
-under intent 0, missing and extra fields, empty fields and control characters (with a
-``;`` separator), duplicates, blank lines, CRLF and tab layouts, probabilities that are not
-decimal numbers, intent types other than ``inf``/``nav``.
+under intent 0 (refused beside another intent of its topic), missing and extra fields,
+empty fields and control characters (with a ``;`` separator), duplicates, blank lines,
+CRLF and tab layouts, probabilities that are not decimal numbers, intent types other than
+``inf``/``nav``.
 
 Each input is either
 
@@ -104,6 +105,7 @@ def _bad_label(value: str) -> bool:
 def _reference_dqrels(text: str, sep: str | None):
     """``(first bad line or None, lines as (topic, intent, docno, level))``."""
     rows, seen, width = [], {}, None
+    relevant_zero, other_intent = set(), set()  # topics where intent 0 is relevant / not
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip(" \t"):
             continue
@@ -118,8 +120,14 @@ def _reference_dqrels(text: str, sep: str | None):
         if any(map(_bad_label, fields[:3])) or found is None or int(found.group(1)) > 127:
             return number, rows
         level = int(found.group(1))
+        if width == 4 and intent != "0":
+            if topic in relevant_zero:  # intent 0 is relevant: the topic's only intent
+                return number, rows
+            other_intent.add(topic)
         if width == 4 and intent == "0" and level > 0:
-            return number, rows
+            if topic in other_intent:  # intent 0 marks judged non-relevant documents
+                return number, rows
+            relevant_zero.add(topic)
         if (topic, intent, docno) in seen:
             return (seen[topic, intent, docno], number), rows
         seen[topic, intent, docno] = number

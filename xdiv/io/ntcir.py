@@ -20,8 +20,11 @@ Fields are separated by spaces and tabs, or by the one separator given as ``sep`
 spaces); a level is ``L`` followed by a decimal integer. In a Dqrels file a judged
 non-relevant document is listed once under intent ``0`` (:data:`NONRELEVANT_INTENT`),
 meaning "relevant to none of the topic's intents"; a positive level under that intent is
-refused. Every other field follows the grammar of docs/conventions.md. Bad input raises
-one :class:`~xdiv.errors.ParseError` naming the file and the line.
+refused, unless intent ``0`` is its topic's only intent: a topic judged as a whole (as the
+TREC Web Track judges its single-facet topics of 2013 and 2014, under intent ``0``) keeps
+intent ``0`` as its one intent. Every other field follows the grammar of
+docs/conventions.md. Bad input raises one :class:`~xdiv.errors.ParseError` naming the file
+and the line.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ import xarray as xr
 
 from ..core.collection import qrels_frame
 from ..core.runs import build_runs, runs_frame
-from ..errors import InputError, ParseError
+from .._warnings import warn
+from ..errors import InputError, ParseError, XdivWarning
 from ..typing import LEVEL_RANGE
 from ._guard import (BLANK, DECIMAL_NUMBER, SEPARATORS, check_file, check_output_path,
                      control_message, open_text)
@@ -128,12 +132,15 @@ def read_dqrels_frame(path: PathLike, *, sep: str | None = None) -> pd.DataFrame
     pandas.DataFrame
         Columns ``topic``, ``intent``, ``docno`` (str), ``level`` (int64) and ``line``
         (the 1-based line number); ``attrs["adhoc"]`` is True for adhoc qrels. A (topic,
-    intent, docno) judged twice is refused with both lines. Lines are
-        as written: the non-relevant documents of a Dqrels file stay under intent ``"0"``
-        (see :func:`dqrels_frame`).
+        intent, docno) judged twice is refused with both lines, as is a positive level
+        under intent ``"0"`` in a topic with another intent. Lines are as written: the
+        non-relevant documents of a Dqrels file stay under intent ``"0"`` (see
+        :func:`dqrels_frame`).
     """
     rows: list[tuple[str, str, str, int, int]] = []
     seen: dict[tuple[str, str, str], int] = {}
+    relevant_zero: dict[str, int] = {}  # a topic's first line giving intent 0 a level > 0
+    other_intent: dict[str, int] = {}  # a topic's first line of an intent other than 0
     width = None
     for number, fields in _lines(path, sep):
         if width is None:
@@ -146,9 +153,9 @@ def read_dqrels_frame(path: PathLike, *, sep: str | None = None) -> pd.DataFrame
         intent = _label(path, number, "intent", fields[1]) if width == 4 else "0"
         docno = _label(path, number, "docno", fields[-2])
         level = _level(path, number, fields[-1])
-        if width == 4 and intent == NONRELEVANT_INTENT and level > 0:
-            raise ParseError(path, number, f"topic {topic} docno {docno}: intent 0 lists "
-                                           f"judged non-relevant documents (L0), not L{level}")
+        if width == 4:
+            _check_intent_zero(path, number, topic, intent, docno, level, relevant_zero,
+                               other_intent)
         key = (topic, intent, docno)
         if key in seen:
             name = os.fspath(path)
@@ -162,6 +169,28 @@ def read_dqrels_frame(path: PathLike, *, sep: str | None = None) -> pd.DataFrame
     frame["level"] = frame["level"].astype(np.int64)
     frame.attrs["adhoc"] = width == 3
     return frame
+
+
+def _check_intent_zero(path: PathLike, number: int, topic: str, intent: str, docno: str,
+                       level: int, relevant_zero: dict[str, int],
+                       other_intent: dict[str, int]) -> None:
+    """Refuse a Dqrels line that makes intent 0 of its topic both the marker of judged
+    non-relevant documents and an intent with a relevant document; record where each
+    use starts (``relevant_zero``, ``other_intent``: topic to line number)."""
+    if intent != NONRELEVANT_INTENT:
+        if topic in relevant_zero:
+            raise ParseError(path, number, f"topic {topic} intent {intent}: intent 0 has a "
+                                           f"relevant document on line "
+                                           f"{relevant_zero[topic]}, so it must be the "
+                                           "topic's only intent")
+        other_intent.setdefault(topic, number)
+    elif level > 0:
+        if topic in other_intent:
+            raise ParseError(path, number, f"topic {topic} docno {docno}: intent 0 lists "
+                                           f"judged non-relevant documents (L0) beside the "
+                                           f"topic's other intents (line "
+                                           f"{other_intent[topic]}), not L{level}")
+        relevant_zero.setdefault(topic, number)
 
 
 def read_iprob(path: PathLike, *, sep: str | None = None) -> pd.DataFrame:
@@ -355,9 +384,12 @@ def dqrels_frame(frame: pd.DataFrame, intents: pd.DataFrame | None = None) -> pd
     judged under intent ``"0"`` becomes level 0 for every intent of its topic that has no
     line for it (the topic's intents are those of the other lines and of ``intents``, a
     frame with ``topic`` and ``intent``, e.g. :func:`read_iprob`'s). A topic without any
-    intent keeps its intent-``0`` lines. ``line`` says where each row came from."""
+    other intent, and one whose intent ``0`` has a relevant document (its only intent),
+    keep their intent-``0`` lines. ``line`` says where each row came from."""
     adhoc = frame.attrs.get("adhoc", False)
     zero = (frame["intent"] == NONRELEVANT_INTENT).to_numpy() & (not adhoc)
+    zero &= ~frame["topic"].isin(frame.loc[zero & (frame["level"] > 0).to_numpy(),
+                                           "topic"]).to_numpy()
     if not zero.any():
         return frame
     kept = frame[~zero]
@@ -409,9 +441,14 @@ def write_dqrels(path: PathLike, qrels: xr.Dataset | pd.DataFrame, *,
     those of the collection (of a frame: those of its lines).
     Reading the file back with :func:`xdiv.read_qrels` (``format="ntcir"``) gives the
     same judgments. Adhoc qrels (one intent, ``0``) become NTCIR adhoc qrels
-    (``topic docno L<level>``); diversity qrels with a positive level under an intent
-    ``0`` cannot be written as a Dqrels file and are refused. Negative (spam) levels are
-    written as ``L0``.
+    (``topic docno L<level>``). A topic whose only intent is ``0`` (a topic judged as a
+    whole, as the TREC Web Track's single-facet topics of 2013 and 2014) keeps its lines
+    under intent ``0``, positive levels included; a positive level under intent ``0`` in
+    a topic with other intents cannot be written as a Dqrels file and is refused.
+    NTCIREVAL's ``dinlabel`` reads the intents 1 to 64 only: writing a topic judged
+    under intent ``0`` warns (:class:`~xdiv.errors.XdivWarning`) that its DIN-measures
+    would find no relevant document.
+    Negative (spam) levels are written as ``L0``.
     """
     intents = None
     if isinstance(qrels, xr.Dataset):
@@ -428,12 +465,23 @@ def write_dqrels(path: PathLike, qrels: xr.Dataset | pd.DataFrame, *,
     if under_zero.all():
         _write_lines(path, [q[c].to_numpy() for c in ("topic", "docno", "label")], sep=sep)
         return
-    if (under_zero & ~zero).any():
-        k = int(np.argmax(under_zero & ~zero))
+    relevant_zero = under_zero & ~zero
+    other = q.loc[~under_zero, "topic"]
+    if intents is not None:
+        other = pd.concat([other, pd.Series(intents.index[intents != NONRELEVANT_INTENT])])
+    clash = relevant_zero & q["topic"].isin(other).to_numpy()
+    if clash.any():
+        k = int(np.argmax(clash))
         raise InputError(f"{os.fspath(path)}: topic {q['topic'].iloc[k]} docno "
                          f"{q['docno'].iloc[k]}: intent 0 marks judged non-relevant "
                          "documents in a Dqrels file, and these qrels give it a positive "
                          "level beside other intents")
+    if relevant_zero.any():
+        whole = sorted(set(q.loc[relevant_zero, "topic"]))
+        warn(f"{os.fspath(path)}: topic(s) {', '.join(whole)} are judged under intent 0, "
+             "their only intent; NTCIREVAL's dinlabel reads the intents 1 to 64 only (it "
+             "says 'store_din failed' and labels no document), so its DIN-measures of "
+             "these topics find no relevant document", XdivWarning)
     n_intents = (q.groupby("topic")["intent"].nunique() if intents is None
                  else intents.groupby(level=0).nunique())
     doc = pd.MultiIndex.from_frame(q[["topic", "docno"]])
