@@ -45,12 +45,13 @@ def _decimals(value) -> int | None:
 
 GAIN_DECIMALS = Param("gain_decimals", None, "round each global gain of the run to this many "
                       "decimals before scoring, as NTCIREVAL's glabel and dinlabel write them "
-                      "for gcompute (4); the ideal list's gains stay exact. Default: exact",
+                      "for gcompute (4 there; the ideal list keeps its gains); default: exact",
                       _decimals)
 PART_DECIMALS = Param("part_decimals", None, "round each part to this many decimals before "
-                      "combining them (I-rec and the measure of a #-form, each intent's value "
-                      "of an intent-aware form), as NTCIREVAL's scripts combine the 4-decimal "
-                      "values ntcir_eval prints (4). Default: exact", _decimals)
+                      "combining the parts (I-rec and the measure of a #-form, each intent's "
+                      "value of an intent-aware form and of P+Q), as NTCIREVAL's scripts "
+                      "combine the values ntcir_eval prints (4 there); default: exact",
+                      _decimals)
 
 
 def highest_level(cube: xr.Dataset, measure: Measure | None = None) -> int:
