@@ -139,6 +139,7 @@ def printed(values: np.ndarray, decimals: int | None) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
+    >>> from xdiv.kernels.common import printed
     >>> printed(np.array([0.123449, 0.123451, 2 / 3, 0.03125]), 4).tolist()
     [0.1234, 0.1235, 0.6667, 0.0312]
     """
