@@ -512,6 +512,16 @@ def d_rbp(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     >>> table = np.array([0.0, 1.0, 2.0])
     >>> round(float(d_rbp(*lists, cutoff=None, table=table, din=False, p=0.5)), 6)
     0.25
+
+    With one intent of probability 1/3, the global gains 1/3 and 2/3 as NTCIREVAL's
+    glabel writes them (``decimals=4``: 0.3333 and 0.6667; the ideal list's stay exact):
+
+    >>> third = (lists[0], np.array([2.0, 1.0]) / 3, np.array([1 / 3]), *lists[3:])
+    >>> round(float(d_rbp(*third, cutoff=None, table=table, din=False, p=0.5)), 6)
+    0.25
+    >>> round(float(d_rbp(*third, cutoff=None, table=table, din=False, p=0.5,
+    ...                   decimals=4)), 6)
+    0.249994
     """
     gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
                                            din, decimals)
