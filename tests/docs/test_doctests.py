@@ -28,7 +28,7 @@ EXAMPLES = [
     ("xdiv.analysis.design", "topic_set_size"),
     ("xdiv.options", "set_options"),
     ("xdiv.kernels.ties", "tie_starts"), ("xdiv.kernels.ties", "group_ends"),
-    ("xdiv.io.prels", "read_prels"),
+    ("xdiv.io.prels", "read_prels"), ("xdiv.kernels.common", "printed"),
 ]
 """``(module, function)`` of every docstring whose examples are checked."""
 

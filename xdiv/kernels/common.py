@@ -121,7 +121,31 @@ def defined_where(values: np.ndarray, relevant_count: np.ndarray) -> np.ndarray:
     return np.where(relevant_count > 0, values, np.nan)
 
 
-def intent_aware(values: np.ndarray, probability: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """``sum_i Pr(i|q) M_i`` over the valid intents (last axis); NaN if none is valid."""
+def intent_aware(values: np.ndarray, probability: np.ndarray, valid: np.ndarray,
+                 decimals: int | None = None) -> np.ndarray:
+    """``sum_i Pr(i|q) M_i`` over the valid intents (last axis); NaN if none is valid.
+    With ``decimals``, each ``M_i`` as :func:`printed` gives it."""
+    values = printed(values, decimals)
     weighted = np.where(valid, probability * np.where(valid, values, 0.0), 0.0)
     return np.where(valid.any(axis=-1), weighted.sum(axis=-1), np.nan)
+
+
+def printed(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    """``values`` as C's ``printf("%.<decimals>f")`` writes them, read back: each rounded
+    to the nearest multiple of ``10**-decimals`` (correctly, from its binary value; an
+    exact tie to even), as NTCIREVAL's tools write the values that its scripts then read
+    and combine. ``decimals`` None leaves ``values`` as they are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from xdiv.kernels.common import printed
+    >>> printed(np.array([0.123449, 0.123451, 2 / 3, 0.03125]), 4).tolist()
+    [0.1234, 0.1235, 0.6667, 0.0312]
+    """
+    if decimals is None:
+        return values
+    values = np.asarray(values, dtype=np.float64)
+    distinct, where = np.unique(values, return_inverse=True)
+    rounded = np.array([float(f"{v:.{decimals}f}") for v in distinct.tolist()])
+    return rounded[where].reshape(values.shape)

@@ -342,20 +342,24 @@ def jk_ndcg(levels: np.ndarray, ideal: np.ndarray, *, cutoff: int | None, table:
 
 def _global_lists(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
                   valid: np.ndarray, nav: np.ndarray, cutoff: int | None, table: np.ndarray,
-                  din: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  din: bool, decimals: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The run's global gains GG(r) = sum_i Pr(i|q) gv(x_i(r)) over the top ``cutoff``
-    (with ``din``, a navigational intent counts only at its first relevant document), the
-    ideal list's GG*, its highest gain (NTCIREVAL gcompute's g_max) and where the value is
+    (with ``din``, a navigational intent counts only at its first relevant document; with
+    ``decimals``, each rounded as NTCIREVAL's glabel and dinlabel write it), the ideal
+    list's GG*, its highest gain (NTCIREVAL gcompute's g_max) and where the value is
     defined (a valid intent and a relevant document). ``levels`` is ``(..., K, I)``,
     ``ideal_gg`` ``(..., K')`` sorted descending, ``prob``, ``valid``, ``nav`` ``(..., I)``."""
-    gains = global_gain(cut_ranks(levels, cutoff), prob, valid, table, nav if din else None)
+    gains = global_gain(cut_ranks(levels, cutoff), prob, valid, table, nav if din else None,
+                        decimals)
     top = ideal_gg[..., 0] if ideal_gg.shape[-1] else np.zeros(ideal_gg.shape[:-1])
     return gains, ideal_gg, top, valid.any(axis=-1) & (top > 0)
 
 
 def d_o_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
                 valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-                table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+                table: np.ndarray, din: bool, beta: float,
+                decimals: int | None = None) -> np.ndarray:
     """D-O (DIN-O): O-measure on global gains (:func:`o_measure_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -371,13 +375,14 @@ def d_o_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.4
     """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din)
+                                             table, din, decimals)
     return np.where(defined, o_measure_gains(gains, ideal, beta=beta), np.nan)
 
 
 def d_p_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
                 valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-                table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+                table: np.ndarray, din: bool, beta: float,
+                decimals: int | None = None) -> np.ndarray:
     """D-P-measure (DIN-): P-measure on global gains (:func:`p_measure_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -393,13 +398,13 @@ def d_p_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.833333
     """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din)
+                                             table, din, decimals)
     return np.where(defined, p_measure_gains(gains, ideal, beta=beta), np.nan)
 
 
 def d_p_plus(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
              valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-             table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+             table: np.ndarray, din: bool, beta: float, decimals: int | None = None) -> np.ndarray:
     """D-P+ (DIN-): P-plus on global gains (:func:`p_plus_gains`; 0 without a
     relevant document).
 
@@ -416,7 +421,7 @@ def d_p_plus(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.616667
     """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din)
+                                             table, din, decimals)
     value = np.where(gains.max(axis=-1, initial=0.0) > 0,
                      p_plus_gains(gains, ideal, beta=beta), 0.0)
     return np.where(defined, value, np.nan)
@@ -425,7 +430,7 @@ def d_p_plus(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
 def d_ncu_rb(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
              valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
              table: np.ndarray, din: bool, gamma: float, beta: float,
-             utility: str) -> np.ndarray:
+             utility: str, decimals: int | None = None) -> np.ndarray:
     """D-NCUrb (DIN-): NCUrb on global gains (:func:`ncu_rb_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -442,14 +447,14 @@ def d_ncu_rb(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.555556
     """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din)
+                                             table, din, decimals)
     value = ncu_rb_gains(gains, ideal, gamma=gamma, beta=beta, utility=utility)
     return np.where(defined, value, np.nan)
 
 
 def d_err(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
           valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool) -> np.ndarray:
+          table: np.ndarray, din: bool, decimals: int | None = None) -> np.ndarray:
     """D-ERR (DIN-): ERR on global gains, Pr = GG(r)/(GG*_max + 1) (:func:`err_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -465,13 +470,13 @@ def d_err(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.314815
     """
     gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
-                                           din)
+                                           din, decimals)
     return np.where(defined, err_gains(gains, top=top), np.nan)
 
 
 def d_nerr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
            valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-           table: np.ndarray, din: bool) -> np.ndarray:
+           table: np.ndarray, din: bool, decimals: int | None = None) -> np.ndarray:
     """D-nERR (DIN-): nERR on global gains (:func:`nerr_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -487,13 +492,13 @@ def d_nerr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.435897
     """
     gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                               table, din)
+                                               table, din, decimals)
     return np.where(defined, nerr_gains(gains, ideal, cutoff=cutoff, top=top), np.nan)
 
 
 def d_rbp(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
           valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool, p: float) -> np.ndarray:
+          table: np.ndarray, din: bool, p: float, decimals: int | None = None) -> np.ndarray:
     """D-RBP (DIN-): RBP on global gains divided by GG*_max (:func:`rbp_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -507,15 +512,25 @@ def d_rbp(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     >>> table = np.array([0.0, 1.0, 2.0])
     >>> round(float(d_rbp(*lists, cutoff=None, table=table, din=False, p=0.5)), 6)
     0.25
+
+    With one intent of probability 1/3, the global gains 1/3 and 2/3 as NTCIREVAL's
+    glabel writes them (``decimals=4``: 0.3333 and 0.6667; the ideal list's stay exact):
+
+    >>> third = (lists[0], np.array([2.0, 1.0]) / 3, np.array([1 / 3]), *lists[3:])
+    >>> round(float(d_rbp(*third, cutoff=None, table=table, din=False, p=0.5)), 6)
+    0.25
+    >>> round(float(d_rbp(*third, cutoff=None, table=table, din=False, p=0.5,
+    ...                   decimals=4)), 6)
+    0.249994
     """
     gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
-                                           din)
+                                           din, decimals)
     return np.where(defined, rbp_gains(gains, p=p, top=top), np.nan)
 
 
 def d_ebr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
           valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool, beta: float) -> np.ndarray:
+          table: np.ndarray, din: bool, beta: float, decimals: int | None = None) -> np.ndarray:
     """D-EBR (DIN-): EBR on global gains (:func:`ebr_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -531,13 +546,13 @@ def d_ebr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.503704
     """
     gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                               table, din)
+                                               table, din, decimals)
     return np.where(defined, ebr_gains(gains, ideal, beta=beta, top=top), np.nan)
 
 
 def d_jk_ndcg(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
               valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-              table: np.ndarray, din: bool, b: float) -> np.ndarray:
+              table: np.ndarray, din: bool, b: float, decimals: int | None = None) -> np.ndarray:
     """D-nDCG-JK (DIN-): the original nDCG on global gains (:func:`jk_ndcg_gains`).
 
     Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
@@ -553,13 +568,13 @@ def d_jk_ndcg(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.753953
     """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din)
+                                             table, din, decimals)
     return np.where(defined, jk_ndcg_gains(gains, ideal, cutoff=cutoff, b=b), np.nan)
 
 
 def d_gap(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
           valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool) -> np.ndarray:
+          table: np.ndarray, din: bool, decimals: int | None = None) -> np.ndarray:
     """D-GAP (DIN-): GAP on global gains (:func:`gap_gains`).
 
     Arguments as :func:`_global_lists`.
@@ -574,7 +589,7 @@ def d_gap(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     0.458333
     """
     gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din)
+                                             table, din, decimals)
     return np.where(defined, gap_gains(gains, ideal, cutoff=cutoff), np.nan)
 
 

@@ -320,11 +320,12 @@ def take_sampled_ranks(values: np.ndarray, order: np.ndarray) -> np.ndarray:
                               np.broadcast_to(order, lead + order.shape[-1:]), axis=-1)
 
 
-def expected_d_ndcg(levels, ideal_gg, prob, valid, start, *, cutoff, table):
+def expected_d_ndcg(levels, ideal_gg, prob, valid, start, *, cutoff, table, decimals=None):
     """E[D-nDCG@l] over the tie orders (``levels`` ``(..., K, I)``): each rank gains the
-    mean global gain ``GG = sum_i Pr(i|q) gv(x_i)`` of its tie group; the globally ideal
-    list is fixed."""
-    gains = global_gain(levels, prob, valid, table)
+    mean global gain ``GG = sum_i Pr(i|q) gv(x_i)`` of its tie group (each GG rounded to
+    ``decimals`` first, as :func:`~xdiv.kernels.diversity.global_gain`); the globally
+    ideal list is fixed."""
+    gains = global_gain(levels, prob, valid, table, decimals=decimals)
     gains = _mean_over_group(gains, start, cutoff)
     ideal = cut(ideal_gg, cutoff)
     value = divide(rank_sum(gains * discount(gains.shape[-1])),

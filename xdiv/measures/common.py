@@ -14,7 +14,7 @@ import xarray as xr
 
 from ..errors import MeasureError
 from ..kernels import common as K
-from .registry import Measure, Param, choice, gain_spec, optional_whole, real
+from .registry import Measure, Param, choice, gain_spec, optional_whole, real, whole
 
 MEMO = "xdiv_memo"
 """The judged-cube attribute holding a dict in which measures keep work they share within
@@ -35,6 +35,23 @@ HIGHEST_GAIN = Param("highest", "H", "the highest gain gv_max of ERR's stop prob
                      choice("H", "own"))
 DENOMINATOR = Param("denominator", "min", "normaliser of the cut-off measure: `min` = "
                     "min(l, R) (NTCIREVAL), `R` = R (trec_eval's map_cut)", choice("min", "R"))
+
+
+def _decimals(value) -> int | None:
+    if value is None or value == "None":
+        return None
+    return whole(0)(value)
+
+
+GAIN_DECIMALS = Param("gain_decimals", None, "round each global gain of the run to this many "
+                      "decimals before scoring, as NTCIREVAL's glabel and dinlabel write them "
+                      "for gcompute (4 there; the ideal list keeps its gains); default: exact",
+                      _decimals)
+PART_DECIMALS = Param("part_decimals", None, "round each part to this many decimals before "
+                      "combining the parts (I-rec and the measure of a #-form, each intent's "
+                      "value of an intent-aware form and of P+Q), as NTCIREVAL's scripts "
+                      "combine the values ntcir_eval prints (4 there); default: exact",
+                      _decimals)
 
 
 def highest_level(cube: xr.Dataset, measure: Measure | None = None) -> int:
@@ -92,10 +109,13 @@ def per_intent_over_ties(cube: xr.Dataset, kernel: Callable, cutoff: int | None,
     )
 
 
-def intent_aware(cube: xr.Dataset, values: xr.DataArray) -> xr.DataArray:
-    """``sum_i Pr(i|q) values_i`` over the valid intents (NaN for topics with none)."""
+def intent_aware(cube: xr.Dataset, values: xr.DataArray,
+                 decimals: int | None = None) -> xr.DataArray:
+    """``sum_i Pr(i|q) values_i`` over the valid intents (NaN for topics with none); with
+    ``decimals``, of the values rounded as :func:`xdiv.kernels.common.printed` gives them."""
     return xr.apply_ufunc(
         K.intent_aware, values, cube["intent_prob"], cube["intent_valid"],
+        kwargs={"decimals": decimals},
         input_core_dims=[["intent"]] * 3, dask="parallelized", output_dtypes=[np.float64],
         dask_gufunc_kwargs={"allow_rechunk": True},
     )

@@ -12,7 +12,9 @@ import xarray as xr
 from ..kernels import diversity as K
 from ..kernels import graded as G
 from ..kernels import ties as T
-from .common import BETA, GAIN, HIGHEST, gain_table, levels_to, per_intent
+from ..errors import MeasureError
+from .common import (BETA, DENOMINATOR, GAIN, GAIN_DECIMALS, HIGHEST, PART_DECIMALS,
+                     gain_table, levels_to, per_intent)
 from .registry import Measure, Param, real, register
 
 GAMMA = Param("gamma", 0.5, "weight of I-rec in the #-combination", real(0.0, 1.0))
@@ -107,7 +109,7 @@ def _global(kernel, cube: xr.Dataset, measure: Measure, *, din: bool, **kwargs):
 
 
 def _d_ndcg(cube, measure, din):
-    return _global(K.d_ndcg, cube, measure, din=din)
+    return _global(K.d_ndcg, cube, measure, din=din, decimals=measure["gain_decimals"])
 
 
 def _d_ndcg_expected(cube, measure, din):
@@ -118,7 +120,8 @@ def _d_ndcg_expected(cube, measure, din):
         cube["intent_valid"], cube["tie_start"],
         input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
                          ["rank"]],
-        kwargs={"cutoff": measure.cutoff, "table": table}, **_PARALLEL)
+        kwargs={"cutoff": measure.cutoff, "table": table, "decimals": measure["gain_decimals"]},
+        **_PARALLEL)
 
 
 def _d_q(cube, measure, din):
@@ -129,7 +132,9 @@ def _d_q(cube, measure, din):
         input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
                          ["intent"], []],
         kwargs={"cutoff": measure.cutoff, "table": gain_table(cube, measure),
-                "beta": measure["beta"], "din": din}, **_PARALLEL)
+                "beta": measure["beta"], "din": din, "decimals": measure["gain_decimals"],
+                "denominator": measure["denominator"]},
+        **_PARALLEL)
 
 
 def _p_plus_q(cube, measure, _din=False):
@@ -138,12 +143,14 @@ def _p_plus_q(cube, measure, _din=False):
     pplus = per_intent(cube, G.p_plus, measure.cutoff, table=table, beta=measure["beta"])
     return xr.apply_ufunc(K.combine_by_type, q, pplus, cube["intent_prob"],
                           cube["intent_valid"], _nav(cube),
+                          kwargs={"decimals": measure["part_decimals"]},
                           input_core_dims=[["intent"]] * 5, **_PARALLEL)
 
 
 def _sharp(cube, measure, base, recall=intent_recall):
     return xr.apply_ufunc(K.sharp, recall(cube, measure.cutoff), base,
-                          kwargs={"gamma": measure["gamma"]}, **_PARALLEL)
+                          kwargs={"gamma": measure["gamma"],
+                                  "decimals": measure["part_decimals"]}, **_PARALLEL)
 
 
 def sharp_formula(base: str, recall: str = "I-rec") -> str:
@@ -172,6 +179,10 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
         return expected(cube, measure, din)
 
     def combined_expected(cube, measure):
+        if measure["part_decimals"] is not None:
+            raise MeasureError(f"{measure.name}: the parts rounded to part_decimals have no "
+                               "exact expectation over tie orders; use ties='range' or "
+                               "leave part_decimals out")
         return _sharp(cube, measure, expected(cube, measure, din),
                       recall=_expected_intent_recall)
 
@@ -181,30 +192,35 @@ def _declare(name: str, compute, *, din: bool, params, reference: str, doc: str,
              tie_bounds=tie_bounds, expected=plain_expected if expected else None)(plain)
     sharp_name = name.replace("-", "#-", 1) if "-" in name[1:] else f"{name}#"
     combined.__doc__ = f"{sharp_name}@l = gamma I-rec@l + (1 - gamma) {name}@l."
-    register(sharp_name, params=(GAMMA, *params), cutoff="required", family="diversity",
+    parts = () if PART_DECIMALS in params else (PART_DECIMALS,)
+    register(sharp_name, params=(GAMMA, *params, *parts), cutoff="required", family="diversity",
              reference=reference, formula=sharp_formula(name),
              uses_intent_types=uses_intent_types, tie_bounds=tie_bounds,
              expected=combined_expected if expected else None)(combined)
 
 
-_declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
+_declare("D-nDCG", _d_ndcg, din=False, params=(GAIN, HIGHEST, GAIN_DECIMALS),
+         reference=_SAKAI_SONG_2011,
          tie_bounds=True, expected=_d_ndcg_expected,
          doc="D-nDCG@l = sum_{r<=l} GG(r) disc(r) / sum_{r<=l} GG*(r) disc(r), "
              "GG(r) = sum_i Pr(i|q) gv(x_i(r)), GG* from the globally ideal list.",
          formula=r"$\frac{\sum_{r \le l} GG(r)\, \mathrm{disc}(r)}{\sum_{r \le l} GG^*(r)\, "
                  r"\mathrm{disc}(r)}$")
-_declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_SONG_2011,
+_declare("D-Q", _d_q, din=False, params=(BETA, GAIN, HIGHEST, GAIN_DECIMALS, DENOMINATOR),
+         reference=_SAKAI_SONG_2011,
          doc="D-Q@l = (1/min(l,R)) sum_{r<=l} J(r) (C(r) + beta cgg(r)) / (r + beta cgg*(r)) "
              "with global gains.",
          formula=r"$\frac{1}{\min(l, R)} \sum_{r \le l} J(r)\, BR(r)$ with global gains: $BR(r) = "
                  r"\frac{C(r) + \beta\, cGG(r)}{r + \beta\, cGG^*(r)}$")
-_declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST), reference=_SAKAI_2013,
+_declare("DIN-nDCG", _d_ndcg, din=True, params=(GAIN, HIGHEST, GAIN_DECIMALS),
+         reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-nDCG@l: D-nDCG in which a navigational intent's gain counts only at its "
              "first relevant document; ideal list as D-nDCG (so DIN-nDCG <= D-nDCG).",
          formula=r"D-nDCG with $GG_{\mathrm{DIN}}$ for the run (ideal list as D-nDCG, so DIN-nDCG "
                  r"$\le$ D-nDCG)")
-_declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
+_declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST, GAIN_DECIMALS, DENOMINATOR),
+         reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="DIN-Q@l: D-Q with DIN global gains and effective relevance J', C' "
              "(reconstructed: the formula cannot be read in the available text of the "
@@ -214,7 +230,8 @@ _declare("DIN-Q", _d_q, din=True, params=(BETA, GAIN, HIGHEST), reference=_SAKAI
                  r"$cGG_{\mathrm{DIN}}(r) = \sum_{k \le r} GG_{\mathrm{DIN}}(k)$ (reconstructed: "
                  "the formula cannot be read in the available text of the paper; xdiv follows "
                  "its prose on effective relevance)")
-_declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST), reference=_SAKAI_2013,
+_declare("P+Q", _p_plus_q, din=False, params=(BETA, GAIN, HIGHEST, PART_DECIMALS),
+         reference=_SAKAI_2013,
          uses_intent_types=True,
          doc="P+Q@l = sum_{i inf} Pr(i|q) Q_i@l + sum_{j nav} Pr(j|q) P+_j@l, each intent with "
              "its own ideal list.",

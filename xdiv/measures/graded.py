@@ -15,9 +15,9 @@ import xarray as xr
 from ..errors import MeasureError
 from ..kernels import graded as K
 from ..kernels import ties as T
-from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, HIGHEST_GAIN, PERSISTENCE, gain_table,
-                     highest_level, intent_aware, per_intent, per_intent_over_ties,
-                     single_intent)
+from .common import (BETA, DENOMINATOR, GAIN, HIGHEST, HIGHEST_GAIN, PART_DECIMALS,
+                     PERSISTENCE, gain_table, highest_level, intent_aware, per_intent,
+                     per_intent_over_ties, single_intent)
 from .registry import Measure, Param, numbers, register
 
 Options = Callable[[xr.Dataset, Measure], dict]
@@ -106,14 +106,19 @@ def _declare(name: str, kernel: Callable, *, params: Sequence[Param], cutoff: st
         return
 
     def compute_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
-        return intent_aware(cube, per_intent_values(cube, measure))
+        return intent_aware(cube, per_intent_values(cube, measure), measure["part_decimals"])
 
     def compute_ia_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+        if measure["part_decimals"] is not None:
+            raise MeasureError(f"{measure.name}: the intents' values rounded to part_decimals "
+                               "have no exact expectation over tie orders; use ties='range' "
+                               "or leave part_decimals out")
         return intent_aware(cube, per_intent_expected(cube, measure))
 
     compute_ia.__doc__ = (f"Intent-aware {name}: sum_i Pr(i|q) {name}_i, each intent i scored "
                           f"with its own levels and its own ideal list.")
-    register(f"{name}-IA", params=params, cutoff=cutoff, family="intent-aware",
+    register(f"{name}-IA", params=(*params, PART_DECIMALS), cutoff=cutoff,
+             family="intent-aware",
              reference=f"{_IA_REFERENCE}; {reference}",
              formula=intent_aware_formula(name, cutoff),
              expected=compute_ia_expected if expected else None,

@@ -17,8 +17,8 @@ from ..kernels import graded as G
 from ..kernels.common import count_relevant
 from ..kernels import ndeval as K
 from ..kernels import ties as T
-from .common import (GAIN, HIGHEST, HIGHEST_GAIN, MEMO, gain_table, intent_aware, levels_to,
-                     per_intent)
+from .common import (GAIN, HIGHEST, HIGHEST_GAIN, MEMO, PART_DECIMALS, gain_table, intent_aware,
+                     levels_to, per_intent)
 from .registry import Measure, Param, flag, real, register
 
 ALPHA = Param("alpha", 0.5, "novelty discount: each further document relevant to an intent "
@@ -32,7 +32,7 @@ NDEVAL = Param("ndeval", True, "True: ndeval's definition (binary per-intent rel
 _NDEVAL = ("TREC Web Track ndeval (Clarke et al., SIGIR 2008; Clarke, Craswell, Soboroff & "
            "Ashkan, WSDM 2011)")
 _GRADED_ONLY = (("alpha", "ndeval", False), ("gain", "ndeval", True), ("H", "ndeval", True),
-                ("highest", "ndeval", True))
+                ("highest", "ndeval", True), ("part_decimals", "ndeval", True))
 """The parameters ERR-IA and nERR-IA use under one definition only."""
 _IA_NDEVAL_FALSE = r"`ndeval=False`: $\sum_i \Pr(i \mid q)\, {m}_i$"
 """The formula of ``ndeval=False`` for an intent-aware measure ``m``."""
@@ -73,8 +73,8 @@ def _against_ideal(kernel, cube, measure, depth, weights=None, **kwargs):
                                   **kwargs}, **_PARALLEL)
 
 
-def _graded_ia(cube, measure, kernel, **kwargs):
-    return intent_aware(cube, per_intent(cube, kernel, measure.cutoff, **kwargs))
+def _graded_ia(cube, measure, kernel, decimals=None, **kwargs):
+    return intent_aware(cube, per_intent(cube, kernel, measure.cutoff, **kwargs), decimals)
 
 
 def _alpha_dcg_expected(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
@@ -123,7 +123,8 @@ def _alpha_ndcg(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     return _against_ideal(K.alpha_ndcg, cube, measure, measure.cutoff, weights)
 
 
-@register("ERR-IA", params=(ALPHA, NDEVAL, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="required",
+@register("ERR-IA", params=(ALPHA, NDEVAL, GAIN, HIGHEST, HIGHEST_GAIN, PART_DECIMALS),
+          cutoff="required",
           family="ndeval", tie_bounds=True, unused=_GRADED_ONLY,
           reference=f"{_NDEVAL}; Chapelle et al., CIKM 2009 (graded form)",
           formula=r"$\frac{\sum_{r \le l} G(r) / r}{\sum_{r \le l} N (1 - \alpha)^{r - 1} / r}$; "
@@ -135,12 +136,13 @@ def _err_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     sum_i Pr(i|q) ERR_i@k with graded stop probabilities gv(x)/(gv_max+1), gv_max the gain
     of level H or, with highest=own, of intent i's own highest level (NTCIREVAL's IA-ERR)."""
     if not measure["ndeval"]:
-        return _graded_ia(cube, measure, G.err_at, table=gain_table(cube, measure),
-                          own=measure["highest"] == "own")
+        return _graded_ia(cube, measure, G.err_at, measure["part_decimals"],
+                          table=gain_table(cube, measure), own=measure["highest"] == "own")
     return _run_only(K.err_ia, cube, measure, alpha=measure["alpha"])
 
 
-@register("nERR-IA", params=(ALPHA, NDEVAL, GAIN, HIGHEST, HIGHEST_GAIN), cutoff="required",
+@register("nERR-IA", params=(ALPHA, NDEVAL, GAIN, HIGHEST, HIGHEST_GAIN, PART_DECIMALS),
+          cutoff="required",
           family="ndeval", tie_bounds=True, unused=_GRADED_ONLY,
           reference=f"{_NDEVAL}; Sakai & Song, SIGIR 2011 (graded form)",
           formula=r"$\frac{\sum_{r \le l} G(r) / r}{\sum_{r \le l} G^*(r) / r}$; "
@@ -150,8 +152,8 @@ def _nerr_ia(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
     ndeval=False: sum_i Pr(i|q) nERR_i@k, each intent with its own ideal list (gv_max as
     ERR-IA)."""
     if not measure["ndeval"]:
-        return _graded_ia(cube, measure, G.nerr, table=gain_table(cube, measure),
-                          own=measure["highest"] == "own")
+        return _graded_ia(cube, measure, G.nerr, measure["part_decimals"],
+                          table=gain_table(cube, measure), own=measure["highest"] == "own")
     return _against_ideal(K.nerr_ia, cube, measure, measure.cutoff)
 
 

@@ -21,8 +21,8 @@ from ..errors import MeasureError
 from ..kernels import common as KC
 from ..kernels import diversity as KD
 from ..kernels import ntcir as K
-from .common import (BETA, GAIN, HIGHEST, HIGHEST_GAIN, PERSISTENCE, gain_table,
-                     highest_level, levels_to)
+from .common import (BETA, GAIN, GAIN_DECIMALS, HIGHEST, HIGHEST_GAIN, PART_DECIMALS,
+                     PERSISTENCE, gain_table, highest_level, levels_to)
 from .diversity import GAMMA as SHARP_GAMMA
 from .diversity import ideal_global_gain, intent_recall, sharp_formula
 from .graded import declare
@@ -212,7 +212,7 @@ def _on_global_gains(kernel, din: bool, options):
             input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
                              ["intent"]],
             kwargs={"cutoff": measure.cutoff, "table": table, "din": din,
-                    **options(cube, measure)},
+                    "decimals": measure["gain_decimals"], **options(cube, measure)},
             dask="parallelized", output_dtypes=[np.float64],
             dask_gufunc_kwargs={"allow_rechunk": True})
     return compute
@@ -236,7 +236,8 @@ def _declare_global(base: str, kernel, *, params, options, sharp: bool = False,
                            f"gv(x_i(r)) against the globally ideal list"
                            + (" (a navigational intent counts only at its first relevant "
                               "document)." if din else "."))
-        register(f"{prefix}-{base}", params=params, cutoff="optional", family="diversity",
+        register(f"{prefix}-{base}", params=(*params, GAIN_DECIMALS), cutoff="optional",
+                 family="diversity",
                  reference=_D_REFERENCE, uses_intent_types=din and types_matter,
                  formula=rf"{base} with $GG(r) = \sum_i \Pr(i \mid q)\, \mathrm{{gv}}(x_i(r))$"
                          + (r" ($GG_{\mathrm{DIN}}$: a navigational intent only at its first "
@@ -247,11 +248,13 @@ def _declare_global(base: str, kernel, *, params, options, sharp: bool = False,
 
     def combined(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         return xr.apply_ufunc(KD.sharp, intent_recall(cube, measure.cutoff),
-                              plain(cube, measure), kwargs={"gamma": measure["gamma"]},
+                              plain(cube, measure), kwargs={"gamma": measure["gamma"],
+                                                            "decimals": measure["part_decimals"]},
                               dask="parallelized", output_dtypes=[np.float64])
 
     combined.__doc__ = f"D#-{base}@l = gamma I-rec@l + (1 - gamma) D-{base}@l."
-    register(f"D#-{base}", params=(SHARP_GAMMA, *params), cutoff="required",
+    register(f"D#-{base}", params=(SHARP_GAMMA, *params, GAIN_DECIMALS, PART_DECIMALS),
+             cutoff="required",
              family="diversity", reference=_D_REFERENCE,
              formula=sharp_formula(f"D-{base}"))(combined)
 
