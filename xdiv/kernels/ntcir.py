@@ -20,7 +20,7 @@ import numpy as np
 
 from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod, fit,
                      highest_gain, lookup, rank_sum, ranks)
-from .diversity import cut_ranks, global_gain
+from .diversity import cut_ranks, global_gain, relevant
 
 
 # ------------------------------------------------ on gains: the run's and the ideal list's
@@ -689,3 +689,28 @@ def rpref(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
     terms = np.where(rel, gain * ratio, 0.0)
     return defined_where(divide(rank_sum(terms), ideal_gain), total)
 
+
+
+# ------------------------------------------------------------ I-rec at the number of intents
+
+def intent_recall_at_n(levels: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """I-rec@n (Sakai & Song, SIGIR 2011; NTCIREVAL irec): I-rec at the cutoff n = the
+    topic's number of valid intents, ``|union_{r <= n} I(d_r)| / n``; NaN without a valid
+    intent.
+
+    ``levels`` is ``(..., K, I)`` (rank, then intent), ``valid`` ``(..., I)``; a list
+    shorter than n is read to its end.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> levels = np.array([[0, 1, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]])  # 3 intents
+    >>> float(intent_recall_at_n(levels, np.ones(3, bool)))  # ranks 1-3 cover 2 of 3
+    0.6666666666666666
+    >>> float(intent_recall_at_n(levels, np.array([True, True, False])))  # n = 2
+    0.5
+    """
+    n = valid.sum(axis=-1)
+    within = np.arange(levels.shape[-2]) < n[..., None]
+    covered = (relevant(levels, valid) & within[..., None]).any(axis=-2)
+    return divide(covered.sum(axis=-1), n)
