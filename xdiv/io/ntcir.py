@@ -8,6 +8,7 @@ file          line                                              frame columns
 ============  ================================================  ==========================
 Dqrels        ``topic intent docno L<level>``                   topic intent docno level
 qrels         ``topic docno L<level>`` (adhoc)                  topic intent docno level
+eqrels        ``topic;docno;L<level>;class`` (adhoc)            topic docno level eq_class
 Iprob         ``topic intent probability``                      topic intent probability
 DINprob       ``topic intent probability inf|nav``              ... intent_type
 rel           ``docno L<level>`` (one topic)                    docno level
@@ -46,7 +47,8 @@ from .atomic import atomic_output
 __all__ = ["NONRELEVANT_INTENT", "read_dqrels_frame", "read_iprob", "read_rel", "read_relv",
            "read_res", "read_res_runs", "res_path", "dqrels_frame", "iprob_frame",
            "write_dqrels", "write_iprob", "write_rel", "write_relv", "write_res",
-           "write_res_files"]
+           "write_res_files",
+           "read_eqrels_frame"]
 
 PathLike = str | os.PathLike
 
@@ -484,3 +486,37 @@ def write_relv(path: PathLike, relv: pd.DataFrame, *, sep: str = " ") -> None:
 def write_res(path: PathLike, docnos) -> None:
     """Write one topic's ranked list (docnos, best first) as a ``res`` file."""
     _write_lines(path, [np.asarray(list(docnos), dtype=object)])
+
+
+def read_eqrels_frame(path: PathLike, *, sep: str = ";") -> pd.DataFrame:
+    """Read NTCIREVAL's eqrels: adhoc qrels whose relevant items form equivalence classes
+    (Sakai, ACM TALIP 2007), ``topic;docno;L<level>;class`` with a semicolon between the
+    fields by default, since the items (answer strings) may hold spaces.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``docno`` (str), ``level`` (int64), ``eq_class`` (int64, the
+        class: a whole number >= 1) and ``line``. A (topic, docno) listed twice is refused
+        with both lines.
+    """
+    rows: list[tuple[str, str, int, int, int]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, fields in _lines(path, sep):
+        _width(path, number, fields, (4,), "topic docno level class")
+        topic = _label(path, number, "topic", fields[0])
+        docno = _label(path, number, "docno", fields[1])
+        level = _level(path, number, fields[2])
+        eq_class = fields[3].strip(BLANK)
+        if re.fullmatch(r"[0-9]+", eq_class) is None or int(eq_class) < 1:
+            raise ParseError(path, number, f"topic {topic} docno {docno}: class "
+                                           f"{fields[3]!r} is not a whole number >= 1")
+        if (topic, docno) in seen:
+            raise ParseError(path, number, f"topic {topic} docno {docno} is listed twice "
+                                           f"(first on line {seen[topic, docno]})")
+        seen[topic, docno] = number
+        rows.append((topic, docno, level, int(eq_class), number))
+    if not rows:
+        raise _no_lines(path)
+    frame = pd.DataFrame(rows, columns=["topic", "docno", "level", "eq_class", "line"])
+    return frame.astype({"level": np.int64, "eq_class": np.int64})

@@ -176,7 +176,7 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
 
 
 _FAMILIES = ("diversity", "graded", "estimators", "ndeval", "umeasure", "trec_eval", "ntcir",
-             "hierarchy")
+             "equivalence", "hierarchy")
 """The modules declaring measures, imported in this order (the hierarchy family lifts the
 flat ones) the first time the registry is looked up."""
 _loaded = False
