@@ -283,3 +283,23 @@ def test_ec_scores_do_not_depend_on_the_batch_or_on_tie_sampling():
     assert np.array_equal(alone.sel(run="short").values, together.sel(run="short").values,
                           equal_nan=True)
     assert np.array_equal(expected.values, together.values, equal_nan=True)
+
+
+def test_eqrels_are_written_back(ntcireval_folder, tmp_path):
+    """The sample's eqrels written back hold its lines (sorted by topic and docno); a
+    collection without classes, or a document without a class, is refused."""
+    from xdiv.io.ntcir import write_eqrels
+
+    sample = ntcireval_folder / "e-test.eqrels"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        collection = xdiv.read_qrels(sample, format="ntcir-eqrels")
+    write_eqrels(tmp_path / "out.eqrels", collection)
+    written = (tmp_path / "out.eqrels").read_text(encoding="utf-8").splitlines()
+    assert sorted(written) == sorted(sample.read_text(encoding="utf-8").splitlines())
+    with pytest.raises(InputError, match="no equivalence classes"):
+        write_eqrels(tmp_path / "x", collection.drop_vars("eq_class"))
+    lacking = collection.assign(eq_class=collection["eq_class"].where(
+        collection["docno"] != "酒井哲也", -1))
+    with pytest.raises(InputError, match="topic 0001 docno 酒井哲也 has no class >= 1"):
+        write_eqrels(tmp_path / "x", lacking)

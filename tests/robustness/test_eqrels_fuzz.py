@@ -13,7 +13,7 @@ Each input is either
 - **refused**: one :class:`~xdiv.errors.XdivError` of one line naming the file and the
   first bad line, computed here independently of the package; or
 - **accepted, checked**: the collection's levels and classes equal those of a reference
-  parse written here, and EC-AP, EC-Q, EC-nDCG@5 and EC-P@3 of a random ranked list equal
+  parse written here, writing it back as eqrels and reading that gives the same, and EC-AP, EC-Q, EC-nDCG@5 and EC-P@3 of a random ranked list equal
   ``ntcir_eval label -ec | ntcir_eval compute -ec`` on rel files written from the
   reference parse, to its 4 printed decimals.
 
@@ -32,6 +32,7 @@ import pytest
 
 import xdiv
 from xdiv.errors import XdivError
+from xdiv.io import ntcir
 
 from ..helpers import time_limit
 
@@ -134,6 +135,11 @@ def _one_input(program, tmp_path, seed: int) -> str:
             classes = collection["eq_class"].sel(topic=topic).values
             got = {d: (int(lv), int(c)) for d, lv, c in zip(docnos, levels, classes) if d}
             assert got == rel, (topic, got, rel)
+        written = tmp_path / f"{seed}.out.eqrels"
+        ntcir.write_eqrels(written, collection, sep=sep)
+        again = xdiv.read_qrels(written, format="ntcir-eqrels", sep=sep)
+        assert again["eq_class"].equals(collection["eq_class"])
+        assert again["level"].equals(collection["level"])
         ranking = {t: rng.sample(list(rel) + ["u1", "u2"], rng.randint(1, len(rel) + 2))
                    for t, rel in rels.items()}
         runs = pd.DataFrame([("r", t, d, float(len(ds) - k)) for t, ds in ranking.items()

@@ -48,7 +48,7 @@ __all__ = ["NONRELEVANT_INTENT", "read_dqrels_frame", "read_iprob", "read_rel", 
            "read_res", "read_res_runs", "res_path", "dqrels_frame", "iprob_frame",
            "write_dqrels", "write_iprob", "write_rel", "write_relv", "write_res",
            "write_res_files",
-           "read_eqrels_frame"]
+           "read_eqrels_frame", "write_eqrels"]
 
 PathLike = str | os.PathLike
 
@@ -520,3 +520,40 @@ def read_eqrels_frame(path: PathLike, *, sep: str = ";") -> pd.DataFrame:
         raise _no_lines(path)
     frame = pd.DataFrame(rows, columns=["topic", "docno", "level", "eq_class", "line"])
     return frame.astype({"level": np.int64, "eq_class": np.int64})
+
+
+def write_eqrels(path: PathLike, collection: xr.Dataset, *, sep: str = ";") -> None:
+    """Write a collection with equivalence classes (``eq_class``, as
+    ``xdiv.read_qrels(..., format="ntcir-eqrels")`` reads them) as NTCIREVAL's eqrels,
+    ``topic;docno;L<level>;class`` lines sorted by topic and docno, negative levels as
+    ``L0``; reading the file back gives the same collection.
+
+    Raises
+    ------
+    InputError
+        The collection has no classes, or several intents; a judged document has no
+        class >= 1 (eqrels has no line for it), or holds the separator.
+    """
+    if "eq_class" not in collection:
+        raise InputError(f"{os.fspath(path)}: the collection has no equivalence classes "
+                         "(eq_class) to write")
+    frame = qrels_frame(collection)
+    if frame["intent"].nunique() > 1:
+        raise InputError(f"{os.fspath(path)}: eqrels are adhoc qrels, and the collection "
+                         "has several intents")
+    slots = {(str(t), str(d)): int(c) for t, row, classes in
+             zip(collection["topic"].values, collection["docno"].values,
+                 collection["eq_class"].values) for d, c in zip(row, classes) if d != ""}
+    classes = np.array([slots[str(t), str(d)] for t, d in zip(frame["topic"], frame["docno"])],
+                       dtype=np.int64)
+    for k in range(len(frame)):
+        topic, docno = frame["topic"].iloc[k], frame["docno"].iloc[k]
+        if classes[k] < 1:
+            raise InputError(f"{os.fspath(path)}: topic {topic} docno {docno} has no class "
+                             ">= 1 (eqrels give every document one)")
+        if sep in str(topic) or sep in str(docno):
+            raise InputError(f"{os.fspath(path)}: topic {topic} docno {docno} holds the "
+                             f"separator {sep!r}")
+    labels = "L" + frame["level"].clip(lower=0).astype(np.int64).astype(str)
+    _write_lines(path, [frame["topic"].to_numpy(), frame["docno"].to_numpy(),
+                        labels.to_numpy(), classes], sep=sep)
