@@ -71,8 +71,8 @@ def equivalence_judgments(cube: xr.Dataset, name: str = "EC-") -> xr.Dataset:
                       qrels_level=qrels.transpose(*cube["qrels_level"].dims),
                       ideal_level=ideal.transpose(*cube["ideal_level"].dims))
     out.attrs = {k: v for k, v in cube.attrs.items() if k != MEMO}  # nothing shared
-    if memo is not None:  # for the next EC- measure of the evaluation; the cube is held,
-        memo["equivalence"] = (cube, out)  # so that its id is not another cube's
+    if memo is not None:  # for the next EC- measure; holding the cube itself, the
+        memo["equivalence"] = (cube, out)  # identity test cannot match another cube
     return out
 
 
