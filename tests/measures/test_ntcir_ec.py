@@ -303,3 +303,9 @@ def test_eqrels_are_written_back(ntcireval_folder, tmp_path):
         collection["docno"] != "酒井哲也", -1))
     with pytest.raises(InputError, match="topic 0001 docno 酒井哲也 has no class >= 1"):
         write_eqrels(tmp_path / "x", lacking)
+
+
+def test_eqrels_take_no_intent_probabilities(ntcireval_folder):
+    with pytest.raises(InputError, match="eqrels are adhoc qrels"):
+        xdiv.read_qrels(ntcireval_folder / "e-test.eqrels", format="ntcir-eqrels",
+                        probabilities="nonuniform")

@@ -22,7 +22,8 @@ variable                          meaning
 ``topic_type(topic)``, ``query``  from the topic file when one is given (else ``""``)
 ================================  ======================================================
 
-Later extensions (node hierarchies, document lengths, multi-assessor labels) are further
+Later extensions (node hierarchies, document lengths, multi-assessor labels, the
+equivalence classes ``eq_class(topic, doc)`` of :func:`set_equivalence_classes`) are further
 variables on extra dimensions of the same dataset. Intents without any relevant document
 are kept in the ``intent`` dimension (so that ``write_qrels`` reproduces the input) but
 are not valid; they are listed in the ``dropped_intents`` attribute (JSON), as are topics

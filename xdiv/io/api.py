@@ -205,6 +205,9 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
         collection = _ntcir_collection(path, topic_frame, topics_source, probabilities,
                                        bool(renormalise), sep)
     elif format == EQRELS_FORMAT:
+        if not (isinstance(probabilities, str) and probabilities == "uniform"):
+            raise InputError(f"{source}: eqrels are adhoc qrels (one intent per topic): "
+                             "intent probabilities do not apply")
         collection = _eqrels_collection(path, topic_frame, topics_source, bool(renormalise),
                                         ";" if sep is None else sep)
     else:
