@@ -535,35 +535,41 @@ def _irec_by_ntcir_eval(program: Path, rels: dict, ranking: dict, folder: Path,
 def test_irec_at_n_agrees_with_ntcir_eval_irec(program, tmp_path):
     """I-rec@n and I-rec@l against ``ntcir_eval irec`` on 30 random cases (over 100
     topics with a relevant document: up to 9 intents, intents and topics without relevant
-    documents, empty runs and runs shorter than n)."""
-    compared, short = 0, 0
+    documents, empty runs and runs shorter than n), scored by one ``xdiv.evaluate``."""
+    rels, ranking, expected = {}, {}, {}
     for seed in range(30):
-        rels, ranking = _irec_case(np.random.default_rng(2000 + seed))
-        expected = _irec_by_ntcir_eval(program, rels, ranking, tmp_path, "1,3,10")
-        qrels = pd.DataFrame([(t, i, d, lv) for t, intents in rels.items()
-                              for i, rel in intents.items() for d, lv in rel.items()],
-                             columns=["topic", "intent", "docno", "level"])
-        runs = pd.DataFrame([("run", t, d, float(len(docs) - k))
-                             for t, docs in ranking.items() for k, d in enumerate(docs)],
-                            columns=["run", "topic", "docno", "score"])
-        names = {"I-rec@n": "I-rec@n", "I-rec@0001": "I-rec@1", "I-rec@0003": "I-rec@3",
-                 "I-rec@0010": "I-rec@10"}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", xdiv.XdivWarning)
-            score = xdiv.evaluate(xdiv.build_runs(runs), xdiv.build_collection(qrels),
-                                  list(names.values()))["score"].sel(run="run")
-        for topic in rels:
-            if topic not in expected:  # no relevant document: irec has no Irelv file
-                assert np.isnan(float(score.sel(topic=topic, metric="I-rec@n")))
-                continue
-            for printed, name in names.items():
-                mine = float(score.sel(topic=topic, metric=name))
-                assert prints_as(mine, expected[topic][printed]), (
-                    f"seed {seed} topic {topic}: {printed} {expected[topic][printed]} "
-                    f"xdiv {name} {mine}")
-            compared += 1
-            n = sum(any(rel.values()) for rel in rels[topic].values())
-            short += len(ranking[topic]) < n
+        case_rels, case_ranking = _irec_case(np.random.default_rng(2000 + seed))
+        printed = _irec_by_ntcir_eval(program, case_rels, case_ranking, tmp_path, "1,3,10")
+        for topic in case_rels:  # the cases' topics apart, as one collection
+            rels[f"{seed}-{topic}"] = case_rels[topic]
+            ranking[f"{seed}-{topic}"] = case_ranking[topic]
+            if topic in printed:
+                expected[f"{seed}-{topic}"] = printed[topic]
+    qrels = pd.DataFrame([(t, i, d, lv) for t, intents in rels.items()
+                          for i, rel in intents.items() for d, lv in rel.items()],
+                         columns=["topic", "intent", "docno", "level"])
+    runs = pd.DataFrame([("run", t, d, float(len(docs) - k))
+                         for t, docs in ranking.items() for k, d in enumerate(docs)],
+                        columns=["run", "topic", "docno", "score"])
+    names = {"I-rec@n": "I-rec@n", "I-rec@0001": "I-rec@1", "I-rec@0003": "I-rec@3",
+             "I-rec@0010": "I-rec@10"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        score = xdiv.evaluate(xdiv.build_runs(runs), xdiv.build_collection(qrels),
+                              list(names.values()))["score"].sel(run="run")
+    table = score.transpose("topic", "metric").to_pandas()
+    compared, short = 0, 0
+    for topic in rels:
+        if topic not in expected:  # no relevant document: irec has no Irelv file
+            assert np.isnan(table.at[topic, "I-rec@n"])
+            continue
+        for printed, name in names.items():
+            mine = float(table.at[topic, name])
+            assert prints_as(mine, expected[topic][printed]), (
+                f"topic {topic}: {printed} {expected[topic][printed]} xdiv {name} {mine}")
+        compared += 1
+        n = sum(any(rel.values()) for rel in rels[topic].values())
+        short += len(ranking[topic]) < n
     assert compared >= 100 and short >= 10
 
 
