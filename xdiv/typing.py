@@ -10,7 +10,8 @@ __all__ = [
     "ADHOC_METHODS", "AdhocMethod", "COMPARE_CIS", "COMPARE_CORRECTIONS",
     "COMPARE_FAMILIES", "COMPARE_TESTS", "CompareCI", "CompareCorrection", "CompareFamily",
     "CompareTest", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
-    "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "HIERARCHY_KINDS",
+    "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "EQRELS_FORMAT", "EqrelsFormat",
+    "HIERARCHY_KINDS",
     "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "LEVEL_RANGE", "MAX_CUTOFF", "MAXT_CORRECTIONS",
     "META_TESTS", "MISSING",
     "MetaTest",
@@ -57,6 +58,10 @@ PROBABILITY_SCHEMES: tuple[ProbabilityScheme, ...] = get_args(ProbabilityScheme)
 QrelsFormat = Literal["trec", "ntcir"]
 """The file format of qrels: TREC's, or NTCIREVAL's (Dqrels and Iprob/DINprob files)."""
 QRELS_FORMATS: tuple[QrelsFormat, ...] = get_args(QrelsFormat)
+EqrelsFormat = Literal["ntcir-eqrels"]
+"""NTCIREVAL's eqrels (adhoc qrels with equivalence classes), which :func:`xdiv.read_qrels`
+reads besides :data:`QRELS_FORMATS`."""
+EQRELS_FORMAT: EqrelsFormat = get_args(EqrelsFormat)[0]
 
 CutoffRule = Literal["required", "optional", "none"]
 """Whether a measure's name takes a cutoff ``@l``."""

@@ -482,3 +482,129 @@ def test_every_compute_measure_agrees_with_ntcir_eval_on_the_trec_2009_runs(prog
     differences = compare_cases(program, tmp_path, cases)
     assert len(differences["Q-measure"]) == 21 * 50
     assert len(differences["rpref_N"]) == 3 * 50
+
+
+# ---------------------------------------------------------------- I-rec@n (irec, D-NTCIR-eval)
+
+def _irec_case(rng: np.random.Generator) -> tuple[dict, dict]:
+    """Random diversity topics for ``irec``: ``rels[topic][intent] = {docno: level}`` (some
+    intents without a relevant document, some topics without any, up to 9 intents) and the
+    ranked lists (some empty, some shorter than the number of intents)."""
+    rels, ranking = {}, {}
+    for t in range(int(rng.integers(3, 9))):
+        topic = f"{t + 1:04d}"
+        docs = [f"D{t}-{k:02d}" for k in range(int(rng.integers(2, 20)))]
+        intents = {}
+        for i in range(int(rng.integers(1, 10))):
+            density = 0.0 if rng.random() < 0.15 else rng.random() * 0.4
+            levels = rng.integers(1, 4, size=len(docs)) * (rng.random(len(docs)) < density)
+            intents[str(i + 1)] = {d: int(lv) for d, lv, j in
+                                   zip(docs, levels, rng.random(len(docs)) < 0.7)
+                                   if j or lv > 0}
+        rels[topic] = intents
+        length = int(rng.choice([0, int(rng.integers(1, 5)), int(rng.integers(1, 30))]))
+        pool = docs + [f"U{t}-{k}" for k in range(5)]
+        ranking[topic] = [str(d) for d in rng.permutation(pool)[:length]]
+    if not any(ranking.values()):
+        ranking["0001"] = ["U0-0"]
+    return rels, ranking
+
+
+def _irec_by_ntcir_eval(program: Path, rels: dict, ranking: dict, folder: Path,
+                        cutoffs: str) -> dict[str, dict[str, str]]:
+    """``ntcir_eval irec -cutoffs ...`` per topic, on an Irelv file per intent with a
+    relevant document (as DIN-splitqrels writes them); topics without one are left out."""
+    out = {}
+    for topic, intents in rels.items():
+        res = folder / f"{topic}.res"
+        res.write_text("".join(f"{d}\n" for d in ranking[topic]))
+        files = []
+        for intent, rel in intents.items():
+            relevant = [d for d, lv in sorted(rel.items(), key=lambda item: -item[1]) if lv]
+            if relevant:
+                files.append(folder / f"{topic}.Irelv{intent}")
+                files[-1].write_text("".join(f"{d} {rel[d]}\n" for d in relevant))
+        if files:
+            printed = subprocess.run([str(program), "irec", "-cutoffs", cutoffs, str(res),
+                                      *map(str, files)], capture_output=True, text=True,
+                                     check=True).stdout
+            out[topic] = {m[1]: m[2] for m in map(_LINE.match, printed.splitlines()) if m}
+    return out
+
+
+def test_irec_at_n_agrees_with_ntcir_eval_irec(program, tmp_path):
+    """I-rec@n and I-rec@l against ``ntcir_eval irec`` on 30 random cases (over 100
+    topics with a relevant document: up to 9 intents, intents and topics without relevant
+    documents, empty runs and runs shorter than n), scored by one ``xdiv.evaluate``."""
+    rels, ranking, expected = {}, {}, {}
+    for seed in range(30):
+        case_rels, case_ranking = _irec_case(np.random.default_rng(2000 + seed))
+        printed = _irec_by_ntcir_eval(program, case_rels, case_ranking, tmp_path, "1,3,10")
+        for topic in case_rels:  # the cases' topics apart, as one collection
+            rels[f"{seed}-{topic}"] = case_rels[topic]
+            ranking[f"{seed}-{topic}"] = case_ranking[topic]
+            if topic in printed:
+                expected[f"{seed}-{topic}"] = printed[topic]
+    qrels = pd.DataFrame([(t, i, d, lv) for t, intents in rels.items()
+                          for i, rel in intents.items() for d, lv in rel.items()],
+                         columns=["topic", "intent", "docno", "level"])
+    runs = pd.DataFrame([("run", t, d, float(len(docs) - k))
+                         for t, docs in ranking.items() for k, d in enumerate(docs)],
+                        columns=["run", "topic", "docno", "score"])
+    names = {"I-rec@n": "I-rec@n", "I-rec@0001": "I-rec@1", "I-rec@0003": "I-rec@3",
+             "I-rec@0010": "I-rec@10"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        score = xdiv.evaluate(xdiv.build_runs(runs), xdiv.build_collection(qrels),
+                              list(names.values()))["score"].sel(run="run")
+    table = score.transpose("topic", "metric").to_pandas()
+    compared, short = 0, 0
+    for topic in rels:
+        if topic not in expected:  # no relevant document: irec has no Irelv file
+            assert np.isnan(table.at[topic, "I-rec@n"])
+            continue
+        for printed, name in names.items():
+            mine = float(table.at[topic, name])
+            assert prints_as(mine, expected[topic][printed]), (
+                f"topic {topic}: {printed} {expected[topic][printed]} xdiv {name} {mine}")
+        compared += 1
+        n = sum(any(rel.values()) for rel in rels[topic].values())
+        short += len(ranking[topic]) < n
+    assert compared >= 100 and short >= 10
+
+
+@pytest.mark.slow
+def test_irec_at_n_agrees_with_d_ntcir_eval_on_ntcirevals_sample(ntcireval_folder, tmp_path):
+    """D-NTCIR-eval's I-rec@n lines (its Dnev files) on NTCIREVAL's sample (Dtest.Iprob,
+    Dtest.Dqrels, TRECRUN and TRECRUN2), the runs read from the res files TRECsplitruns
+    writes."""
+    import os
+    import shutil
+
+    if shutil.which("gawk") is None:
+        pytest.skip("NTCIREVAL's scripts need gawk")
+    for name in ("DIN-splitqrels", "TRECsplitruns", "D-NTCIR-eval", "ntcir_eval",
+                 "Dtest.Iprob", "Dtest.Dqrels", "TRECRUN", "TRECRUN2"):
+        shutil.copy2(ntcireval_folder / name, tmp_path / name)
+    (tmp_path / "runl").write_text("TRECRUN\nTRECRUN2\n")
+    env = {**os.environ, "LC_ALL": "C", "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    for command in ("DIN-splitqrels Dtest.Iprob Dtest.Dqrels q",
+                    "TRECsplitruns Dtest.Iprob.tid 1000", "D-NTCIR-eval Dtest.Iprob.tid q 10 e"):
+        subprocess.run(["sh", *command.split()], cwd=tmp_path, env=env, check=True,
+                       input=b"TRECRUN\nTRECRUN2\n", capture_output=True, timeout=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        collection = xdiv.read_qrels(tmp_path / "Dtest.Dqrels", format="ntcir",
+                                     probabilities=tmp_path / "Dtest.Iprob")
+        runs = xdiv.io.ntcir.read_res_runs(tmp_path, ["TRECRUN", "TRECRUN2"],
+                                           tmp_path / "Dtest.Iprob.tid")
+        score = xdiv.evaluate(runs, collection, ["I-rec@n"])["score"]
+    compared = 0
+    for run in ("TRECRUN", "TRECRUN2"):
+        for line in (tmp_path / f"{run}.e.Dnev").read_text().splitlines():
+            fields = line.split()
+            if fields[1:2] == ["I-rec@n="]:
+                mine = float(score.sel(run=run, topic=fields[0], metric="I-rec@n"))
+                assert prints_as(mine, fields[2]), (run, fields[0], fields[2], mine)
+                compared += 1
+    assert compared == 6

@@ -22,7 +22,8 @@ variable                          meaning
 ``topic_type(topic)``, ``query``  from the topic file when one is given (else ``""``)
 ================================  ======================================================
 
-Later extensions (node hierarchies, document lengths, multi-assessor labels) are further
+Later extensions (node hierarchies, document lengths, multi-assessor labels, the
+equivalence classes ``eq_class(topic, doc)`` of :func:`set_equivalence_classes`) are further
 variables on extra dimensions of the same dataset. Intents without any relevant document
 are kept in the ``intent`` dimension (so that ``write_qrels`` reproduces the input) but
 are not valid; they are listed in the ``dropped_intents`` attribute (JSON), as are topics
@@ -622,3 +623,57 @@ def collection_report(collection: xr.Dataset) -> dict:
     return {"dropped_intents": from_json(collection.attrs.get("dropped_intents", "{}")),
             "topics_without_relevant": from_json(
                 collection.attrs.get("topics_without_relevant", "[]"))}
+
+
+def set_equivalence_classes(collection: xr.Dataset, classes: pd.DataFrame, *,
+                            source: str = "<DataFrame>",
+                            locate: Locate | None = None) -> xr.Dataset:
+    """Add ``eq_class(topic, doc)``: the equivalence class of each judged document (Sakai,
+    ACM TALIP 2007), read by the ``EC-`` measures (:mod:`xdiv.measures.equivalence`); -1
+    for a document in no class (a class of its own) and in the padding slots.
+
+    ``classes`` has the columns ``topic``, ``docno`` and ``eq_class`` (whole numbers >= 0);
+    each row names a document the collection judges for the topic, once. ``source`` and
+    ``locate`` name the frame's rows in messages (:func:`xdiv.read_qrels` reads eqrels
+    files).
+
+    Raises
+    ------
+    InputError
+        A missing column, a class that is no whole number >= 0, a document listed twice or
+        not judged for its topic.
+    """
+    check_collection(collection, "set_equivalence_classes")
+    missing = [c for c in ("topic", "docno", "eq_class") if c not in classes.columns]
+    if missing:
+        raise InputError(f"equivalence classes need the columns topic, docno and eq_class; "
+                         f"{source} lacks {', '.join(missing)}")
+    locate = locate or frame_rows(source)
+    values = pd.to_numeric(classes["eq_class"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values) | (values < 0) | (values != np.floor(values))
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise InputError(f"{locate(len(classes), [k])}: docno {classes['docno'].iloc[k]}: "
+                         f"class {str(classes['eq_class'].iloc[k])!r} is not a whole number >= 0")
+    keys = pd.DataFrame({"topic": classes["topic"].astype(str).to_numpy(),
+                         "docno": classes["docno"].astype(str).to_numpy()})
+    twice = keys.duplicated(keep="first").to_numpy()
+    if twice.any():
+        k = int(np.argmax(twice))
+        first = int(np.flatnonzero((keys == keys.iloc[k]).all(axis=1).to_numpy())[0])
+        raise InputError(f"{locate(len(classes), [first, k])}: topic {keys['topic'].iloc[k]} "
+                         f"docno {keys['docno'].iloc[k]} is given a class twice")
+    docno = collection["docno"].values
+    t, d = np.nonzero(docno != "")
+    slots = pd.DataFrame({"topic": collection["topic"].values[t].astype(str),
+                          "docno": docno[t, d].astype(str), "t": t, "d": d})
+    found = keys.reset_index().merge(slots, on=["topic", "docno"], how="left")
+    unknown = found["t"].isna().to_numpy()
+    if unknown.any():
+        k = int(found["index"].to_numpy()[np.argmax(unknown)])
+        raise InputError(f"{locate(len(classes), [k])}: topic {keys['topic'].iloc[k]} docno "
+                         f"{keys['docno'].iloc[k]} is not judged in the collection")
+    out = np.full(docno.shape, -1, dtype=np.int64)
+    out[found["t"].to_numpy(dtype=np.int64), found["d"].to_numpy(dtype=np.int64)] = \
+        values[found["index"].to_numpy()].astype(np.int64)
+    return collection.assign(eq_class=(("topic", "doc"), out))

@@ -386,10 +386,10 @@ def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset
 
 OPTIONAL_FILL = {"doc_length": 0.0, "node_exists": False, "node_layer": 0, "node_leaf": False,
                  "node_intent": "", "node_weight": 0.0, "node_covers": False, "node_level": 0,
-                 "layer_weight": 0.0, "inclusion": np.nan}
+                 "layer_weight": 0.0, "inclusion": np.nan, "eq_class": -1}
 """Optional collection variables (document lengths, hierarchies, the inclusion
-probabilities of sampled judgments) a judged cube carries when the collection has them,
-with their fill values for topics the collection lacks."""
+probabilities of sampled judgments, equivalence classes) a judged cube carries when the
+collection has them, with their fill values for topics the collection lacks."""
 
 
 def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:

@@ -25,7 +25,8 @@ from .trec import (RUN_LAYOUT, RunColumns, line_numbers, read_doc_lengths, read_
                    read_qrels_codes, read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
                    write_run_frame)
 from ..errors import InputError
-from ..typing import PROBABILITY_SCHEMES, QRELS_FORMATS, QrelsFormat
+from ..typing import (EQRELS_FORMAT, PROBABILITY_SCHEMES, QRELS_FORMATS, EqrelsFormat,
+                      QrelsFormat)
 
 
 PATH_TYPES = (str, os.PathLike)
@@ -104,7 +105,7 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
 
 def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
                doc_lengths=None, default_length: float | None = None,
-               strict_topics: bool = False, format: QrelsFormat = "trec",
+               strict_topics: bool = False, format: QrelsFormat | EqrelsFormat = "trec",
                renormalise: bool | None = None, sep: str | None = None) -> xr.Dataset:
     """Read TREC or NTCIR diversity or adhoc qrels into a collection dataset.
 
@@ -136,8 +137,13 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     strict_topics : bool
         Refuse a subtopic type other than ``inf``/``nav`` in the topic file instead of
         reading it as ``inf`` with a warning (``strict`` of :func:`xdiv.io.read_topics`).
-    format : {"trec", "ntcir"}
-        The qrels' file format.
+    format : {"trec", "ntcir", "ntcir-eqrels"}
+        The qrels' file format. ``"ntcir-eqrels"``: NTCIREVAL's eqrels, adhoc qrels whose
+        relevant items form equivalence classes, ``topic;docno;L<level>;class``
+        (:func:`xdiv.io.ntcir.read_eqrels_frame`); the collection holds each document's
+        class as ``eq_class`` for the ``EC-`` measures (``EC-Q``, ``EC-nDCG@10``, ...:
+        :mod:`xdiv.measures.equivalence`), while the other measures read each document
+        as judged, as ``ntcir_eval`` does without ``-ec``.
     renormalise : bool, optional
         The probability convention. True: Pr(i|q) is renormalised over the intents with
         a relevant document, so that the probabilities of each topic sum to 1 there.
@@ -151,7 +157,7 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     sep : str, optional
         NTCIR files only: the field separator (NTCIREVAL's ``-sep``, e.g. ``";"`` for
         docnos holding spaces) of the qrels and the probability file; default spaces
-        and tabs.
+        and tabs (``";"`` for eqrels).
 
     Returns
     -------
@@ -183,10 +189,12 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     [[0.6, 0.0]]
     >>> folder.cleanup()
     """
-    if format not in QRELS_FORMATS:
-        raise InputError(f"format must be one of {QRELS_FORMATS}, not {format!r}")
-    if sep is not None and format != "ntcir":
-        raise InputError("sep applies to NTCIR files only (format='ntcir')")
+    if format not in (*QRELS_FORMATS, EQRELS_FORMAT):
+        raise InputError(f"format must be one of {(*QRELS_FORMATS, EQRELS_FORMAT)}, not "
+                         f"{format!r}")
+    if sep is not None and format not in ("ntcir", EQRELS_FORMAT):
+        raise InputError("sep applies to NTCIR files only (format='ntcir' or "
+                         f"'{EQRELS_FORMAT}')")
     if isinstance(topics, PATH_TYPES):
         topic_frame = read_topics(topics, strict=strict_topics)
         topics_source = os.fspath(topics)
@@ -196,6 +204,12 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
     if format == "ntcir":
         collection = _ntcir_collection(path, topic_frame, topics_source, probabilities,
                                        bool(renormalise), sep)
+    elif format == EQRELS_FORMAT:
+        if not (isinstance(probabilities, str) and probabilities == "uniform"):
+            raise InputError(f"{source}: eqrels are adhoc qrels (one intent per topic): "
+                             "intent probabilities do not apply")
+        collection = _eqrels_collection(path, topic_frame, topics_source, bool(renormalise),
+                                        ";" if sep is None else sep)
     else:
         # the lines as integer codes, not a frame of Python strings: the same collection
         # as build_collection(read_qrels_frame(path), ...) builds, in a fraction of the
@@ -239,6 +253,23 @@ def _ntcir_collection(path, topics: pd.DataFrame | None, topics_source: str, pro
                                    topics_source=topics_source,
                                    probabilities_source=scheme_source, locate=locate,
                                    renormalise=renormalise)
+
+
+def _eqrels_collection(path, topics: pd.DataFrame | None, topics_source: str,
+                       renormalise: bool, sep: str) -> xr.Dataset:
+    """An adhoc collection from NTCIREVAL's eqrels, with the equivalence classes."""
+    source = os.fspath(path)
+    lines = ntcir.read_eqrels_frame(path, sep=sep)
+    numbers = lines["line"].to_numpy()
+
+    def locate(n_rows: int, rows: list[int]) -> str:
+        return ", ".join(f"{source}:{numbers[r]}" for r in rows)
+
+    frame = lines[["topic", "docno", "level"]].assign(intent="0")
+    collection = _model.build_collection(frame, topics=topics, source=source,
+                                         topics_source=topics_source, locate=locate,
+                                         renormalise=renormalise)
+    return _model.set_equivalence_classes(collection, lines, source=source, locate=locate)
 
 
 def _check_types(topics: pd.DataFrame, given: pd.DataFrame, topics_source: str,

@@ -8,6 +8,7 @@ file          line                                              frame columns
 ============  ================================================  ==========================
 Dqrels        ``topic intent docno L<level>``                   topic intent docno level
 qrels         ``topic docno L<level>`` (adhoc)                  topic intent docno level
+eqrels        ``topic;docno;L<level>;class`` (adhoc)            topic docno level eq_class
 Iprob         ``topic intent probability``                      topic intent probability
 DINprob       ``topic intent probability inf|nav``              ... intent_type
 rel           ``docno L<level>`` (one topic)                    docno level
@@ -50,7 +51,8 @@ from .atomic import atomic_output
 __all__ = ["NONRELEVANT_INTENT", "read_dqrels_frame", "read_iprob", "read_rel", "read_relv",
            "read_res", "read_res_runs", "res_path", "dqrels_frame", "iprob_frame",
            "write_dqrels", "write_iprob", "write_rel", "write_relv", "write_res",
-           "write_res_files"]
+           "write_res_files",
+           "read_eqrels_frame", "write_eqrels"]
 
 PathLike = str | os.PathLike
 
@@ -532,3 +534,74 @@ def write_relv(path: PathLike, relv: pd.DataFrame, *, sep: str = " ") -> None:
 def write_res(path: PathLike, docnos) -> None:
     """Write one topic's ranked list (docnos, best first) as a ``res`` file."""
     _write_lines(path, [np.asarray(list(docnos), dtype=object)])
+
+
+def read_eqrels_frame(path: PathLike, *, sep: str = ";") -> pd.DataFrame:
+    """Read NTCIREVAL's eqrels: adhoc qrels whose relevant items form equivalence classes
+    (Sakai, ACM TALIP 2007), ``topic;docno;L<level>;class`` with a semicolon between the
+    fields by default, since the items (answer strings) may hold spaces.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``topic``, ``docno`` (str), ``level`` (int64), ``eq_class`` (int64, the
+        class: a whole number >= 1) and ``line``. A (topic, docno) listed twice is refused
+        with both lines.
+    """
+    rows: list[tuple[str, str, int, int, int]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, fields in _lines(path, sep):
+        _width(path, number, fields, (4,), "topic docno level class")
+        topic = _label(path, number, "topic", fields[0])
+        docno = _label(path, number, "docno", fields[1])
+        level = _level(path, number, fields[2])
+        eq_class = fields[3].strip(BLANK)
+        if re.fullmatch(r"[0-9]+", eq_class) is None or int(eq_class) < 1:
+            raise ParseError(path, number, f"topic {topic} docno {docno}: class "
+                                           f"{fields[3]!r} is not a whole number >= 1")
+        if (topic, docno) in seen:
+            raise ParseError(path, number, f"topic {topic} docno {docno} is listed twice "
+                                           f"(first on line {seen[topic, docno]})")
+        seen[topic, docno] = number
+        rows.append((topic, docno, level, int(eq_class), number))
+    if not rows:
+        raise _no_lines(path)
+    frame = pd.DataFrame(rows, columns=["topic", "docno", "level", "eq_class", "line"])
+    return frame.astype({"level": np.int64, "eq_class": np.int64})
+
+
+def write_eqrels(path: PathLike, collection: xr.Dataset, *, sep: str = ";") -> None:
+    """Write a collection with equivalence classes (``eq_class``, as
+    ``xdiv.read_qrels(..., format="ntcir-eqrels")`` reads them) as NTCIREVAL's eqrels,
+    ``topic;docno;L<level>;class`` lines sorted by topic and docno, negative levels as
+    ``L0``; reading the file back gives the same collection.
+
+    Raises
+    ------
+    InputError
+        The collection has no classes, or several intents; a judged document has no
+        class >= 1 (eqrels has no line for it), or holds the separator.
+    """
+    if "eq_class" not in collection:
+        raise InputError(f"{os.fspath(path)}: the collection has no equivalence classes "
+                         "(eq_class) to write")
+    frame = qrels_frame(collection)
+    if frame["intent"].nunique() > 1:
+        raise InputError(f"{os.fspath(path)}: eqrels are adhoc qrels, and the collection "
+                         "has several intents")
+    slots = {(str(t), str(d)): int(c) for t, row, classes in
+             zip(collection["topic"].values, collection["docno"].values,
+                 collection["eq_class"].values) for d, c in zip(row, classes) if d != ""}
+    classes = np.array([slots[str(t), str(d)] for t, d in zip(frame["topic"], frame["docno"])],
+                       dtype=np.int64)
+    for k in range(len(frame)):
+        topic, docno = frame["topic"].iloc[k], frame["docno"].iloc[k]
+        if classes[k] < 1:
+            raise InputError(f"{os.fspath(path)}: topic {topic} docno {docno} has no class "
+                             ">= 1 (eqrels give every document one)")
+        if sep in str(topic) or sep in str(docno):
+            raise InputError(f"{os.fspath(path)}: topic {topic} docno {docno} holds the "
+                             f"separator {sep!r}")
+    labels = "L" + frame["level"].clip(lower=0).astype(np.int64).astype(str)
+    _write_lines(path, [frame["topic"].to_numpy(), frame["docno"].to_numpy(),
+                        labels.to_numpy(), classes], sep=sep)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod, fit,
                      highest_gain, lookup, rank_sum, ranks)
-from .diversity import cut_ranks, global_gain
+from .diversity import cut_ranks, global_gain, relevant
 
 
 # ------------------------------------------------ on gains: the run's and the ideal list's
@@ -704,3 +704,84 @@ def rpref(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,
     terms = np.where(rel, gain * ratio, 0.0)
     return defined_where(divide(rank_sum(terms), ideal_gain), total)
 
+
+
+# ------------------------------------------------------------ I-rec at the number of intents
+
+def intent_recall_at_n(levels: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """I-rec@n (Sakai & Song, SIGIR 2011; NTCIREVAL irec): I-rec at the cutoff n = the
+    topic's number of valid intents, ``|union_{r <= n} I(d_r)| / n``; NaN without a valid
+    intent.
+
+    ``levels`` is ``(..., K, I)`` (rank, then intent), ``valid`` ``(..., I)``; a list
+    shorter than n is read to its end.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> levels = np.array([[0, 1, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]])  # 3 intents
+    >>> float(intent_recall_at_n(levels, np.ones(3, bool)))  # ranks 1-3 cover 2 of 3
+    0.6666666666666666
+    >>> float(intent_recall_at_n(levels, np.array([True, True, False])))  # n = 2
+    0.5
+    """
+    n = valid.sum(axis=-1)
+    within = np.arange(levels.shape[-2]) < n[..., None]
+    covered = (relevant(levels, valid) & within[..., None]).any(axis=-2)
+    return divide(covered.sum(axis=-1), n)
+
+
+# ------------------------------------------------ equivalence classes (NTCIREVAL -ec)
+# ``classes`` are the equivalence class IDs (Sakai, TALIP 2007) of documents, -1 for a
+# document in no class (a class of its own).
+
+def ranked_classes(slot: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """``(..., K)``: the class of the document at each rank, given its qrels ``slot``
+    ``(..., K)`` (-1: unjudged) and the class of each slot ``classes`` ``(..., D)``; -1
+    for unjudged documents."""
+    lead = np.broadcast_shapes(slot.shape[:-1], classes.shape[:-1])
+    slot = np.broadcast_to(slot, lead + slot.shape[-1:])
+    classes = np.broadcast_to(classes, lead + classes.shape[-1:])
+    found = np.take_along_axis(classes, np.maximum(slot, 0).astype(np.intp), axis=-1)
+    return np.where(slot >= 0, found, -1)
+
+
+def _kept_after_sort(order: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The documents that head their class in ``order`` (or are in none), in the
+    original positions."""
+    ordered = np.take_along_axis(classes, order, axis=-1)
+    head = np.ones(ordered.shape, dtype=bool)
+    head[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    keep = np.empty_like(head)
+    np.put_along_axis(keep, order, head | (ordered < 0), axis=-1)
+    return keep
+
+
+def first_of_class(classes: np.ndarray) -> np.ndarray:
+    """``(..., K)``: the rank holds the first document of its class in the ranked list
+    (or a document in no class); the later ones of a class are redundant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> first_of_class(np.array([2, 1, 2, -1, -1, 1, 3])).tolist()
+    [True, True, False, True, True, False, True]
+    """
+    return _kept_after_sort(np.argsort(classes, axis=-1, kind="stable"), classes)
+
+
+def class_levels(classes: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """The judged ``levels`` ``(..., D)`` with each class counted once: one member of each
+    class (the first of its highest level) keeps the class's highest level, the others
+    get 0; a document in no class keeps its own. Sorted descending, these are the ideal
+    list of the class-based measures.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class_levels(np.array([1, 1, 2, 2, -1]), np.array([1, 3, 0, 2, 1])).tolist()
+    [0, 3, 0, 2, 1]
+    """
+    classes, levels = np.broadcast_arrays(classes, levels)
+    order = np.lexsort((-levels.astype(np.int16), classes), axis=-1)
+    return np.where(_kept_after_sort(order, classes), levels, 0).astype(levels.dtype)

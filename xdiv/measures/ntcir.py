@@ -287,3 +287,20 @@ _declare_global("RBP", K.d_rbp, params=(PERSISTENCE, GAIN, HIGHEST), options=_p,
 _declare_global("EBR", K.d_ebr, params=(BETA, GAIN, HIGHEST), options=_beta, sharp=True)
 _declare_global("nDCG-JK", K.d_jk_ndcg, params=(LOG_BASE, GAIN, HIGHEST), options=_logb)
 _declare_global("GAP", K.d_gap, params=(GAIN, HIGHEST), options=_none)
+
+
+# ---------------------------------------------------------------------------- I-rec@n
+
+@register("I-rec@n", cutoff="none", family="diversity", tie_bounds=True,
+          reference="Sakai & Song, SIGIR 2011; NTCIREVAL irec",
+          formula=r"$\frac{\lvert \bigcup_{r \le n} I(d_r) \rvert}{n}$, $n = \lvert I_q "
+                  r"\rvert$ the topic's number of intents: I-rec at a cutoff that varies "
+                  "with the topic")
+def _irec_at_n(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
+    """I-rec@n = |union_{r<=n} I(d_r)| / n, n the topic's number of intents (with a
+    relevant document): I-rec at a cutoff that varies with the topic, as NTCIREVAL's irec
+    prints it."""
+    return xr.apply_ufunc(K.intent_recall_at_n, cube["level"], cube["intent_valid"],
+                          input_core_dims=[["rank", "intent"], ["intent"]],
+                          dask="parallelized", output_dtypes=[np.float64],
+                          dask_gufunc_kwargs={"allow_rechunk": True})

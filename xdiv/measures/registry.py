@@ -1,6 +1,7 @@
 """One registry of measures with parseable names (``nDCG@10``, ``Q(beta=0)@10``, ...).
 
-Grammar: ``NAME[(key=value, ...)][@cutoff]``. Values are numbers, ``True``/``False``,
+Grammar: ``NAME[(key=value, ...)][@cutoff]``; a name may itself end in ``@`` and a word
+(``I-rec@n``, whose cutoff varies with the topic). Values are numbers, ``True``/``False``,
 bare words (``gain=linear``) or tuples of numbers (``gain=(1,3,7)``). Every measure is
 declared once with :func:`register`, with its parameters (shared :class:`Param` objects,
 documented once), whether it takes a cutoff, its formula and its source paper. The
@@ -175,7 +176,7 @@ def register(name: str, *, params: Sequence[Param] = (), cutoff: CutoffRule = "o
 
 
 _FAMILIES = ("diversity", "graded", "estimators", "ndeval", "umeasure", "trec_eval", "ntcir",
-             "hierarchy")
+             "equivalence", "hierarchy")
 """The modules declaring measures, imported in this order (the hierarchy family lifts the
 flat ones) the first time the registry is looked up."""
 _loaded = False
@@ -228,6 +229,9 @@ def parse_measure(text: str | Measure) -> Measure:
     if not match:
         raise MeasureError(f"cannot parse measure name {text!r}")
     base = _ALIASES.get(match["name"], match["name"])
+    raw_cutoff = match["cutoff"]
+    if raw_cutoff is not None and f"{base}@{raw_cutoff}" in _REGISTRY:  # I-rec@n
+        base, raw_cutoff = f"{base}@{raw_cutoff}", None
     if base not in _REGISTRY:
         names = list(_REGISTRY) + list(_ALIASES)
         close = difflib.get_close_matches(base, names, n=4, cutoff=0.5)
@@ -247,7 +251,7 @@ def parse_measure(text: str | Measure) -> Measure:
     for param, switch, value in definition.unused:
         if param in given and dict(values)[switch] == value:
             raise MeasureError(f"{text}: {base} does not use {param} when {switch}={value}")
-    cutoff = _parse_cutoff(match["cutoff"], definition, text)
+    cutoff = _parse_cutoff(raw_cutoff, definition, text)
     return Measure(definition, values, cutoff)
 
 
