@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["f_flat", "matched", "recall", "s_denominator", "s_flat", "s_measure",
-           "s_numerator", "t_flat", "t_measure", "weighted_recall"]
+__all__ = ("f_flat", "matched", "recall", "s_denominator", "s_flat", "s_measure",
+           "s_numerator", "t_flat", "t_measure", "weighted_recall")
 
 
 def _last(array, axis: int) -> np.ndarray:
