@@ -78,9 +78,9 @@ def evaluate(nuggets: xr.Dataset | PathLike, matches: xr.Dataset | PathLike | It
         order ``ntcir_eval 1click`` prints them.
     L : int, optional
         The patience of the measures that do not give theirs (``ntcir_eval -L``): the
-        number of characters the user reads, a whole number >= 1 (1000 for Japanese in
-        the paper, 500 in NTCIREVAL's ``1CLICK-eval``). Required when such a measure is
-        asked for.
+        number of characters the user reads, a whole number >= 1 (NTCIREVAL's README
+        takes 1000, what an average Japanese user reads in two minutes; its
+        ``1CLICK-eval`` script sets 500). Required when such a measure is asked for.
     beta : float, optional
         F-flat's ``beta`` where the name does not give it (``ntcir_eval -beta``; 1 by
         default): beta > 1 favours S-flat.

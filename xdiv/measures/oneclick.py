@@ -37,17 +37,18 @@ __all__ = ["ALIASES", "BETA", "MEASURES", "ONECLICK", "PATIENCE", "REFERENCE", "
 REFERENCE = "Sakai, Kato & Song, CIKM 2011"
 
 SECTION = r"""
-The 1CLICK measures score a system's text output (its X-string, of $|X|$ characters) for a
-question by the gold-standard nuggets it contains: nugget $i$ has a weight $w_i > 0$ and a
-vital string length $v_i$, the number of characters needed to convey it, and
-$M$ is the set of nuggets found in the output, nugget $i$ at offset $o_i$. The pseudo
-minimal output writes the vital strings of all $N$ nuggets one after the other, by
-decreasing weight (ties by increasing vital length), nugget $i$ ending at offset
-$o^*_i$, the sum of the vital lengths up to it. The patience $L$ is the number of
-characters the user is willing to read (1000 for Japanese in the paper; 500 in
-NTCIREVAL's `1CLICK-eval`). These measures score nuggets, not ranked documents: compute
-them with `xdiv.oneclick.evaluate(nuggets, matches, L=...)`, not with `xdiv.evaluate`.
-They agree with `ntcir_eval 1click` (NTCIREVAL).
+The 1CLICK measures score a system's text output for a question, its X-string of
+$\lvert X \rvert$ characters, by the gold-standard nuggets it contains: nugget $i$ has a
+weight $w_i > 0$ and a vital string length $v_i$, the number of characters needed to
+convey it, and $M$ is the set of nuggets found in the output, nugget $i$ at offset $o_i$.
+The pseudo minimal output writes the vital strings of all $N$ nuggets one after the
+other, by decreasing weight (ties by increasing vital length), nugget $i$ ending at
+offset $o^*_i$, the sum of the vital lengths up to it. The patience $L$ is the number of
+characters the user is willing to read (NTCIREVAL's README takes 1000 as what an average
+Japanese user reads in two minutes; its `1CLICK-eval` script sets 500). These measures
+score nuggets, not ranked documents: compute them with
+`xdiv.oneclick.evaluate(nuggets, matches, L=...)`, not with `xdiv.evaluate`. They agree
+with `ntcir_eval 1click` (NTCIREVAL).
 """
 """The reference's introduction to the 1CLICK measures (Markdown with TeX)."""
 
@@ -94,7 +95,7 @@ def _declare(name: str, formula: str, *, params: tuple[Param, ...] = (),
     return decorate
 
 
-@_declare("Recall", r"$|M| / N$")
+@_declare("Recall", r"$\lvert M \rvert / N$")
 def _recall(weight, vital, offset, length, measure):
     """Nugget recall: the share of the gold nuggets found in the output."""
     return K.recall(weight, offset)
@@ -120,7 +121,8 @@ def _s_flat(weight, vital, offset, length, measure):
     return K.s_flat(weight, vital, offset, measure["L"])
 
 
-@_declare("T-measure", r"$\sum_{i \in M} v_i / |X|$ (0 when $|X| = 0$)", aliases=("T",))
+@_declare("T-measure", r"$\sum_{i \in M} v_i / \lvert X \rvert$ "
+          r"(0 when $\lvert X \rvert = 0$)", aliases=("T",))
 def _t_measure(weight, vital, offset, length, measure):
     """T-measure (vital string concentration): the vital string lengths of the matched
     nuggets over the output's length; a precision, which may exceed 1."""
