@@ -29,17 +29,26 @@ import numpy as np
 import xarray as xr
 
 from ..core.labels import object_strings, preview, to_json
-from ..errors import AlignmentWarning, InputError, ParseError
+from ..errors import AlignmentWarning, InputError, ParseError, shown
 from .._warnings import warn
 from ..typing import FIRST_MATCHES, FirstMatch
-from ._guard import DECIMAL_INTEGER, DECIMAL_NUMBER, check_file, control_message, numbered_fields
+from ._guard import (DECIMAL_INTEGER, DECIMAL_NUMBER, check_file, control_message,
+                     numbered_fields)
 
-__all__ = ["read_matches", "read_nuggets"]
+__all__ = ["LARGEST", "read_matches", "read_nuggets"]
 
 PathLike = str | os.PathLike
 
 _LENGTH = "syslen="
 """The second field of a match file's line giving the output length."""
+
+LARGEST = 2**53
+"""The largest length or offset read (a float64 holds every whole number up to it)."""
+
+
+def _quoted(value: str) -> str:
+    """``value`` quoted for a message, escaped and cut short (:func:`xdiv.errors.shown`)."""
+    return f"'{shown(value)}'"
 
 
 def _label(path: PathLike, line: int, name: str, value: str) -> str:
@@ -51,19 +60,21 @@ def _label(path: PathLike, line: int, name: str, value: str) -> str:
 
 def _whole(path: PathLike, line: int, name: str, value: str, low: int) -> int:
     if DECIMAL_INTEGER.fullmatch(value) is None:
-        raise ParseError(path, line, f"{name} {value!r} is not a whole number")
-    number = int(value)
+        raise ParseError(path, line, f"{name} {_quoted(value)} is not a whole number")
+    number = int(value) if len(value) <= 20 else int(value[0] + "9" * 20)  # past any limit
     if number < low:
-        raise ParseError(path, line, f"{name} {value!r} is below {low}")
+        raise ParseError(path, line, f"{name} {_quoted(value)} is below {low}")
+    if number > LARGEST:
+        raise ParseError(path, line, f"{name} {_quoted(value)} is above {LARGEST}")
     return number
 
 
 def _weight(path: PathLike, line: int, value: str) -> float:
     if DECIMAL_NUMBER.fullmatch(value) is None or not math.isfinite(float(value)):
-        raise ParseError(path, line, f"weight {value!r} is not a number")
+        raise ParseError(path, line, f"weight {_quoted(value)} is not a finite number")
     weight = float(value)
     if weight <= 0:
-        raise ParseError(path, line, f"weight {value!r} is not positive (a nugget's "
+        raise ParseError(path, line, f"weight {_quoted(value)} is not positive (a nugget's "
                                      "weight must be above 0)")
     return weight
 
@@ -128,8 +139,9 @@ def read_nuggets(path: PathLike) -> xr.Dataset:
         known = questions.setdefault(topic, {})
         if nugget in known and known[nugget][1] != fields[1:]:
             first = known[nugget][0]
-            raise ParseError(path, line, f"question {topic} nugget {nugget} is given again "
-                                         f"with other fields (first on line {first})")
+            raise ParseError(path, line, f"question {shown(topic)} nugget {shown(nugget)} is "
+                                         f"given again with other fields (first on line "
+                                         f"{first})")
         known.setdefault(nugget, (line, fields[1:]))
     if not questions:
         raise InputError(f"{os.fspath(path)}: the file has no data lines")
@@ -280,15 +292,15 @@ def _read_match_file(path: str, slots: dict[str, dict[str, int]], first_match: s
             continue
         if fields[1] == _LENGTH:
             if topic in length_line:
-                raise ParseError(path, line, f"question {topic}: a second syslen= line "
+                raise ParseError(path, line, f"question {shown(topic)}: a second syslen= line "
                                              f"(first on line {length_line[topic]})")
             length_line[topic] = line
             length[row[topic]] = _whole(path, line, "length", fields[2], 0)
             continue
         nugget = _label(path, line, "nugget", fields[1])
         if nugget not in slots[topic]:
-            raise ParseError(path, line, f"nugget {nugget} is not a gold nugget of question "
-                                         f"{topic}")
+            raise ParseError(path, line, f"nugget {shown(nugget)} is not a gold nugget of "
+                                         f"question {shown(topic)}")
         value = _whole(path, line, "offset", fields[2], 0)
         first_seen.setdefault(topic, line)
         key = (topic, nugget)
@@ -299,8 +311,9 @@ def _read_match_file(path: str, slots: dict[str, dict[str, int]], first_match: s
     unmeasured = [t for t in first_seen if t not in length_line]
     if unmeasured:
         topic = min(unmeasured, key=first_seen.__getitem__)
-        raise ParseError(path, first_seen[topic], f"question {topic} has nugget matches but "
-                                                  f"no '{topic} syslen= <length>' line")
+        raise ParseError(path, first_seen[topic], f"question {shown(topic)} has nugget "
+                                                  f"matches but no '{shown(topic)} syslen= "
+                                                  "<length>' line")
     if outside:
         warn(f"{path}: {len(outside)} question(s) not in the nuggets are left out: "
              f"{preview(outside)}", AlignmentWarning)
