@@ -39,7 +39,9 @@ import xarray as xr
 from .core.labels import object_strings, to_json
 from .errors import InputError, MeasureError
 from .io.oneclick import read_matches, read_nuggets
-from .measures.oneclick import ALIASES, MEASURES, ONECLICK, parse_oneclick, resolved
+from .kernels.oneclick import matched
+from .measures.oneclick import (ALIASES, BETA, MEASURES, ONECLICK, PATIENCE, parse_oneclick,
+                                resolved)
 from .measures.registry import Measure
 
 __all__ = ["ALIASES", "MEASURES", "ONECLICK", "evaluate", "parse_oneclick", "read_matches",
@@ -101,8 +103,8 @@ def evaluate(nuggets: xr.Dataset | PathLike, matches: xr.Dataset | PathLike | It
     ------
     MeasureError
         A name that is not a 1CLICK measure, an unknown parameter (``Recall(L=5)``), a
-        bad value (``L=0``), a measure asked twice, or no patience for a measure that
-        needs one.
+        bad value (``L=0``, ``beta=-1``), a measure asked twice, or no patience for a
+        measure that needs one.
     InputError
         Matches not read on these nuggets.
 
@@ -137,6 +139,9 @@ def evaluate(nuggets: xr.Dataset | PathLike, matches: xr.Dataset | PathLike | It
     'S-measure(L=500)'
     >>> folder.cleanup()
     """
+    for param, value in ((PATIENCE, L), (BETA, beta)):
+        if value is not None:
+            param.parse(value, "xdiv.oneclick.evaluate")
     if not isinstance(nuggets, xr.Dataset):
         nuggets = read_nuggets(nuggets)
     if not isinstance(matches, xr.Dataset):
@@ -159,7 +164,7 @@ def evaluate(nuggets: xr.Dataset | PathLike, matches: xr.Dataset | PathLike | It
         {"score": (cube, values),
          "params": ("metric", object_strings([to_json(m.params) for m in parsed])),
          "n_nuggets": nuggets["n_nuggets"].astype(np.int64),
-         "n_matched": (("run", "topic"), (~np.isnan(offset)).sum(axis=-1)),
+         "n_matched": (("run", "topic"), matched(offset).sum(axis=-1)),
          "length": matches["length"]},
         coords={"metric": object_strings(labels),
                 "canonical": ("metric", object_strings([m.name for m in parsed])),

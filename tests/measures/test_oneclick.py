@@ -320,6 +320,8 @@ def test_measure_names_and_parameters(tmp_path):
         evaluate(nuggets, run, ["S-flat"])
     with pytest.raises(MeasureError, match="bad value 0"):
         evaluate(nuggets, run, L=0)
+    with pytest.raises(MeasureError, match="evaluate: bad value -1 for parameter 'beta'"):
+        evaluate(nuggets, run, ["Recall"], beta=-1)
     with pytest.raises(MeasureError, match="asked for twice"):
         evaluate(nuggets, run, ["S", "S-measure"], L=5)
     assert evaluate(nuggets, run, ["Recall", "T-flat"])["score"].shape == (2, 1, 2)
@@ -333,13 +335,17 @@ def test_xdiv_evaluate_points_to_oneclick():
 
 
 def test_the_cube_is_a_score_cube(tmp_path):
-    """summarize, to_frame and NetCDF take the 1CLICK cube."""
+    """summarize, compare, to_frame and NetCDF take the 1CLICK cube."""
     nuggets, run = _sample(tmp_path)
-    scores = evaluate(nuggets, run, L=500)
+    (tmp_path / "RUN2").write_text("Q1 syslen= 50\nQ1 N3 10\nQ2 syslen= 40\nQ2 N1 0\n")
+    scores = evaluate(nuggets, [run, tmp_path / "RUN2"], L=500)
+    compared = xdiv.compare(scores)
+    assert float(compared["mean"].sel(metric="T-flat", run="RUN2")) == pytest.approx(
+        (5 / 50 + 2 / 40) / 2)
     assert scores["score"].dims == ("metric", "run", "topic")
     means = xdiv.summarize(scores)["mean"].sel(run="RUN")
     assert float(means.sel(metric="Recall")) == pytest.approx((2 / 3 + 1 / 2) / 2)
-    assert len(scores.xdiv.to_frame()) == 7 * 2
+    assert len(scores.xdiv.to_frame()) == 7 * 2 * 2
     xdiv.to_netcdf(scores, tmp_path / "scores.nc")
     again = xdiv.open_dataset(tmp_path / "scores.nc")
     np.testing.assert_array_equal(again["score"].values, scores["score"].values)
@@ -359,7 +365,7 @@ def test_a_question_without_lines_is_an_empty_output(tmp_path):
     ("Q1 N1 3\n", r"nuggets:1: expected at least 4 fields"),
     ("Q1 N1 3 10\nQ1 N2 0 5\n", r"nuggets:2: weight '0' is not positive"),
     ("Q1 N1 -2 10\n", r"nuggets:1: weight '-2' is not positive"),
-    ("Q1 N1 nan 10\n", r"nuggets:1: weight 'nan' is not a number"),
+    ("Q1 N1 nan 10\n", r"nuggets:1: weight 'nan' is not a finite number"),
     ("Q1 N1 3 0\n", r"nuggets:1: vital string length '0' is below 1"),
     ("Q1 N1 3 2.5\n", r"nuggets:1: vital string length '2.5' is not a whole number"),
     ("Q1 N1 3 4\n\nQ1 N1 3 5\n", r"nuggets:3: question Q1 nugget N1 is given again with "
