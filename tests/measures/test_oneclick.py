@@ -111,7 +111,7 @@ def _run_script(lines: list[str], binary: Path, folder: Path) -> str:
 
 def _question(rng: random.Random, topic: str) -> tuple[list[str], list[str]]:
     """A random question: its nug lines and mat lines (each nugget matched at most once;
-    None for the mat lines of an empty output)."""
+    no mat line at all for an empty output)."""
     nuggets = [f"N{n} {rng.choice([rng.randrange(1, 6), round(rng.uniform(0.05, 5), 2)])} "
                f"{rng.randrange(1, 80)}" for n in rng.sample(range(1, 40), rng.randrange(1, 12))]
     if rng.random() < 0.1:
@@ -350,6 +350,12 @@ def test_the_cube_is_a_score_cube(tmp_path):
     again = xdiv.open_dataset(tmp_path / "scores.nc")
     np.testing.assert_array_equal(again["score"].values, scores["score"].values)
     assert again.attrs["measures"] == "1click"
+    gold = read_nuggets(nuggets)
+    xdiv.to_netcdf(gold, tmp_path / "nuggets.nc")
+    xdiv.to_netcdf(read_matches([run, tmp_path / "RUN2"], gold), tmp_path / "matches.nc")
+    reopened = evaluate(xdiv.open_dataset(tmp_path / "nuggets.nc"),
+                        xdiv.open_dataset(tmp_path / "matches.nc"), L=500)
+    assert reopened["score"].equals(scores["score"])
 
 
 def test_a_question_without_lines_is_an_empty_output(tmp_path):
