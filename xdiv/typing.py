@@ -11,7 +11,7 @@ __all__ = [
     "COMPARE_FAMILIES", "COMPARE_TESTS", "CompareCI", "CompareCorrection", "CompareFamily",
     "CompareTest", "CUBE_KINDS", "CUTOFF_RULES", "CubeKind", "CutoffRule",
     "DESIGN_TESTS", "DUPLICATES", "DesignTest", "Duplicates", "EQRELS_FORMAT", "EqrelsFormat",
-    "HIERARCHY_KINDS",
+    "FIRST_MATCHES", "FirstMatch", "HIERARCHY_KINDS",
     "HierarchyKind", "IMINE_LEVELS", "ImineLevels", "LEVEL_RANGE", "MAX_CUTOFF", "MAXT_CORRECTIONS",
     "META_TESTS", "MISSING",
     "MetaTest",
@@ -36,6 +36,12 @@ Duplicates = Literal["error", "first"]
 """What a document listed twice for a topic in one run does: refuse the run, or keep its
 first (best-ranked) occurrence."""
 DUPLICATES: tuple[Duplicates, ...] = get_args(Duplicates)
+
+FirstMatch = Literal["position", "text"]
+"""Which of a nugget's matches in a 1CLICK match file counts: the one at the smallest
+offset, or the one whose offset comes first as text (as NTCIREVAL's 1CLICK-splitmatch
+sorts them: 30 before 7)."""
+FIRST_MATCHES: tuple[FirstMatch, ...] = get_args(FirstMatch)
 
 AdhocMethod = Literal["max", "count"]
 """One level per document from diversity qrels: its highest over the intents, or the

@@ -29,6 +29,8 @@ EXAMPLES = [
     ("xdiv.options", "set_options"),
     ("xdiv.kernels.ties", "tie_starts"), ("xdiv.kernels.ties", "group_ends"),
     ("xdiv.io.prels", "read_prels"), ("xdiv.kernels.common", "printed"),
+    ("xdiv.oneclick", "evaluate"), ("xdiv.io.oneclick", "read_nuggets"),
+    ("xdiv.io.oneclick", "read_matches"),
 ]
 """``(module, function)`` of every docstring whose examples are checked."""
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .oneclick import ONECLICK
+from .oneclick import SECTION as ONECLICK_SECTION
 from .registry import MeasureDef, Param, format_value, registry
 from .sets import describe_sets
 
@@ -112,6 +114,7 @@ $M_h$ being $M$ with the layer-$h$ nodes as intents. The HD-measures use the hie
 global gain $GG(r) = \sum_h w_h\, GG_h(r)$; the #-forms combine with node recall N-rec
 instead of I-rec.
 """),
+    "1click": ("1CLICK measures (xdiv.oneclick)", ONECLICK_SECTION),
 }
 
 _CODE = re.compile(r"(`[^`]*`)")
@@ -170,6 +173,16 @@ def _family_section(family: str, definitions: list[MeasureDef],
     return "\n".join(lines) + "\n"
 
 
+def _oneclick_section(measures: dict[str, MeasureDef]) -> str:
+    """The 1CLICK measures, which the registry does not hold (they score the nuggets of a
+    text output, not ranked lists), with their parameters."""
+    definitions = list(ONECLICK.values())
+    params = {id(p): p for d in definitions for p in d.params}.values()
+    lines = [f"- `{p.name}`: {_escape(p.doc)}" for p in params]
+    return "\n".join([_family_section("1click", definitions, measures), "Parameters:", "",
+                      *lines, ""])
+
+
 def measures_page() -> str:
     """The docs page ``docs/measures.md``, generated from the measure registry."""
     measures = registry()
@@ -179,5 +192,6 @@ def measures_page() -> str:
     order = [f for f in FAMILIES if f in by_family] + [f for f in by_family if f not in FAMILIES]
     sections = [_family_section(f, by_family[f], measures) for f in order]
     return "\n".join([INTRO, _parameters(list(measures.values()), order), *sections,
+                      _oneclick_section(measures),
                       "## Measure sets\n\nWherever a list of measures is accepted, these names "
                       "stand for their members.\n\n" + describe_sets()])

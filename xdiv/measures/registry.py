@@ -220,25 +220,47 @@ def parse_measure(text: str | Measure) -> Measure:
         Unknown measure (with close matches), unknown parameter, bad value, or a cutoff
         the measure does not take / lacks.
     """
+    load_families()
+    return parse_from(text, _REGISTRY, _ALIASES, elsewhere=_oneclick_hint)
+
+
+def _oneclick_hint(name: str) -> str:
+    """Where a 1CLICK measure, asked of ranked lists, is computed."""
+    from .oneclick import ALIASES, ONECLICK
+
+    if name not in ONECLICK and name not in ALIASES:
+        return ""
+    return (f"; {name} is a 1CLICK measure of the nuggets in a text output, which "
+            "xdiv.oneclick.evaluate computes")
+
+
+def parse_from(text: str | Measure, definitions: dict[str, MeasureDef],
+               aliases: dict[str, str], *, what: str = "measure",
+               elsewhere: Callable[[str], str] | None = None) -> Measure:
+    """Parse ``text`` with the grammar of :func:`parse_measure` against ``definitions``
+    (by name) and ``aliases`` (alias to name): the registry's, or a table of measures
+    outside it such as the 1CLICK measures (:mod:`xdiv.measures.oneclick`), ``what``
+    naming them in the message of an unknown name; ``elsewhere(name)``, when not empty,
+    says there where such a name is known instead of the close matches."""
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str):
-        raise MeasureError(f"a measure name must be a string, not {type(text).__name__}")
-    load_families()
+        raise MeasureError(f"a {what} name must be a string, not {type(text).__name__}")
     match = _NAME.match(text)
     if not match:
-        raise MeasureError(f"cannot parse measure name {text!r}")
-    base = _ALIASES.get(match["name"], match["name"])
+        raise MeasureError(f"cannot parse {what} name {text!r}")
+    base = aliases.get(match["name"], match["name"])
     raw_cutoff = match["cutoff"]
-    if raw_cutoff is not None and f"{base}@{raw_cutoff}" in _REGISTRY:  # I-rec@n
+    if raw_cutoff is not None and f"{base}@{raw_cutoff}" in definitions:  # I-rec@n
         base, raw_cutoff = f"{base}@{raw_cutoff}", None
-    if base not in _REGISTRY:
-        names = list(_REGISTRY) + list(_ALIASES)
+    if base not in definitions:
+        names = list(definitions) + list(aliases)
         close = difflib.get_close_matches(base, names, n=4, cutoff=0.5)
         close += [n for n in names if n.lower() == base.lower() and n not in close]
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise MeasureError(f"unknown measure {match['name']!r}{hint}")
-    definition = _REGISTRY[base]
+        hint = (elsewhere(match["name"]) if elsewhere is not None else "") or (
+            f"; did you mean {', '.join(close)}?" if close else "")
+        raise MeasureError(f"unknown {what} {match['name']!r}{hint}")
+    definition = definitions[base]
     given = _parse_params(match["params"] or "", text)
     known = {p.name: p for p in definition.params}
     for key in given:
