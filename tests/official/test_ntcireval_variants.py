@@ -278,3 +278,65 @@ def test_broken_separated_inputs_are_refused_in_one_line(tmp_path, capsys, dqrel
     assert status == 2
     assert len(err.splitlines()) == 1 and expected in err, err
     assert not (tmp_path / "RUN.l10.Dnev").exists()
+
+
+@pytest.mark.slow
+def test_extended_and_sep_pipelines_on_trec_2009_runs(ntcireval_folder, trec2009,
+                                                      trec2009_run_paths, tmp_path, capsys):
+    """Two TREC 2009 runs on the first four topics (their top 100), converted to NTCIR files (Dqrels,
+    DINprob with the topics' intent types; the judgements of the documents they rank),
+    at cutoff 20: D-NTCIR-eval2,
+    D-NTCIR-IAeval2, and D-NTCIR-eval-sep and DIN-NTCIR-eval-sep on the same files with
+    ';' between fields, every file byte for byte."""
+    import gzip
+
+    from xdiv.io.ntcir import iprob_frame, write_dqrels, write_iprob
+
+    collection, _ = trec2009
+    topics = [str(t) for t in collection["topic"].values[:4]]
+    qrels = collection.sel(topic=topics)
+    write_dqrels(tmp_path / "Dqrels", qrels)
+    write_iprob(tmp_path / "DINprob", iprob_frame(qrels), types=True)
+    inputs = {"wt09.DINprob": (tmp_path / "DINprob").read_bytes()}
+    names, ranked = [], set()
+    for source in trec2009_run_paths[:2]:
+        lines = gzip.open(source, "rb").read().splitlines(keepends=True)
+        name = Path(source).name.removesuffix(".gz")
+        inputs[name] = b"".join(line for line in lines if line.split()[0].decode() in topics)
+        ranked |= {(line.split()[0], line.split()[2]) for line in inputs[name].splitlines()
+                   if int(line.split()[3]) <= 100}
+        names.append(name)
+    # the judgements of the documents ranked in the top 100 and the first relevant
+    # document of each intent: DIN-splitqrels starts three processes a judgement
+    seen = set()
+    kept = []
+    for line in (tmp_path / "Dqrels").read_bytes().splitlines(keepends=True):
+        topic, intent, docno, level = line.split()
+        if (topic, docno) in ranked or (level != b"L0" and (topic, intent) not in seen):
+            kept.append(line)
+        if level != b"L0":
+            seen.add((topic, intent))
+    inputs["wt09.Dqrels"] = b"".join(kept)
+    for name in ("wt09.Dqrels", "wt09.DINprob", *names):
+        inputs[f"s{name}"] = inputs[name].replace(b"\t", b";").replace(b" ", b";")
+    runl = "".join(f"{name}\n" for name in names).encode()
+    srunl = "".join(f"s{name}\n" for name in names).encode()
+    scripts = _scripts(ntcireval_folder, tmp_path / "scripts", inputs, [
+        ("DIN-splitqrels wt09.DINprob wt09.Dqrels q", b""),
+        ("TRECsplitruns wt09.DINprob.tid 100", runl),
+        ("D-NTCIR-eval2 wt09.DINprob.tid q 20 e", runl),
+        ("D-NTCIR-IAeval2 wt09.DINprob.tid wt09.DINprob q.Irelv 20 e", runl),
+        ("DIN-splitqrels swt09.DINprob swt09.Dqrels q ';'", b""),
+        ("TRECsplitruns swt09.DINprob.tid 100 -s ';'", srunl),
+        ("D-NTCIR-eval-sep swt09.DINprob.tid q 20 e ';'", srunl),
+        ("DIN-NTCIR-eval-sep swt09.DINprob.tid q 20 e ';'", srunl)])
+    ours = _ours(tmp_path / "xdiv", inputs, [
+        ["D", "wt09.DINprob", "wt09.Dqrels", *names, "--cutoff", "20", "--name", "e",
+         "--extended", "--limit", "100"],
+        ["IA", "wt09.DINprob", "wt09.Dqrels", *names, "--cutoff", "20", "--name", "e",
+         "--extended", "--limit", "100"],
+        ["D", "swt09.DINprob", "swt09.Dqrels", *[f"s{n}" for n in names], "--cutoff", "20",
+         "--name", "e", "--sep", ";", "--limit", "100"],
+        ["DIN", "swt09.DINprob", "swt09.Dqrels", *[f"s{n}" for n in names], "--cutoff",
+         "20", "--name", "e", "--sep", ";", "--limit", "100"]], capsys)
+    _same(scripts, ours, 4 * len(names))
