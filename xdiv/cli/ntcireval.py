@@ -130,8 +130,7 @@ def add_pipeline_parser(sub) -> None:
     from .common import command
 
     parser = command(sub, "ntcireval", "NTCIREVAL's pipelines (D-, DIN-, IA-, PQ- and "
-                     "adhoc NTCIR-eval, their -sep and 2 forms, E-NTCIR-eval, 1CLICK-eval, "
-                     "Topicsys-matrix) in one command each, files byte for byte",
+                     "adhoc NTCIR-eval) in one command each, files byte for byte",
                      run_pipeline, about=PIPELINE_ABOUT, examples=PIPELINE_EXAMPLES)
     parser.add_argument("variant", choices=list(SUFFIXES),
                         help="the pipeline: D, DIN, IA, PQ, adhoc, E, 1click or matrix")
