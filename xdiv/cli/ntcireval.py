@@ -188,6 +188,8 @@ def run_pipeline(args) -> int:
         raise InputError("--extended is for the D and IA pipelines")
     if args.sep is not None and args.variant not in ("adhoc", "D", "DIN", "E"):
         raise InputError("--sep is for the adhoc, D, DIN and E pipelines")
+    if args.sep is not None and args.extended:
+        raise InputError("--sep and --extended together: NTCIREVAL has no such script")
     if args.variant == "matrix" and len(args.means) != 1:
         raise InputError("ntcireval matrix takes one measure (-m MEASURE)")
 

@@ -193,6 +193,10 @@ def split_diversity_qrels(prob: bytes, dqrels: bytes, sep: bytes, prob_name: str
                                     "probability is not a decimal number")
             gain = awk_print(float(found[2]) * LEVEL_GAINS[r[3]])
             kind = found[3] if len(found) > 3 else b"inf"
+            if b"\\" in kind:
+                raise PipelineError(f"{prob_name}: topic {topic.decode(errors='replace')} "
+                                    f"intent {r[1].decode(errors='replace')}: a backslash "
+                                    "in the intent type, which the scripts' echo alters")
             din.append(sep.join([r[1], kind, r[2], gain]) + b"\n")
             pairs.append((r[2], gain))
         out[topic] = TopicFiles(_grelv(pairs, sep), irelv, b"".join(din))
