@@ -145,8 +145,8 @@ def test_sep_pipelines_write_the_scripts_files(ntcireval_folder, tmp_path, capsy
 def test_extended_pipelines_write_the_scripts_files(ntcireval_folder, tmp_path, capsys,
                                                     whole):
     """D-NTCIR-eval2 and D-NTCIR-IAeval2 on NTCIREVAL's sample (whole, or reduced:
-    :func:`_reduced`; Dtest.Iprob: no intent types), with NEV2mean and NEVIA2nev of the
-    measures they add."""
+    :func:`_reduced`; Dtest.Iprob: no intent types), with NEV2mean, NEVIA2nev and NEVIAPQ2sharpnev
+    of the measures they add."""
     folder = ntcireval_folder
     names = ("Dtest.Iprob", "Dtest.Dqrels", "TRECRUN", "TRECRUN2")
     sample = _reduced(folder)
@@ -160,13 +160,16 @@ def test_extended_pipelines_write_the_scripts_files(ntcireval_folder, tmp_path, 
         ("D-NTCIR-eval2 Dtest.Iprob.tid q 10 e", runl),
         ("NEV2mean runl Dtest.Iprob.tid e.Dnev D#-ERR@0010 D#-EBR@0010 D#-RBP@0010", b""),
         ("D-NTCIR-IAeval2 Dtest.Iprob.tid Dtest.Iprob q.Irelv 10 e", runl),
-        ("NEVIA2nev runl Dtest.Iprob.tid e.nevIA IA-Q@0010 IA-RBP@0010", b"")])
+        ("NEVIA2nev runl Dtest.Iprob.tid e.nevIA IA-Q@0010 IA-RBP@0010", b""),
+        ("NEVIAPQ2sharpnev Dtest.Iprob.tid e.Dnev I-rec@0010 e.nevIA IA-Q@0010 IA-Q#@0010",
+         runl)])
     common = ["Dtest.Iprob", "Dtest.Dqrels", "TRECRUN", "TRECRUN2", "--extended", "--name",
               "e", "--runlist", "runl"]
     ours = _ours(tmp_path / "xdiv", inputs, [
         ["D", *common, "-m", "D#-ERR@0010", "D#-EBR@0010", "D#-RBP@0010"],
-        ["IA", *common, "-m", "IA-Q@0010", "IA-RBP@0010"]], capsys)
-    _same(scripts, ours, 2 * (1 + 1 + 2) + 3)
+        ["IA", *common, "-m", "IA-Q@0010", "IA-RBP@0010", "--sharp", "IA-Q@0010",
+         "IA-Q#@0010"]], capsys)
+    _same(scripts, ours, 2 * (1 + 1 + 2 + 1) + 3)
     assert any(float(line.split()[-1]) > 0 for line in ours["TRECRUN.e.Dnev"].splitlines()
                if b"D#-RBP@" in line)
 
