@@ -145,8 +145,8 @@ def test_sep_pipelines_write_the_scripts_files(ntcireval_folder, tmp_path, capsy
 def test_extended_pipelines_write_the_scripts_files(ntcireval_folder, tmp_path, capsys,
                                                     whole):
     """D-NTCIR-eval2 and D-NTCIR-IAeval2 on NTCIREVAL's sample (whole, or reduced:
-    :func:`_reduced`; Dtest.Iprob: no intent types), with NEV2mean, NEVIA2nev and NEVIAPQ2sharpnev
-    of the measures they add."""
+    :func:`_reduced`; Dtest.Iprob: no intent types), with NEV2mean, NEVIA2nev and
+    NEVIAPQ2sharpnev of the measures they add."""
     folder = ntcireval_folder
     names = ("Dtest.Iprob", "Dtest.Dqrels", "TRECRUN", "TRECRUN2")
     sample = _reduced(folder)
@@ -210,7 +210,7 @@ def test_matrix_prints_topicsys_matrix(ntcireval_folder, tmp_path, capsys):
     for name in ("TRECRUN.a.nev", "TRECRUN2.a.nev"):
         inputs[name] = scripts.pop(name)
     ours = _ours(tmp_path / "xdiv", inputs, [
-        ["matrix", "tids", "TRECRUN.a.nev", "TRECRUN2.a.nev", "-m", f"nDCG@0010"],
+        ["matrix", "tids", "TRECRUN.a.nev", "TRECRUN2.a.nev", "-m", "nDCG@0010"],
         ["matrix", "tids", "TRECRUN.a.nev", "TRECRUN2.a.nev", "-m", "Q-measure"]], capsys)
     scripts = {name.replace("stdout.3", "stdout.0").replace("stdout.4", "stdout.1"): data
                for name, data in scripts.items()}
@@ -288,11 +288,11 @@ def test_broken_separated_inputs_are_refused_in_one_line(tmp_path, capsys, dqrel
 @pytest.mark.slow
 def test_extended_and_sep_pipelines_on_trec_2009_runs(ntcireval_folder, trec2009,
                                                       trec2009_run_paths, tmp_path, capsys):
-    """Two TREC 2009 runs on the first four topics (their top 100), converted to NTCIR files (Dqrels,
-    DINprob with the topics' intent types; the judgements of the documents they rank),
-    at cutoff 20: D-NTCIR-eval2,
-    D-NTCIR-IAeval2, and D-NTCIR-eval-sep and DIN-NTCIR-eval-sep on the same files with
-    ';' between fields, every file byte for byte."""
+    """Two TREC 2009 runs on the first four topics (their top 100), converted to NTCIR
+    files (Dqrels, DINprob with the topics' intent types; the judgements of the documents
+    they rank), at cutoff 20: D-NTCIR-eval2, D-NTCIR-IAeval2, and D-NTCIR-eval-sep and
+    DIN-NTCIR-eval-sep on the same files with ';' between fields, every file byte for
+    byte."""
     import gzip
 
     from xdiv.io.ntcir import iprob_frame, write_dqrels, write_iprob
