@@ -219,22 +219,24 @@ def test_matrix_prints_topicsys_matrix(ntcireval_folder, tmp_path, capsys):
 
 
 def test_oneclick_pipeline_writes_1click_evals_files(ntcireval_folder, tmp_path, capsys):
-    """1CLICK-splitnuggets, 1CLICK-splitmatch and 1CLICK-eval on NTCIREVAL's 1CLICK
-    sample, and a run whose nuggets are matched twice, out of order."""
+    """1CLICK-splitnuggets, 1CLICK-splitmatch, 1CLICK-eval and NEV2mean on NTCIREVAL's
+    1CLICK sample, and a run whose nuggets are matched twice, out of order."""
     folder = ntcireval_folder
     inputs = {name: (folder / name).read_bytes()
               for name in ("1C0-test.nuggets", "1CLICKRUN-D-1", "1CLICKRUN-D-2")}
     inputs["1CLICKRUN-X"] = (b"1C0-0002 N0003 90\n1C0-0002 syslen= 300\n1C0-0002 N0003 7\n"
                              b"1C0-0001 N0002 40\n1C0-0002 N0001 120\n1C0-0002 syslen= 9\n")
     runl = b"1CLICKRUN-D-1\n1CLICKRUN-D-2\n1CLICKRUN-X\n"
+    inputs["runl"] = runl
     scripts = _scripts(folder, tmp_path / "scripts", inputs, [
         ("1CLICK-splitnuggets 1C0-test.nuggets test.nug", b""),
         ("1CLICK-splitmatch 1C0-test.nuggets.tid", runl),
-        ("1CLICK-eval 1C0-test.nuggets.tid test.nug test", runl)])
+        ("1CLICK-eval 1C0-test.nuggets.tid test.nug test", runl),
+        ("NEV2mean runl 1C0-test.nuggets.tid test.1cl S-measure F-flat", b"")])
     ours = _ours(tmp_path / "xdiv", inputs, [
         ["1click", "1C0-test.nuggets", "1CLICKRUN-D-1", "1CLICKRUN-D-2", "1CLICKRUN-X",
-         "--name", "test"]], capsys)
-    _same(scripts, ours, 3)
+         "--name", "test", "-m", "S-measure", "F-flat", "--runlist", "runl"]], capsys)
+    _same(scripts, ours, 3 + 2)
 
 
 @pytest.mark.parametrize("argv, expected", [

@@ -150,15 +150,15 @@ def add_pipeline_parser(sub) -> None:
     parser.add_argument("--limit", type=int, default=1000, help="documents kept per "
                         "topic of each run, as TRECsplitruns' doclimit (default 1000)")
     parser.add_argument("--compute-options", default="", metavar="OPTIONS",
-                        help="adhoc: ntcir_eval compute's options, as NTCIR-eval takes "
-                             "them (--compute-options=\"-cutoffs 10,1000 -g 1:2\")")
+                        help="adhoc, E: ntcir_eval compute's options, as NTCIR-eval "
+                             "takes them (--compute-options=\"-cutoffs 10,1000 -g 1:2\")")
     parser.add_argument("--out-dir", default=".", help="folder of the output files "
                         "(default: the current folder)")
     parser.add_argument("-m", "--measure", nargs="+", dest="means", default=[],
                         metavar="MEASURE",
-                        help="D, DIN, adhoc: also write NEV2mean's mean of each measure "
-                             "(as the files name it: D#-nDCG@0010); IA: NEVIA2nev's file of "
-                             "each (IA-nERR@0010)")
+                        help="D, DIN, adhoc, E, 1click: also write NEV2mean's mean of "
+                             "each measure (as the files name it: D#-nDCG@0010); IA: "
+                             "NEVIA2nev's file of each (IA-nERR@0010); matrix: the measure")
     parser.add_argument("--runlist", default="runlist", help="the run list's name in the "
                         "means' file names (default runlist)")
     parser.add_argument("--sep", metavar="CHAR", help="adhoc, D, DIN, E: the files' "
