@@ -54,10 +54,10 @@ _FIRST_FIELD = re.compile(rb"[ \t]*[^ \t]*")
 def check_separator(sep: bytes) -> bytes:
     """``sep`` if the scripts pass it through as one literal character (gawk's ``-F``,
     ``sed`` and ``ntcir_eval -sep``), else a :class:`PipelineError`."""
-    if len(sep) != 1 or sep in b" \n\\/[]*^$&\0":
+    if len(sep) != 1 or sep in b" \n\\/[*$\0":
         raise PipelineError(f"separator {sep.decode(errors='replace')!r}: the -sep scripts "
                             "take one character other than a blank, a newline, a slash, a "
-                            "backslash and * ^ $ & [ ]")
+                            "backslash and [ * $ (which their sed reads as a pattern)")
     return sep
 
 
