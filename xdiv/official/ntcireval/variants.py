@@ -466,10 +466,9 @@ def split_matches(run: bytes, topics: Iterable[bytes]) -> dict[bytes, bytes]:
     lines = dqrels_lines(run)
     out = {}
     for topic in topics:
-        head = [row for row in (fields(line) for line in lines
-                                if _bre(b"^%s syslen=" % topic, "topic").match(line))][:1]
-        text = b"".join(b"%s %s\n" % ((row + [b"", b""])[1], (row + [b"", b""])[2])
-                        for row in head)
+        syslen = _bre(b"^%s syslen=" % topic, "topic")
+        head = [fields(line) for line in lines if syslen.match(line)][:1]
+        text = b"".join(b"%s %s\n" % tuple((row + [b"", b""])[1:3]) for row in head)
         pattern = _bre(b"^%s " % topic, "topic")
         matched = [line for line in lines if pattern.match(line) and b"syslen=" not in line]
         # sort -n -k 2,3: the number at the second field (its leading blanks included)
