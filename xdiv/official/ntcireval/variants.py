@@ -38,9 +38,8 @@ the blanks after their ``=``."""
 SOURCES = {b"Q": b"Q", b"nDCG": b"MSnDCG", b"ERR": b"ERR", b"EBR": b"EBR", b"RBP": b"RBP"}
 """The ``gcompute`` measure each combination takes (D#-nDCG combines MSnDCG)."""
 
-IA_METRICS = {False: (b"ERR", b"nERR", b"MSnDCG"),
-              True: (b"MSnDCG", b"Q", b"ERR", b"EBR", b"RBP")}
-"""The intent-aware means of ``D-NTCIR-IAeval`` and of ``D-NTCIR-IAeval2``."""
+IA2_METRICS = (b"MSnDCG", b"Q", b"ERR", b"EBR", b"RBP")
+"""The intent-aware means of ``D-NTCIR-IAeval2``, in its order."""
 
 ONECLICK_L = b"500"
 ONECLICK_BETA = b"1.0"
@@ -89,8 +88,7 @@ def _read_field(value: bytes, what: str, where: str) -> bytes:
 def _sort_number(text: bytes) -> float:
     """The number GNU ``sort -n`` reads at the start of ``text`` (blanks skipped)."""
     match = re.match(rb"[ \t]*(-?)(\d*)(?:\.(\d*))?", text)
-    digits = (match.group(2) or b"") + b"." + (match.group(3) or b"0")
-    value = float(digits) if digits != b"." else 0.0
+    value = float((match.group(2) or b"0") + b"." + (match.group(3) or b"0"))
     return -value if match.group(1) else value
 
 
@@ -358,7 +356,7 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
                 text = b"".join(temp)
                 chunks.append(text)
                 rows = [fields(line) for line in text.split(b"\n")]
-                for metric in IA_METRICS[True]:
+                for metric in IA2_METRICS:
                     metric += b"@" + cutstr
                     total = weighted = 0.0
                     for row in rows:
