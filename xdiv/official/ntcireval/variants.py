@@ -259,12 +259,13 @@ def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dic
                          ) -> dict[str, bytes]:
     """What ``D-NTCIR-eval-sep``, ``DIN-NTCIR-eval-sep`` (``sep`` given) or
     ``D-NTCIR-eval2`` (``extended``) writes for each run (``<run>.<name>.Dnev`` or
-    ``.DINnev``).
+    ``.DINnev``); without either, what ``D-NTCIR-eval`` or ``DIN-NTCIR-eval`` writes (as
+    :func:`~xdiv.official.ntcireval.pipelines.diversity_nev` computes it faster).
 
     Parameters
     ----------
     variant : {"D", "DIN"}
-        The pipeline (``DIN`` only with ``sep``).
+        The pipeline (``D`` only when ``extended``).
     qrels : dict
         Each topic's files (:func:`split_diversity_qrels`, or
         :func:`~xdiv.official.ntcireval.pipelines.split_qrels` without ``sep``).
@@ -280,6 +281,9 @@ def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dic
     messages : list of bytes, optional
         Receives what ``ntcir_eval`` says on standard error.
     """
+    if extended and (variant != "D" or sep is not None):
+        raise PipelineError("D-NTCIR-eval2 is the only extended script: D without a "
+                            "separator")
     label = VARIANTS[variant][0]
     # DIN-NTCIR-eval-sep names its combinations D#-, as D-NTCIR-eval-sep does
     prefix = VARIANTS[variant if sep is None else "D"][1]
