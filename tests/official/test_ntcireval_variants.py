@@ -347,3 +347,23 @@ def test_extended_and_sep_pipelines_on_trec_2009_runs(ntcireval_folder, trec2009
         ["DIN", "swt09.DINprob", "swt09.Dqrels", *[f"s{n}" for n in names], "--cutoff",
          "20", "--name", "e", "--sep", ";", "--limit", "100"]], capsys)
     _same(scripts, ours, 4 * len(names))
+
+
+@pytest.mark.parametrize("variant", ["D", "DIN"])
+def test_plain_forms_equal_the_shortcut_pipelines(ntcireval_folder, variant):
+    """Without a separator or ``extended``, the straightforward reproduction (every
+    ``ntcir_eval`` call on whole files) writes what the shortcut pipeline of
+    :mod:`xdiv.official.ntcireval.pipelines` writes (trimmed files), on the reduced
+    sample at two cutoffs."""
+    from xdiv.official.ntcireval import pipelines, variants
+
+    sample = _reduced(ntcireval_folder)
+    runs = {name: sample[name] for name in ("TRECRUN", "TRECRUN2")}
+    prob, dqrels = sample["Dtest.DINprob"], sample["Dtest.Dqrels"]
+    for cutoff in (3, 10):
+        plain = variants.diversity_script_nev(
+            variant, variants.split_diversity_qrels(prob, dqrels, b" "), runs, cutoff, 30)
+        shortcut = pipelines.diversity_nev(variant, pipelines.split_qrels(prob, dqrels), runs,
+                                           cutoff, 30)
+        assert plain == shortcut
+        assert all(b"#-nDCG@" in data for data in plain.values())
