@@ -177,7 +177,7 @@ def test_extended_pipelines_write_the_scripts_files(ntcireval_folder, tmp_path, 
 def test_e_pipeline_writes_e_ntcir_evals_files(ntcireval_folder, tmp_path, capsys):
     """E-NTCIR-eval on NTCIREVAL's equivalence-class sample (e-test.eqrels, e-testrun:
     strings with blanks, ';' between fields), with NTCIRsplitqrels and TRECsplitruns
-    given the separator, then Topicsys-matrix of its output."""
+    given the separator, without and with compute's -ec."""
     folder = ntcireval_folder
     inputs = {"e-test.eqrels": (folder / "e-test.eqrels").read_bytes(),
               "e-testrun": (folder / "e-testrun").read_bytes()}
@@ -185,11 +185,18 @@ def test_e_pipeline_writes_e_ntcir_evals_files(ntcireval_folder, tmp_path, capsy
         ("NTCIRsplitqrels e-test.eqrels erel ';'", b""),
         ("TRECsplitruns e-test.eqrels.tid 10 -s ';'", b"e-testrun\n"),
         ("E-NTCIR-eval e-test.eqrels.tid erel erel ';' -cutoffs 10,1000 -g 1:2:3:4:5",
-         b"e-testrun\n")])
+         b"e-testrun\n"),
+        ("E-NTCIR-eval e-test.eqrels.tid erel ec ';' -ec -g 1:2:3", b"e-testrun\n")])
     ours = _ours(tmp_path / "xdiv", inputs, [
         ["E", "e-test.eqrels", "e-testrun", "--name", "erel", "--limit", "10",
-         "--compute-options=-cutoffs 10,1000 -g 1:2:3:4:5"]], capsys)
-    _same(scripts, ours, 1)
+         "--compute-options=-cutoffs 10,1000 -g 1:2:3:4:5"],
+        ["E", "e-test.eqrels", "e-testrun", "--name", "ec", "--limit", "10",
+         "--compute-options=-ec -g 1:2:3"]], capsys)
+    _same(scripts, ours, 2)
+    # with -ec, compute counts the two relevant strings of topic 0001 as one class (the
+    # script's label, without -ec, does not: its Q-measure is 2 there)
+    assert b"0001 # syslen=3 jrel=1 " in ours["e-testrun.ec.enev"]
+    assert b"0001 # syslen=3 jrel=2 " in ours["e-testrun.erel.enev"]
 
 
 def test_matrix_prints_topicsys_matrix(ntcireval_folder, tmp_path, capsys):
