@@ -8,8 +8,8 @@ scripts (``NTCIR-eval-sep``, ``D-NTCIR-eval-sep``, ``DIN-NTCIR-eval-sep``, after
 topic and run).
 
 What the scripts' shell would alter (a topic or intent with a blank, a quote, a
-backslash, a ``%`` or a wildcard; a document with a backslash or with blanks at either
-end in a qrels file split by a separator) is refused with a one-line
+backslash, a ``%`` or a wildcard; a document of a Dqrels file with a backslash or with
+blanks at either end) is refused with a one-line
 :class:`~xdiv.official.ntcireval.pipelines.PipelineError`, as is a separator other than
 one character that the scripts pass through unchanged.
 """
