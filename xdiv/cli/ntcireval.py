@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 
 ABOUT = (
     "Run NTCIREVAL's ntcir_eval (version 190111, by Tetsuya Sakai) exactly as the C "
@@ -122,8 +123,9 @@ PIPELINE_EXAMPLES = """examples:
 """
 SUFFIXES = {"D": "Dnev", "DIN": "DINnev", "IA": "nevIA", "PQ": "nevPQ", "adhoc": "nev",
             "E": "enev", "1click": "1cl", "matrix": ""}
-ONE_FILE = ("adhoc", "E", "1click", "matrix")
-"""The pipelines whose first file is the only judgement file."""
+ONE_FILE = {"adhoc": "QRELS RUN...", "E": "EQRELS RUN...", "1click": "NUGGETS RUN...",
+            "matrix": "TOPICS FILE... -m MEASURE"}
+"""The pipelines whose first file is the only judgement file, and their files."""
 
 
 def add_pipeline_parser(sub) -> None:
@@ -181,7 +183,7 @@ def run_pipeline(args) -> int:
     needed = 2 if args.variant in ONE_FILE else 3
     if len(args.files) < needed:
         raise InputError(f"ntcireval {args.variant} takes "
-                         + ("QRELS RUN..." if needed == 2 else "PROB DQRELS RUN..."))
+                         + ONE_FILE.get(args.variant, "PROB DQRELS RUN..."))
     if args.sharp and args.variant not in ("IA", "PQ"):
         raise InputError("--sharp is for the IA and PQ pipelines")
     if args.extended and args.variant not in ("D", "IA"):
@@ -253,7 +255,9 @@ def run_pipeline(args) -> int:
     return 0
 
 
-def _further(args, first: bytes, read, runs: dict[str, bytes], messages: list[bytes]):
+def _further(args: argparse.Namespace, first: bytes, read: Callable[[str], bytes],
+             runs: dict[str, bytes], messages: list[bytes]
+             ) -> tuple[dict[str, bytes], list[bytes], dict | None]:
     """``(files, topics, split qrels)`` of the pipelines of
     :mod:`xdiv.official.ntcireval.variants`."""
     from ..official.ntcireval import variants as v
