@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 
 ABOUT = (
     "Run NTCIREVAL's ntcir_eval (version 190111, by Tetsuya Sakai) exactly as the C "
@@ -96,7 +97,17 @@ PIPELINE_ABOUT = (
     "NEVIA2nev's for IA (<run>.<name>.nevIA.<measure>.nev); --sharp RAW SHARP does "
     "NEVIAPQ2sharpnev's for IA and PQ (<run>.<SHARP>.nev, combining RAW with the D "
     "pipeline's I-rec). D#-, DIN#- and P+Q#-measures and the means combine the 4-decimal "
-    "values ntcir_eval prints, as the scripts do.")
+    "values ntcir_eval prints, as the scripts do. "
+    "--sep CHAR runs the scripts for files whose fields are separated by CHAR "
+    "(NTCIRsplitqrels, DIN-splitqrels and TRECsplitruns given the separator, then "
+    "NTCIR-eval-sep for adhoc, D-NTCIR-eval-sep for D, DIN-NTCIR-eval-sep for DIN). "
+    "--extended is D-NTCIR-eval2 for D (D#-ERR, D#-EBR and D#-RBP too) and "
+    "D-NTCIR-IAeval2 for IA (IA-MSnDCG, IA-Q, IA-ERR, IA-EBR, IA-RBP). "
+    "'E EQRELS RUN...' is E-NTCIR-eval (equivalence classes; separator ';' unless "
+    "--sep; <run>.<name>.enev). '1click NUGGETS RUN...' is 1CLICK-splitnuggets, "
+    "1CLICK-splitmatch and 1CLICK-eval (<run>.<name>.1cl). 'matrix TOPICS FILE... -m "
+    "MEASURE' is Topicsys-matrix: it prints the topic-by-run matrix of the per-topic "
+    "files FILE (a column each) on standard output.")
 PIPELINE_EXAMPLES = """examples:
   xdiv ntcireval D Dtest.Iprob Dtest.Dqrels --cutoff 10 --name l10 TRECRUN TRECRUN2
   xdiv ntcireval DIN Dtest.DINprob Dtest.Dqrels TRECRUN -m I-rec@0010 DIN#-nDCG@0010 \\
@@ -105,8 +116,16 @@ PIPELINE_EXAMPLES = """examples:
   xdiv ntcireval PQ Dtest.DINprob Dtest.Dqrels TRECRUN --sharp PplusQ@0010 PplusQ#@0010
   xdiv ntcireval adhoc test.qrels TRECRUN --compute-options="-cutoffs 10,1000 -g 1:2" \\
       --name test
+  xdiv ntcireval D Dtest.Iprob Dtest.Dqrels TRECRUN --extended
+  xdiv ntcireval E e-test.eqrels e-testrun --compute-options="-g 1:2:3"
+  xdiv ntcireval 1click 1C0-test.nuggets 1CLICKRUN-D-1 --name test
+  xdiv ntcireval matrix test.qrels.tid TRECRUN.test.nev TRECRUN2.test.nev -m Q-measure
 """
-SUFFIXES = {"D": "Dnev", "DIN": "DINnev", "IA": "nevIA", "PQ": "nevPQ", "adhoc": "nev"}
+SUFFIXES = {"D": "Dnev", "DIN": "DINnev", "IA": "nevIA", "PQ": "nevPQ", "adhoc": "nev",
+            "E": "enev", "1click": "1cl", "matrix": ""}
+ONE_FILE = {"adhoc": "QRELS RUN...", "E": "EQRELS RUN...", "1click": "NUGGETS RUN...",
+            "matrix": "TOPICS FILE... -m MEASURE"}
+"""The pipelines whose first file is the only judgement file, and their files."""
 
 
 def add_pipeline_parser(sub) -> None:
@@ -116,13 +135,16 @@ def add_pipeline_parser(sub) -> None:
                      "adhoc NTCIR-eval) in one command each, files byte for byte",
                      run_pipeline, about=PIPELINE_ABOUT, examples=PIPELINE_EXAMPLES)
     parser.add_argument("variant", choices=list(SUFFIXES),
-                        help="the pipeline: D, DIN, IA, PQ or adhoc")
+                        help="the pipeline: D, DIN, IA, PQ, adhoc, E, 1click or matrix")
     parser.add_argument("files", nargs="+", metavar="FILE",
                         help="D, DIN, IA, PQ: the intent probabilities (Iprob or DINprob: "
                              "<topic> <intent> <probability> [inf|nav]), the diversity "
                              "qrels (Dqrels: <topic> <intent> <docno> <L0-L9>) and the "
                              "TREC-format runs; adhoc: the NTCIR qrels (<topic> <docno> "
-                             "<L0-L9>) and the runs")
+                             "<L0-L9>) and the runs; E: the eqrels (<topic>;<string>;"
+                             "<L0-L9>;<class>) and the runs; 1click: the nuggets (<topic> "
+                             "<nugget> <weight> <vital length>) and the matched nuggets of "
+                             "each run; matrix: the topic list and the per-topic files")
     parser.add_argument("--cutoff", type=int, default=10, help="document cutoff of D, "
                         "DIN, IA and PQ (default 10)")
     parser.add_argument("--name", default="l10", help="the evaluation name in the output "
@@ -130,17 +152,21 @@ def add_pipeline_parser(sub) -> None:
     parser.add_argument("--limit", type=int, default=1000, help="documents kept per "
                         "topic of each run, as TRECsplitruns' doclimit (default 1000)")
     parser.add_argument("--compute-options", default="", metavar="OPTIONS",
-                        help="adhoc: ntcir_eval compute's options, as NTCIR-eval takes "
-                             "them (--compute-options=\"-cutoffs 10,1000 -g 1:2\")")
+                        help="adhoc, E: ntcir_eval compute's options, as NTCIR-eval "
+                             "takes them (--compute-options=\"-cutoffs 10,1000 -g 1:2\")")
     parser.add_argument("--out-dir", default=".", help="folder of the output files "
                         "(default: the current folder)")
     parser.add_argument("-m", "--measure", nargs="+", dest="means", default=[],
                         metavar="MEASURE",
-                        help="D, DIN, adhoc: also write NEV2mean's mean of each measure "
-                             "(as the files name it: D#-nDCG@0010); IA: NEVIA2nev's file of "
-                             "each (IA-nERR@0010)")
+                        help="D, DIN, adhoc, E, 1click: also write NEV2mean's mean of "
+                             "each measure (as the files name it: D#-nDCG@0010); IA: "
+                             "NEVIA2nev's file of each (IA-nERR@0010); matrix: the measure")
     parser.add_argument("--runlist", default="runlist", help="the run list's name in the "
                         "means' file names (default runlist)")
+    parser.add_argument("--sep", metavar="CHAR", help="adhoc, D, DIN, E: the files' "
+                        "field separator (one character), as the -sep scripts take it")
+    parser.add_argument("--extended", action="store_true", help="D: D-NTCIR-eval2; IA: "
+                        "D-NTCIR-IAeval2")
     parser.add_argument("--sharp", nargs=2, action="append", default=[],
                         metavar=("RAW", "SHARP"),
                         help="IA, PQ: also write NEVIAPQ2sharpnev's file <run>.SHARP.nev, "
@@ -154,12 +180,20 @@ def run_pipeline(args) -> int:
 
     if args.cutoff < 1 or args.limit < 1:
         raise InputError("--cutoff and --limit must be positive")
-    needed = 2 if args.variant == "adhoc" else 3
+    needed = 2 if args.variant in ONE_FILE else 3
     if len(args.files) < needed:
         raise InputError(f"ntcireval {args.variant} takes "
-                         + ("QRELS RUN..." if needed == 2 else "PROB DQRELS RUN..."))
+                         + ONE_FILE.get(args.variant, "PROB DQRELS RUN..."))
     if args.sharp and args.variant not in ("IA", "PQ"):
         raise InputError("--sharp is for the IA and PQ pipelines")
+    if args.extended and args.variant not in ("D", "IA"):
+        raise InputError("--extended is for the D and IA pipelines")
+    if args.sep is not None and args.variant not in ("adhoc", "D", "DIN", "E"):
+        raise InputError("--sep is for the adhoc, D, DIN and E pipelines")
+    if args.sep is not None and args.extended:
+        raise InputError("--sep and --extended together: NTCIREVAL has no such script")
+    if args.variant == "matrix" and len(args.means) != 1:
+        raise InputError("ntcireval matrix takes one measure (-m MEASURE)")
 
     def read(path: str) -> bytes:
         try:
@@ -176,7 +210,15 @@ def run_pipeline(args) -> int:
     messages: list[bytes] = []
     suffix = f"{args.name}.{SUFFIXES[args.variant]}"
     try:
-        if args.variant == "adhoc":
+        if args.variant == "matrix":
+            from ..official.ntcireval.variants import topic_matrix
+
+            sys.stdout.buffer.write(topic_matrix([read(path) for path in args.files[1:]],
+                                                 read(args.files[0]), args.means[0]))
+            return 0
+        if args.variant in ("E", "1click") or args.sep is not None or args.extended:
+            files, topics, split = _further(args, read(args.files[0]), read, runs, messages)
+        elif args.variant == "adhoc":
             qrels = read(args.files[0])
             files = p.adhoc_nev(qrels, runs, [os.fsencode(w) for w in
                                               args.compute_options.split()],
@@ -211,3 +253,28 @@ def run_pipeline(args) -> int:
                 write(f"{run}.{sharp}.nev", data)
     sys.stderr.buffer.write(b"".join(messages))
     return 0
+
+
+def _further(args: argparse.Namespace, first: bytes, read: Callable[[str], bytes],
+             runs: dict[str, bytes], messages: list[bytes]
+             ) -> tuple[dict[str, bytes], list[bytes], dict | None]:
+    """``(files, topics, split qrels)`` of the pipelines of
+    :mod:`xdiv.official.ntcireval.variants`."""
+    from ..official.ntcireval import variants as v
+
+    sep = None if args.sep is None else v.check_separator(os.fsencode(args.sep))
+    if args.variant == "1click":
+        order, _ = v.split_nuggets(first)
+        return v.oneclick_nev(first, runs, messages), order, None
+    if args.variant in ("adhoc", "E"):
+        sep = sep or b";"
+        options = [os.fsencode(w) for w in args.compute_options.split()]
+        return (v.adhoc_script_nev(first, runs, options, sep, args.limit, args.files[0],
+                                   messages), v.topic_list(first, sep, args.files[0]), None)
+    split = v.split_diversity_qrels(first, read(args.files[1]), sep or b" ", args.files[0],
+                                    args.files[1])
+    if args.variant == "IA":
+        return (v.intent_script_nev(first, split, runs, args.cutoff, args.limit, messages),
+                list(split), split)
+    return (v.diversity_script_nev(args.variant, split, runs, args.cutoff, args.limit, sep,
+                                   args.extended, messages), list(split), split)
