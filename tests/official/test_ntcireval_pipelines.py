@@ -174,3 +174,18 @@ def test_broken_inputs_are_refused_in_one_line(tmp_path, capsys, dqrels, prob, e
     assert status == 2
     assert len(err.splitlines()) == 1 and expected in err, err
     assert not (tmp_path / "RUN.l10.Dnev").exists()
+
+
+@pytest.mark.parametrize("where", ["missing", "a file"])
+def test_an_output_folder_that_is_not_one_is_refused_in_one_line(tmp_path, capsys, where):
+    (tmp_path / "Dqrels").write_text("0001 1 d1 L1\n")
+    (tmp_path / "Iprob").write_text("0001 1 1\n")
+    (tmp_path / "RUN").write_text("0001 Q0 d1 1 1.0 RUN\n")
+    out = tmp_path / "out"
+    if where == "a file":
+        out.write_text("")
+    status = main(["ntcireval", "D", str(tmp_path / "Iprob"), str(tmp_path / "Dqrels"),
+                   str(tmp_path / "RUN"), "--out-dir", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err == f"xdiv: error: {out}: --out-dir is not a folder\n"

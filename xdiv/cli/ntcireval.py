@@ -194,6 +194,8 @@ def run_pipeline(args) -> int:
         raise InputError("--sep and --extended together: NTCIREVAL has no such script")
     if args.variant == "matrix" and len(args.means) != 1:
         raise InputError("ntcireval matrix takes one measure (-m MEASURE)")
+    if args.variant != "matrix" and not os.path.isdir(args.out_dir):
+        raise InputError(f"{args.out_dir}: --out-dir is not a folder")
 
     def read(path: str) -> bytes:
         try:
@@ -203,8 +205,12 @@ def run_pipeline(args) -> int:
             raise InputError(f"{path}: cannot read ({exc.strerror})") from None
 
     def write(name: str, data: bytes) -> None:
-        with open(os.path.join(args.out_dir, name), "wb") as handle:
-            handle.write(data)
+        path = os.path.join(args.out_dir, name)
+        try:
+            with open(path, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot write ({exc.strerror})") from None
 
     runs = {os.path.basename(path): read(path) for path in args.files[needed - 1:]}
     messages: list[bytes] = []
