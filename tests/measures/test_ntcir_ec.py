@@ -193,9 +193,9 @@ def test_ec_measures_agree_with_ntcir_eval_on_random_cases(program, tmp_path):
 
 @pytest.mark.slow
 def test_ec_measures_agree_with_ntcir_eval_on_many_random_cases(program, tmp_path):
-    """30 more random cases: over 1000 topics with a relevant document."""
-    topics, _ = compare_random(program, tmp_path, range(1000, 1030))
-    assert topics >= 1000
+    """12 more random cases: over 400 topics with a relevant document."""
+    topics, _ = compare_random(program, tmp_path, range(1000, 1012))
+    assert topics >= 400
 
 
 def test_every_ec_measure_is_compared():

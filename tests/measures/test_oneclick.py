@@ -249,13 +249,13 @@ def test_splitmatch_keeps_the_first_offset_as_text(ntcireval_folder, tmp_path):
 
 @pytest.mark.slow
 def test_random_pipelines_agree_with_ntcireval_scripts(ntcireval_folder, precise, tmp_path):
-    """Issue 36 item 5, the large campaign: 100 seeded random cases (nuggets matched
+    """Issue 36 item 5, the large campaign: 40 seeded random cases (nuggets matched
     several times, questions without lines) through 1CLICK-splitnuggets,
     1CLICK-splitmatch and 1CLICK-eval, against xdiv.oneclick with first_match="text",
     printed (3 decimals) and to 17 digits (1e-9)."""
     rng = random.Random(36005)
     compared = 0
-    for k in range(100):
+    for k in range(40):
         folder = tmp_path / f"case{k}"
         folder.mkdir()
         case = _case(rng, folder)
@@ -264,7 +264,7 @@ def test_random_pipelines_agree_with_ntcireval_scripts(ntcireval_folder, precise
         text = _scripts(folder, ntcireval_folder, binary, case["runs"], case["L"],
                         case["beta"])
         compared += _pipeline_compare(folder, case, text, tolerance)
-    assert compared > 1500
+    assert compared > 600
 
 
 # ------------------------------------------------------------------------- the API

@@ -174,6 +174,6 @@ def test_eqrels_quick(ntcireval_folder, tmp_path):
 
 @pytest.mark.slow
 def test_eqrels_campaign(ntcireval_folder, tmp_path):
-    """200 seeded eqrels files."""
-    outcomes = _campaign(ntcireval_folder / "ntcir_eval", tmp_path, range(1000, 1200))
-    assert outcomes["refused"] >= 40 and outcomes["accepted"] >= 100, outcomes
+    """100 seeded eqrels files."""
+    outcomes = _campaign(ntcireval_folder / "ntcir_eval", tmp_path, range(1000, 1100))
+    assert outcomes["refused"] >= 20 and outcomes["accepted"] >= 50, outcomes

@@ -211,6 +211,6 @@ def test_oneclick_fuzz_quick(tmp_path):
 
 @pytest.mark.slow
 def test_oneclick_fuzz_campaign(tmp_path):
-    """1,000 inputs."""
-    outcomes = _campaign(3605, 1000, tmp_path)
-    assert outcomes.get("refused", 0) > 150 and outcomes.get("scored", 0) > 350
+    """500 inputs."""
+    outcomes = _campaign(3605, 500, tmp_path)
+    assert outcomes.get("refused", 0) > 75 and outcomes.get("scored", 0) > 175
