@@ -1,0 +1,170 @@
+"""ir_metadata: the PRIMAD annotations a TREC run file may carry in its leading comment
+lines (Breuer, Keller & Schaer, "ir_metadata: An Extensible Metadata Schema for IR
+Experiments", SIGIR 2022).
+
+The annotations are a YAML document, each of its lines written after a ``#``, between a
+first line ``# ir_metadata.start`` and a line ``# ir_metadata.end``; the run's lines
+follow. The readers (:func:`xdiv.read_runs`) keep the block's text exactly as written,
+markers and line breaks included, in the attribute ``ir_metadata`` of the runs (JSON,
+run name to text), every score cube made from them keeps it for its runs, and
+:func:`xdiv.write_run` writes it back at the top of the run file, byte for byte. Nothing
+is parsed on reading (xdiv does not depend on a YAML library): :func:`run_metadata` gives
+a run's text, or its YAML read by PyYAML when that is installed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from typing import Any
+
+from ..core.labels import from_json
+from ..errors import InputError, ParseError
+from ._guard import open_guarded, text_errors
+
+__all__ = ["IR_METADATA_ATTR", "leading_block", "misplaced_marker", "run_metadata"]
+
+IR_METADATA_ATTR = "ir_metadata"
+"""The attribute of runs and score cubes holding each run's block (JSON: name to text)."""
+
+_START = "# ir_metadata.start"
+_END = "# ir_metadata.end"
+_MARKER = re.compile(r"#[ \t]*ir_metadata\.(start|end)[ \t]*")
+"""A marker line, its line break removed: ``# ir_metadata.start`` or ``# ir_metadata.end``
+(spaces and tabs allowed around the name)."""
+
+
+def _marker(line: str) -> str | None:
+    """``"start"`` or ``"end"`` when ``line`` is a marker line, else None."""
+    found = _MARKER.fullmatch(line.rstrip("\r\n"))
+    return None if found is None else found.group(1)
+
+
+def leading_block(path: str | os.PathLike) -> tuple[str, int]:
+    """The ir_metadata block that opens the run file ``path`` (gzip allowed): its text as
+    written, from ``# ir_metadata.start`` to the line break of ``# ir_metadata.end``, and
+    the number of lines it spans; ``("", 0)`` when the first line does not open one.
+
+    Raises
+    ------
+    ParseError
+        Naming the file and line: a first line ``# ir_metadata.end``, a block that the
+        file's end, or a line not starting with ``#``, closes without its end marker, or
+        a second start marker inside the block.
+    """
+    with text_errors(path), io.TextIOWrapper(open_guarded(path), encoding="utf-8-sig",
+                                             newline="") as fh:
+        # newline="": lines split at LF, CR or CRLF (as the table readers split them), each
+        # kept with its own line break
+        first = fh.readline()
+        kind = _marker(first)
+        if kind == "end":
+            raise ParseError(path, 1, f"{_END!r} without {_START!r} before it (an "
+                                      "ir_metadata block opens the run file)")
+        if kind is None:
+            return "", 0
+        lines = [first]
+        for number, line in enumerate(fh, start=2):
+            lines.append(line)
+            kind = _marker(line)
+            if kind == "end":
+                return "".join(lines), number
+            if kind == "start":
+                raise ParseError(path, number, f"a second {_START!r} inside the ir_metadata "
+                                               "block opened on line 1")
+            if not line.startswith("#"):
+                raise ParseError(path, number, f"the ir_metadata block opened on line 1 "
+                                               f"ends without {_END!r}: each of its lines "
+                                               "starts with '#'")
+    raise ParseError(path, 1, f"{_START!r} without {_END!r}: the file ends inside the "
+                              "ir_metadata block")
+
+
+def misplaced_marker(path: str | os.PathLike, line: int | None) -> ParseError | None:
+    """The error to give when line ``line`` of ``path``, which the table readers refused,
+    is an ir_metadata marker outside the leading block; None when it is not."""
+    if line is None:
+        return None
+    with text_errors(path), io.TextIOWrapper(open_guarded(path), encoding="utf-8-sig",
+                                             newline="") as fh:
+        for number, text in enumerate(fh, start=1):
+            if number == line:
+                break
+        else:
+            return None
+    kind = _marker(text)
+    if kind == "start":
+        return ParseError(path, line, f"{_START!r} is not on the first line: an "
+                                      "ir_metadata block must open the run file")
+    if kind == "end":
+        return ParseError(path, line, f"{_END!r} outside an ir_metadata block (a block "
+                                      f"opens the run file with {_START!r})")
+    return None
+
+
+def run_metadata(data, run: str, *, parse: bool = False) -> str | Any:
+    """The ir_metadata block of run ``run``, as read from its file.
+
+    Parameters
+    ----------
+    data : xarray.Dataset
+        Runs (:func:`xdiv.read_runs`) or a score cube made from them
+        (:func:`xdiv.evaluate`, :func:`xdiv.open_dataset`).
+    run : str
+        The run's name.
+    parse : bool
+        Return the block's YAML document read by PyYAML's safe loader (each line without
+        its leading ``#``) instead of its text; PyYAML must be installed (it is not a
+        dependency of xdiv).
+
+    Returns
+    -------
+    str or object
+        The block's text exactly as written in the run file, markers and line breaks
+        included (``""`` when the run has none), or with ``parse`` the YAML document
+        (None when the run has no block).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import xdiv
+    >>> from xdiv.io.ir_metadata import run_metadata
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "a.run"
+    >>> _ = path.write_text("# ir_metadata.start\\n# actor:\\n#   team: xyz\\n"
+    ...                     "# ir_metadata.end\\n1 Q0 d1 1 2.0 runA\\n")
+    >>> runs = xdiv.read_runs(path)
+    >>> print(run_metadata(runs, "runA"), end="")
+    # ir_metadata.start
+    # actor:
+    #   team: xyz
+    # ir_metadata.end
+    >>> run_metadata(runs, "runA", parse=True)
+    {'actor': {'team': 'xyz'}}
+    >>> folder.cleanup()
+    """
+    names = [str(r) for r in data["run"].values] if "run" in data.coords else []
+    if str(run) not in names:
+        raise InputError(f"run_metadata: no run {run!r} here (runs: {', '.join(names[:5])}"
+                         f"{', ...' if len(names) > 5 else ''})")
+    text = from_json(data.attrs.get(IR_METADATA_ATTR, "{}")).get(str(run), "")
+    if not parse:
+        return text
+    if not text:
+        return None
+    try:
+        import yaml
+    except ImportError:
+        raise InputError("run_metadata(parse=True) needs PyYAML (pip install pyyaml); "
+                         "without parse, the block's text is returned") from None
+    # the lines between the markers, each without its '#' (split where the readers split)
+    lines = [line for line in re.split(r"(?<=\n)|(?<=\r)(?!\n)", text) if line]
+    document = "".join(line[1:] for line in lines[1:-1])
+    try:
+        return yaml.safe_load(document)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = "" if where is None else f" (line {where.line + 2} of the block)"
+        raise InputError(f"run {run}: its ir_metadata is not valid YAML{line}: "
+                         f"{getattr(exc, 'problem', None) or exc}") from None
