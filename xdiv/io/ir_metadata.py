@@ -23,7 +23,8 @@ from ..core.labels import from_json
 from ..errors import InputError, ParseError
 from ._guard import open_guarded, text_errors
 
-__all__ = ["IR_METADATA_ATTR", "leading_block", "misplaced_marker", "run_metadata"]
+__all__ = ["IR_METADATA_ATTR", "file_block", "leading_block", "misplaced_marker",
+           "run_blocks", "run_metadata"]
 
 IR_METADATA_ATTR = "ir_metadata"
 """The attribute of runs and score cubes holding each run's block (JSON: name to text)."""
@@ -103,6 +104,51 @@ def misplaced_marker(path: str | os.PathLike, line: int | None) -> ParseError | 
     return None
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, each with its line break, split at LF, CR or CRLF (as the
+    readers split them)."""
+    return [line for line in re.split(r"(?<=\n)|(?<=\r)(?!\n)", text) if line]
+
+
+def run_blocks(data) -> dict[str, str]:
+    """The ir_metadata blocks of the runs of ``data`` (runs or a score cube) that carry
+    one: run name to text."""
+    return from_json(data.attrs.get(IR_METADATA_ATTR, "{}"))
+
+
+def file_block(blocks: dict[str, str], runs: list[str], what: str) -> str:
+    """The one ir_metadata block to open a file holding ``runs``, given the ``blocks`` of
+    the runs that carry one (run name to text): ``""`` when none of them carries one.
+    ``what`` names the writer in messages.
+
+    Raises
+    ------
+    InputError
+        When the runs do not all carry the same block (a file opens with one block, which
+        a reader gives to every run of the file), or the block is not one (markers, lines
+        starting with ``#``).
+    """
+    chosen = {run: blocks.get(run, "") for run in runs}
+    texts = set(chosen.values())
+    if texts == {""}:
+        return ""
+    if len(texts) > 1:
+        carry = [run for run, text in chosen.items() if text]
+        raise InputError(f"{what}: {len(runs)} runs of which {len(carry)} carry ir_metadata "
+                         f"({', '.join(carry[:3])}{', ...' if len(carry) > 3 else ''}) and "
+                         "not all the same block; a run file opens with one block, given to "
+                         "every run of the file: write each run to its own file")
+    text = texts.pop()
+    lines = _lines(text)
+    if (len(lines) < 2 or _marker(lines[0]) != "start" or _marker(lines[-1]) != "end"
+            or not lines[-1].endswith(("\n", "\r"))
+            or any(not line.startswith("#") or _marker(line) for line in lines[1:-1])):
+        raise InputError(f"{what}: the ir_metadata of run {next(iter(chosen))} is not an "
+                         f"ir_metadata block ({_START!r}, lines starting with '#', "
+                         f"{_END!r} and its line break)")
+    return text
+
+
 def run_metadata(data, run: str, *, parse: bool = False) -> str | Any:
     """The ir_metadata block of run ``run``, as read from its file.
 
@@ -148,7 +194,7 @@ def run_metadata(data, run: str, *, parse: bool = False) -> str | Any:
     if str(run) not in names:
         raise InputError(f"run_metadata: no run {run!r} here (runs: {', '.join(names[:5])}"
                          f"{', ...' if len(names) > 5 else ''})")
-    text = from_json(data.attrs.get(IR_METADATA_ATTR, "{}")).get(str(run), "")
+    text = run_blocks(data).get(str(run), "")
     if not parse:
         return text
     if not text:
@@ -158,9 +204,8 @@ def run_metadata(data, run: str, *, parse: bool = False) -> str | Any:
     except ImportError:
         raise InputError("run_metadata(parse=True) needs PyYAML (pip install pyyaml); "
                          "without parse, the block's text is returned") from None
-    # the lines between the markers, each without its '#' (split where the readers split)
-    lines = [line for line in re.split(r"(?<=\n)|(?<=\r)(?!\n)", text) if line]
-    document = "".join(line[1:] for line in lines[1:-1])
+    # the lines between the markers, each without its '#'
+    document = "".join(line[1:] for line in _lines(text)[1:-1])
     try:
         return yaml.safe_load(document)
     except yaml.YAMLError as exc:

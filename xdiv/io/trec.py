@@ -208,7 +208,8 @@ def read_run_frame(path: PathLike, *, rank_as_text: bool = False) -> pd.DataFram
         Columns ``topic``, ``docno`` (str), ``rank`` (int64, or str with
         ``rank_as_text``), ``score`` (float64) and ``run``; ``attrs["tags"]`` holds the
         tags of the first and the last line (which ndeval and gdeval respectively print
-        as the run's name).
+        as the run's name), and ``attrs["ir_metadata"]`` the file's leading ir_metadata
+        block when it has one (:mod:`xdiv.io.ir_metadata`).
     """
     table = None
     if rank_as_text:
@@ -221,6 +222,8 @@ def read_run_frame(path: PathLike, *, rank_as_text: bool = False) -> pd.DataFram
                           "rank": columns.rank, "score": columns.score,
                           "run": columns.name}, copy=False)
     frame.attrs["tags"] = columns.tags
+    if columns.ir_metadata:
+        frame.attrs[IR_METADATA_ATTR] = columns.ir_metadata
     return frame
 
 
@@ -288,11 +291,13 @@ def _open_write(path: PathLike) -> contextlib.AbstractContextManager[TextIO]:
 _LINES_PER_WRITE = 10_000
 
 
-def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
-    """Write the columns' values as space-separated lines, a block of lines at a time."""
+def _write_lines(path: PathLike, columns: Iterable[np.ndarray], *, header: str = "") -> None:
+    """Write ``header`` as it is, then the columns' values as space-separated lines, a
+    block of lines at a time."""
     text = check_output_path(path)
     lines = map(" ".join, zip(*(np.asarray(c).astype(str) for c in columns)))
     with _open_write(text) as fh:
+        fh.write(header)
         while block := list(itertools.islice(lines, _LINES_PER_WRITE)):
             fh.write("\n".join(block) + "\n")
 
@@ -306,12 +311,13 @@ def write_qrels_frame(path: PathLike, qrels: pd.DataFrame) -> None:
     _write_lines(path, [qrels["topic"], qrels["intent"], qrels["docno"], qrels["level"]])
 
 
-def write_run_frame(path: PathLike, run: pd.DataFrame) -> None:
+def write_run_frame(path: PathLike, run: pd.DataFrame, *, ir_metadata: str = "") -> None:
     """Write a tidy run frame (``run topic docno rank score``) as a TREC 6-column run.
 
     Scores are written with ``repr`` precision so that reading the file back gives the
-    same floats.
+    same floats. ``ir_metadata``, an ir_metadata block (:mod:`xdiv.io.ir_metadata`), is
+    written first, as it is.
     """
     scores = np.array([repr(float(s)) for s in run["score"].to_numpy()], dtype=object)
     _write_lines(path, [run["topic"], np.full(len(run), "Q0"), run["docno"], run["rank"],
-                        scores, run["run"]])
+                        scores, run["run"]], header=ir_metadata)
