@@ -4,6 +4,7 @@ intent hierarchies to their EIH, run files rewritten with their ir_metadata."""
 from __future__ import annotations
 
 import sys
+import textwrap
 
 from ..io._spool import spooled_inputs
 from .common import command, output
@@ -14,24 +15,24 @@ def add_parser(sub) -> None:
     cv = command(sub, "convert", "diversity qrels to adhoc qrels; OIH to EIH", run,
                  about="Convert diversity qrels into adhoc qrels (a document's "
                        "highest level over the intents, or the number of intents "
-                       "it is relevant to), extend an intent hierarchy file "
-                       "(topic node parent [weight] [intent]) into an EIH, or "
-                       "rewrite a TREC run file as xdiv reads it, its leading "
-                       "ir_metadata block (PRIMAD annotations, Breuer et al., SIGIR "
-                       "2022) written back byte for byte.",
+                       "it is relevant to), or extend an intent hierarchy file "
+                       "(topic node parent [weight] [intent]) into an EIH.",
                  examples="examples:\n  xdiv convert qrels.txt --adhoc max -o adhoc.txt\n"
                           "  xdiv convert hierarchy.txt --eih -o eih.txt\n"
                           "  xdiv convert qrels.txt --to ntcir -o test.Dqrels\n"
                           "  xdiv convert test.Dqrels --qrels-format ntcir --to trec "
                           "-o qrels.txt\n"
                           "  xdiv convert run.txt --run -o ranked.txt")
-    cv.usage = ("xdiv convert [-h] [-q] [--adhoc {max,count} | --eih | --run] -o OUTPUT "
-                "input\n"
+    cv.description += "\n\n" + textwrap.fill(
+        "With --run, rewrite a TREC run file as xdiv reads and ranks it, its leading "
+        "ir_metadata block (PRIMAD annotations, Breuer, Keller & Schaer, SIGIR 2022) "
+        "written back byte for byte.", 79)
+    cv.usage = ("xdiv convert [-h] [-q] [--adhoc {max,count} | --eih] -o OUTPUT input\n"
+                "       xdiv convert [-h] [-q] --run -o OUTPUT input\n"
                 "       xdiv convert [-h] [-q] [--qrels-format {trec,ntcir}] "
                 "[--to {trec,ntcir}]\n"
                 "                    -o OUTPUT input")
-    cv.add_argument("input", help="qrels file, a hierarchy file with --eih, a run file "
-                                  "with --run")
+    cv.add_argument("input", help="qrels file, or a hierarchy file with --eih")
     how = cv.add_mutually_exclusive_group()
     how.add_argument("--adhoc", choices=ADHOC_METHODS,
                      help="qrels to adhoc qrels (the default, with max)")
