@@ -209,3 +209,39 @@ def test_parsed_block_agrees_with_repro_eval(tmp_path):
     head = annotated.read_text()
     assert head.startswith(run_metadata(runs, "runA"))
     assert head[len(run_metadata(runs, "runA")):] == LINES_A
+
+
+ADHOC_QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n2 0 d4 1\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", ["trec_eval-10.0", "trec_eval-9.0.8", "ndeval", "gdeval"])
+def test_drop_in_commands_read_annotated_runs_as_the_tools_do(tool, tmp_path, capsys, request):
+    """The drop-in commands are unchanged by ir_metadata: on an annotated run each gives
+    the official tool's standard output and exit status (trec_eval 10 skips comment
+    lines, 9.0.8 and ndeval and gdeval.pl refuse the first one)."""
+    import subprocess
+
+    run = _write(tmp_path / "a.run", BLOCK + LINES_A)
+    if tool.startswith("trec_eval"):
+        version = tool.split("-")[1]
+        program = [request.getfixturevalue("trec_eval_build")(version)]
+        qrels = _write(tmp_path / "qrels.txt", ADHOC_QRELS)
+        ours = ["trec_eval", *(["--version-9"] if version == "9.0.8" else [])]
+    elif tool == "ndeval":
+        program = [request.getfixturevalue("ndeval_program")]
+        qrels, ours = _write(tmp_path / "qrels.txt", QRELS), ["ndeval"]
+    else:
+        program = ["perl", request.getfixturevalue("gdeval_pl")]
+        qrels, ours = _write(tmp_path / "qrels.txt", ADHOC_QRELS), ["gdeval", "-k", "20"]
+    depth = ["20"] if tool == "gdeval" else []  # ir_measures' gdeval.pl takes k last
+    theirs = subprocess.run([str(a) for a in [*program, qrels, run, *depth]],
+                            capture_output=True, text=True, timeout=60)
+    capsys.readouterr()
+    status = main([*ours, str(qrels), str(run)])
+    out, err = capsys.readouterr()
+    if tool != "gdeval":
+        assert (status, out) == (theirs.returncode, theirs.stdout), err
+    else:  # perl's die exits with errno, which depends on what perl did before
+        assert (status != 0, out) == (theirs.returncode != 0, theirs.stdout), err
+        assert "format error on line 1" in theirs.stderr and "line 1" in err
