@@ -29,6 +29,7 @@ __all__ = ["IR_METADATA_ATTR", "file_block", "leading_block", "misplaced_marker"
 IR_METADATA_ATTR = "ir_metadata"
 """The attribute of runs and score cubes holding each run's block (JSON: name to text)."""
 
+_BOM = "\ufeff".encode()
 _START = "# ir_metadata.start"
 _END = "# ir_metadata.end"
 _MARKER = re.compile(r"#[ \t]*ir_metadata\.(start|end)[ \t]*")
@@ -54,6 +55,10 @@ def leading_block(path: str | os.PathLike) -> tuple[str, int]:
         file's end, or a line not starting with ``#``, closes without its end marker, or
         a second start marker inside the block.
     """
+    with text_errors(path), open_guarded(path) as raw:
+        opening = raw.read(len(_BOM) + 1)
+    if opening.removeprefix(_BOM)[:1] != b"#":  # no block: the readers say the rest
+        return "", 0
     with text_errors(path), io.TextIOWrapper(open_guarded(path), encoding="utf-8-sig",
                                              newline="") as fh:
         # newline="": lines split at LF, CR or CRLF (as the table readers split them), each
