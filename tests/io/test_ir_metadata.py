@@ -6,6 +6,7 @@ PyYAML reads of it agrees with repro_eval's reader."""
 from __future__ import annotations
 
 import gzip
+import random
 import sys
 
 import pytest
@@ -161,18 +162,38 @@ def test_the_command_line_says_it_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 0 and f"{path}:1:" in err
 
 
-def test_parsed_access_needs_pyyaml_and_says_so(folder, monkeypatch):
+PARSED = {"tag": "runA", "actor": {"team": "a team"},
+          "research goal": {"description": "diversified re-ranking"},
+          "platform": {"hardware": {"cpu": "Intel Xeon Gold 6144 CPU @ 3.50GHz"}},
+          "data": {"test collection": {"name": "trec-web-2009"}}}
+"""BLOCK's document, written out by hand."""
+
+
+@pytest.mark.parametrize("library", ["ruamel.yaml", "yaml"])
+def test_either_yaml_library_reads_the_document(folder, monkeypatch, library):
+    pytest.importorskip(library)
+    if library == "yaml":  # PyYAML is used when ruamel.yaml is not installed
+        monkeypatch.setitem(sys.modules, "ruamel.yaml", None)
     runs = xdiv.read_runs(folder / "a.run")
+    assert run_metadata(runs, "runA", parse=True) == PARSED
+
+
+def test_parsed_access_needs_a_yaml_library_and_says_so(folder, monkeypatch):
+    runs = xdiv.read_runs(folder / "a.run")
+    monkeypatch.setitem(sys.modules, "ruamel.yaml", None)
     monkeypatch.setitem(sys.modules, "yaml", None)
-    with pytest.raises(InputError, match="needs PyYAML"):
+    with pytest.raises(InputError, match="needs ruamel.yaml .* or PyYAML"):
         run_metadata(runs, "runA", parse=True)
     assert run_metadata(runs, "runA") == BLOCK
     with pytest.raises(InputError, match="no run 'runZ'"):
         run_metadata(runs, "runZ")
 
 
-def test_invalid_yaml_is_a_one_line_error(tmp_path):
-    pytest.importorskip("yaml")
+@pytest.mark.parametrize("library", ["ruamel.yaml", "yaml"])
+def test_invalid_yaml_is_a_one_line_error(tmp_path, monkeypatch, library):
+    pytest.importorskip(library)
+    if library == "yaml":
+        monkeypatch.setitem(sys.modules, "ruamel.yaml", None)
     path = _write(tmp_path / "a.run", "# ir_metadata.start\n# a: [1\n# ir_metadata.end\n"
                   + LINES_A)
     runs = xdiv.read_runs(path)
@@ -183,8 +204,7 @@ def test_invalid_yaml_is_a_one_line_error(tmp_path):
 
 def test_parsed_block_agrees_with_repro_eval(tmp_path):
     """repro_eval 0.5.0 writes the block (MetadataHandler.write_metadata) and reads it
-    back (read_metadata); xdiv keeps what it wrote and PyYAML reads the same document."""
-    pytest.importorskip("yaml")
+    back (read_metadata); xdiv keeps what it wrote and reads the same document."""
     metadata = pytest.importorskip("repro_eval.metadata")
     plain = _write(tmp_path / "plain.run", LINES_A)
     document = {"tag": "runA", "actor": {"team": "a team", "role": "experimenter"},
@@ -209,6 +229,39 @@ def test_parsed_block_agrees_with_repro_eval(tmp_path):
     head = annotated.read_text()
     assert head.startswith(run_metadata(runs, "runA"))
     assert head[len(run_metadata(runs, "runA")):] == LINES_A
+    rng = random.Random(2022)
+    for k in range(20):  # random documents, written and read by repro_eval as above
+        handler = metadata.MetadataHandler(str(plain))
+        handler.set_metadata(metadata_dict=_document(rng, 3))
+        annotated = tmp_path / f"random{k}.run"
+        handler.write_metadata(run_path=str(annotated))
+        expected = metadata.MetadataHandler.read_metadata(str(annotated))
+        assert run_metadata(xdiv.read_runs(annotated), "runA", parse=True) == expected, k
+
+
+WORDS = ["platform", "cpu", "research goal", "C#", "bm25", "é", "日本", "a: b", "- x", "'q'",
+         "#", "x # y", "", "true", "0.5", "null"]
+
+
+def _document(rng: random.Random, depth: int) -> dict:
+    """A random YAML mapping: nested mappings and lists of text, numbers, booleans and
+    None (text that looks like YAML syntax included)."""
+    def value(level: int):
+        kind = rng.randrange(6 if level else 4)
+        if kind == 0:
+            return rng.choice(WORDS) + rng.choice(["", " 2", "#"])
+        if kind == 1:
+            return rng.choice([0, 7, -3, 0.25, 1e-9])
+        if kind == 2:
+            return rng.choice([True, False, None])
+        if kind == 3:
+            return rng.choice(WORDS)
+        if kind == 4:
+            return [value(level - 1) for _ in range(rng.randint(1, 3))]
+        return {rng.choice(WORDS[:6]) + str(j): value(level - 1) for j in range(rng.randint(1, 3))}
+
+    return {rng.choice(["platform", "actor", "method", "data", "implementation"]) + str(j):
+            value(depth) for j in range(rng.randint(1, 4))}
 
 
 ADHOC_QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n2 0 d4 1\n"

@@ -9,7 +9,7 @@ markers and line breaks included, in the attribute ``ir_metadata`` of the runs (
 run name to text), every score cube made from them keeps it for its runs, and
 :func:`xdiv.write_run` writes it back at the top of the run file, byte for byte. Nothing
 is parsed on reading (xdiv does not depend on a YAML library): :func:`run_metadata` gives
-a run's text, or its YAML read by PyYAML when that is installed.
+a run's text, or its YAML document read by ruamel.yaml or PyYAML when installed.
 """
 
 from __future__ import annotations
@@ -165,9 +165,11 @@ def run_metadata(data, run: str, *, parse: bool = False) -> str | Any:
     run : str
         The run's name.
     parse : bool
-        Return the block's YAML document read by PyYAML's safe loader (each line without
-        its leading ``#``) instead of its text; PyYAML must be installed (it is not a
-        dependency of xdiv).
+        Return the block's YAML document (its lines without their leading ``#``) instead
+        of its text, read by the safe loader of ruamel.yaml (YAML 1.2, the library
+        repro_eval reads and writes ir_metadata with) or, when only PyYAML is installed,
+        of PyYAML (YAML 1.1, which reads ``1e-09`` as text and ``yes``/``no`` as
+        booleans). Neither is a dependency of xdiv.
 
     Returns
     -------
@@ -204,17 +206,30 @@ def run_metadata(data, run: str, *, parse: bool = False) -> str | Any:
         return text
     if not text:
         return None
-    try:
-        import yaml
-    except ImportError:
-        raise InputError("run_metadata(parse=True) needs PyYAML (pip install pyyaml); "
-                         "without parse, the block's text is returned") from None
     # the lines between the markers, each without its '#'
-    document = "".join(line[1:] for line in _lines(text)[1:-1])
+    return _load_yaml("".join(line[1:] for line in _lines(text)[1:-1]), run)
+
+
+def _load_yaml(document: str, run: str) -> Any:
+    """``document`` read by ruamel.yaml's safe loader (YAML 1.2, as repro_eval reads
+    ir_metadata) or, without ruamel.yaml, by PyYAML's (YAML 1.1)."""
     try:
-        return yaml.safe_load(document)
-    except yaml.YAMLError as exc:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+        load = YAML(typ="safe").load
+    except ImportError:
+        try:
+            import yaml
+        except ImportError:
+            raise InputError("run_metadata(parse=True) needs ruamel.yaml (pip install "
+                             "ruamel.yaml) or PyYAML; without parse, the block's text is "
+                             "returned") from None
+        load, YAMLError = yaml.safe_load, yaml.YAMLError
+    try:
+        return load(document)
+    except YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         line = "" if where is None else f" (line {where.line + 2} of the block)"
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
         raise InputError(f"run {run}: its ir_metadata is not valid YAML{line}: "
-                         f"{getattr(exc, 'problem', None) or exc}") from None
+                         f"{problem}") from None
