@@ -202,6 +202,7 @@ def test_invalid_yaml_is_a_one_line_error(tmp_path, monkeypatch, library):
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.slow  # importing repro_eval takes seconds
 def test_parsed_block_agrees_with_repro_eval(tmp_path):
     """repro_eval 0.5.0 writes the block (MetadataHandler.write_metadata) and reads it
     back (read_metadata); xdiv keeps what it wrote and reads the same document."""
