@@ -18,6 +18,7 @@ from .measures.common import MEMO
 from .measures.names import expand_resolved
 from .measures.registry import SINGLE_INTENT_FAMILY, Measure, with_adhoc
 from .core.judge import check_runs, judged_cube, unjudged_as_relevant
+from .io.ir_metadata import IR_METADATA_ATTR
 from .core.ties import TIE_START, shuffled_samples, sorted_within_ties, untied_depth
 from ._warnings import warn
 from .typing import (ADHOC_METHODS, MISSING, TIES, AdhocMethod, Duplicates, Missing,
@@ -389,9 +390,19 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
             "topics_without_relevant": to_json(no_relevant),
             "topics_not_in_qrels": cube.attrs["topics_not_in_qrels"],
             "topics_not_in_runs": cube.attrs["topics_not_in_runs"],
+            **_run_metadata(runs),
         },
     )
     return result, unjudged
+
+
+def _run_metadata(runs: xr.Dataset) -> dict:
+    """The ``ir_metadata`` attribute of ``runs`` (:mod:`xdiv.io.ir_metadata`) for the runs
+    they hold, or nothing when none of them carries a block."""
+    names = {str(r) for r in runs["run"].values}
+    blocks = {k: v for k, v in from_json(runs.attrs.get(IR_METADATA_ATTR, "{}")).items()
+              if k in names}
+    return {IR_METADATA_ATTR: to_json(blocks)} if blocks else {}
 
 
 def _values(views: list[xr.Dataset], plan: _Plan, how: str, which: list[int] | None = None,
@@ -550,7 +561,9 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
         if all(part.attrs["runs"] for part in parts) else None
     lacking = {k: v for part in parts
                for k, v in from_json(part.attrs["topics_not_in_runs"]).items()}
-    attrs = dict(parts[0].attrs)
+    blocks = {k: v for part in parts
+              for k, v in from_json(part.attrs.get(IR_METADATA_ATTR, "{}")).items()}
+    attrs = {k: v for k, v in parts[0].attrs.items() if k != IR_METADATA_ATTR}
     attrs.update({
         "runs": to_json({name: sources[name] for name in runs}) if sources is not None
         else parts[0].attrs["runs"],
@@ -559,6 +572,8 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
         "topics_not_in_runs": to_json({name: lacking[name] for name in runs
                                        if name in lacking}),
     })
+    if blocks:
+        attrs[IR_METADATA_ATTR] = to_json(blocks)
     return xr.Dataset({**variables, "params": parts[0]["params"]}, attrs=attrs)
 
 

@@ -31,6 +31,7 @@ EXAMPLES = [
     ("xdiv.io.prels", "read_prels"), ("xdiv.kernels.common", "printed"),
     ("xdiv.oneclick", "evaluate"), ("xdiv.io.oneclick", "read_nuggets"),
     ("xdiv.io.oneclick", "read_matches"),
+    ("xdiv.io.ir_metadata", "run_metadata"),
 ]
 """``(module, function)`` of every docstring whose examples are checked."""
 

@@ -148,10 +148,11 @@ def _missing_q0(fields, columns) -> str | None:
             f"{fields[where]!r}")
 
 
-def _slow_validate(path, columns, optional_last, consistent_width):
-    """Re-read ``path`` line by line and raise the first :class:`ParseError` found."""
+def _slow_validate(path, columns, optional_last, consistent_width, skip=0):
+    """Re-read ``path`` line by line (after its first ``skip`` lines) and raise the first
+    :class:`ParseError` found."""
     width = None
-    for number, fields in numbered_fields(path):
+    for number, fields in numbered_fields(path, skip=skip):
         _check_fields(path, number, fields, columns, optional_last)
         if consistent_width:
             if width is None:
@@ -174,7 +175,8 @@ def read_table(path: PathLike, columns: list[tuple[str, str]], *,
 
 
 def read_columns(path: PathLike, columns: list[tuple[str, str]], *,
-                 optional_last: bool = False) -> dict[str, np.ndarray | pa.DictionaryArray]:
+                 optional_last: bool = False,
+                 skip_lines: int = 0) -> dict[str, np.ndarray | pa.DictionaryArray]:
     """Read a whitespace-separated table with typed columns, or raise a precise ParseError.
 
     The file is parsed by pyarrow's multi-threaded CSV reader when its fields are
@@ -193,6 +195,10 @@ def read_columns(path: PathLike, columns: list[tuple[str, str]], *,
         but not returned.
     optional_last : bool
         The last column may be absent on every line (it then reads as ``""``).
+    skip_lines : int
+        Lines at the top of the file that are not part of the table (a run file's
+        leading ir_metadata block, :mod:`xdiv.io.ir_metadata`); line numbers in messages
+        still count them.
 
     Returns
     -------
@@ -209,9 +215,9 @@ def read_columns(path: PathLike, columns: list[tuple[str, str]], *,
     if not compressed:
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
             check_gaps(data, 0, LIMITS.max_line_bytes, os.fspath(path), 0)
-    table = _arrow_columns(path, columns, optional_last, compressed)
+    table = _arrow_columns(path, columns, optional_last, compressed, skip_lines)
     if table is None:
-        frame = _pandas_table(path, columns, optional_last, compressed)
+        frame = _pandas_table(path, columns, optional_last, compressed, skip_lines)
         table = {name: frame[name].to_numpy() if kind != "str"
                  else pa.array(frame[name].to_numpy(), pa.string()) if name in _WIDE_STRINGS
                  else pa.array(frame[name].to_numpy(), pa.string()).dictionary_encode()
@@ -237,8 +243,9 @@ _WIDE_STRINGS = ("docno",)
 dictionary-encoded once per file (cheaper than pyarrow's per-block dictionaries)."""
 
 
-def _first_line(path: PathLike, compressed: bool) -> str | None:
-    """The first non-blank line of ``path`` (without its line break), or None."""
+def _first_line(path: PathLike, compressed: bool, skip: int = 0) -> str | None:
+    """The first non-blank line of ``path`` after its first ``skip`` lines (without its
+    line break), or None (also when they are not all in the first 64 KiB)."""
     try:
         with open_guarded(path) if compressed else open(path, "rb") as fh:
             head = fh.read(1 << 16)
@@ -247,18 +254,18 @@ def _first_line(path: PathLike, compressed: bool) -> str | None:
     # lines end at LF, CR or CRLF only, as every reader path splits them (str.splitlines
     # would also split at a form feed or U+2028)
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    for line in re.split(r"\r\n|\r|\n", text):
+    for line in re.split(r"\r\n|\r|\n", text)[skip:]:
         if line.strip():
             return line
     return None
 
 
-def _arrow_columns(path, columns, optional_last, compressed):
+def _arrow_columns(path, columns, optional_last, compressed, skip=0):
     """The table parsed by pyarrow, or None when the file is not laid out with single
     spaces or single tabs throughout (pandas then reads it) or anything in it is not
     what the fast path accepts (empty fields, a field holding the other separator, a
     non-finite number, a line with another number of fields, undecodable bytes)."""
-    line = _first_line(path, compressed)
+    line = _first_line(path, compressed, skip)
     if line is None:
         return None
     for delimiter, other in ((" ", "\t"), ("\t", " ")):
@@ -294,7 +301,8 @@ def _arrow_columns(path, columns, optional_last, compressed):
               else open_guarded(path) if compressed else contextlib.nullcontext(path)) as source:
             table = pa_csv.read_csv(
                 source,
-                read_options=pa_csv.ReadOptions(column_names=read, block_size=1 << 20),
+                read_options=pa_csv.ReadOptions(column_names=read, block_size=1 << 20,
+                                                skip_rows=skip),
                 parse_options=pa_csv.ParseOptions(
                     delimiter=delimiter, quote_char=False, double_quote=False,
                     escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
@@ -375,7 +383,7 @@ def _holds(path: PathLike, data: bytes | None, needle: bytes, compressed: bool) 
 _WARNING_FILTER_LOCK = threading.Lock()
 
 
-def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
+def _pandas_table(path, columns, optional_last, compressed, skip=0) -> pd.DataFrame:
     """``path`` parsed by pandas' C parser, or the first offending line raised as a
     :class:`ParseError` (the reader for layouts pyarrow's does not take)."""
     # every column is read as text: pandas' own converters also take 1e2 and 1.0 for
@@ -398,7 +406,8 @@ def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
                     frame = pd.read_csv(src, sep=sep, header=None, names=names, dtype=dtypes,
                                         na_filter=False, engine="c", skip_blank_lines=True,
                                         index_col=False, low_memory=False,
-                                        quoting=csv.QUOTE_NONE, encoding="utf-8-sig")
+                                        quoting=csv.QUOTE_NONE, encoding="utf-8-sig",
+                                        skiprows=skip)
         except XdivError:
             raise
         except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning, OverflowError,
@@ -432,7 +441,7 @@ def _pandas_table(path, columns, optional_last, compressed) -> pd.DataFrame:
             elif empty.any() and "_Q0" in frame and not (frame["_Q0"] == "Q0").all():
                 ok = False  # a line without its tag must show its Q0 (see _missing_q0)
     if not ok:
-        _slow_validate(path, columns, optional_last, consistent_width=True)
+        _slow_validate(path, columns, optional_last, consistent_width=True, skip=skip)
         raise ParseError(path, None, "could not be parsed (no single offending line found)")
     return frame
 

@@ -271,14 +271,14 @@ def _utf8_error(path: PathLike) -> InputError:
     return InputError(f"{os.fspath(path)}: not a UTF-8 text file")  # pragma: no cover
 
 
-def numbered_fields(path: PathLike) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line_number, fields)`` for every non-blank line, its fields separated by
-    spaces and tabs (as the table readers split them: other whitespace, such as a form
-    feed or a no-break space, stays in the field)."""
+def numbered_fields(path: PathLike, *, skip: int = 0) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line_number, fields)`` for every non-blank line after the first ``skip``
+    lines, its fields separated by spaces and tabs (as the table readers split them: other
+    whitespace, such as a form feed or a no-break space, stays in the field)."""
     with open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
             line = line.strip(BLANK)
-            if line:
+            if line and number > skip:
                 yield number, SEPARATORS.split(line)
 
 

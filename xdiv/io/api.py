@@ -20,6 +20,7 @@ from ._guard import LIMITS, ReadLimits, check_file, check_output_path, open_text
 from ._spool import spooled_inputs
 from ._columns import read_columns
 from .topics import read_topics
+from .ir_metadata import IR_METADATA_ATTR, file_block, run_blocks
 from . import ntcir
 from .trec import (RUN_LAYOUT, RunColumns, line_numbers, read_doc_lengths, read_probabilities,
                    read_qrels_codes, read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
@@ -302,9 +303,20 @@ def write_qrels(path, collection: xr.Dataset | pd.DataFrame) -> None:
 
 def write_run(path, runs: xr.Dataset | pd.DataFrame) -> None:
     """Write runs (a Runs dataset or a tidy ``run topic docno rank score`` frame) as a
-    TREC 6-column file; ranks are written 1..n in the dataset's order."""
-    frame = runs_frame(runs) if isinstance(runs, xr.Dataset) else runs
-    write_run_frame(path, frame)
+    TREC 6-column file; ranks are written 1..n in the dataset's order.
+
+    Runs read from files that open with an ir_metadata block (:mod:`xdiv.io.ir_metadata`)
+    have it written back first, byte for byte; the runs written must then all carry the
+    same block (a file opens with one block, which a reader gives to each of its runs).
+    """
+    if isinstance(runs, xr.Dataset):
+        frame, blocks = runs_frame(runs), run_blocks(runs)
+        names = [str(r) for r in runs["run"].values]
+    else:
+        frame, text = runs, runs.attrs.get(IR_METADATA_ATTR, "")
+        names = [str(r) for r in pd.unique(frame["run"])]
+        blocks = dict.fromkeys(names, text) if text else {}
+    write_run_frame(path, frame, ir_metadata=file_block(blocks, names, "write_run"))
 
 
 __all__ = [

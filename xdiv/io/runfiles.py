@@ -35,8 +35,8 @@ from ..errors import InputError
 from ..core.labels import natural_sorted, to_json
 from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
                          warn_rank_disagreements)
-from .trec import RUN_LAYOUT, RunColumns, read_run_columns
-from ._columns import read_columns
+from .ir_metadata import IR_METADATA_ATTR
+from .trec import RunColumns, read_run_columns, read_run_table
 from ._guard import is_gzip
 from ..typing import DUPLICATES
 
@@ -95,7 +95,11 @@ def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
         A Runs dataset (see :mod:`xdiv.core.runs`). Runs are labelled by their tag (or file
         name, see :func:`xdiv.io.read_run_frame`) and sorted by name; two files giving
         the same run name are an error. The attributes ``source`` and ``tags`` map each
-        run to its file and to the tags of the file's first and last lines (JSON).
+        run to its file and to the tags of the file's first and last lines (JSON); when
+        files open with an ir_metadata block (PRIMAD annotations, Breuer et al., SIGIR
+        2022), ``ir_metadata`` maps their runs to the block's text as written (JSON; see
+        :mod:`xdiv.io.ir_metadata`). Any other line starting with ``#`` is refused as a
+        malformed run line.
 
     Examples
     --------
@@ -139,7 +143,7 @@ def _parsed(files: list[str]):
     columns, which releases the GIL) by a few threads ahead of the caller; a file's error
     is raised when its turn comes."""
     def parse(path):
-        return read_columns(path, RUN_LAYOUT, optional_last=True)
+        return read_run_table(path)
 
     with ThreadPoolExecutor(max_workers=_READERS) as pool:
         ahead = collections.deque()
@@ -270,7 +274,7 @@ class _Coded:
 
 
 def _parse(path: str) -> dict:
-    return read_columns(path, RUN_LAYOUT, optional_last=True)
+    return read_run_table(path)
 
 
 def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Coded:
@@ -391,6 +395,9 @@ def _assemble(grids, vocabulary, order, doc, score) -> xr.Dataset:
                          topics, vocabulary, order)
     runs.attrs["source"] = to_json({g.name: g.path for g in grids})
     runs.attrs["tags"] = to_json({g.name: g.tags for g in grids})
+    blocks = {g.name: g.ir_metadata for g in grids if g.ir_metadata}
+    if blocks:
+        runs.attrs[IR_METADATA_ATTR] = to_json(blocks)
     return runs
 
 
@@ -432,11 +439,13 @@ class _FileGrids:
     doc: np.ndarray | None = None
     """int32 docno codes over (topic, rank), -1 in padding."""
     score: np.ndarray | None = None
+    ir_metadata: str = ""
+    """The file's leading ir_metadata block (:mod:`xdiv.io.ir_metadata`)."""
 
     def outline(self) -> _FileGrids:
         """The same file without its grids (what the lazy first pass keeps)."""
         return _FileGrids(self.path, self.name, self.tags, self.topics, self.length,
-                          self.depth)
+                          self.depth, ir_metadata=self.ir_metadata)
 
 
 def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
@@ -459,7 +468,8 @@ def _file_grids(run: RunColumns, code: np.ndarray, docno_of, order: Order,
     except InputError as exc:  # the file's rows: name the file
         raise InputError(f"{os.fspath(run.path)}: {exc}") from None
     return _FileGrids(path=run.path, name=run.name, tags=run.tags, topics=topics,
-                      length=length[0], depth=doc.shape[-1], doc=doc[0], score=score[0])
+                      length=length[0], depth=doc.shape[-1], doc=doc[0], score=score[0],
+                      ir_metadata=run.ir_metadata)
 
 
 def _sorted_codes(docno: pa.Array) -> tuple[pa.Array, np.ndarray]:

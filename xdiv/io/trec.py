@@ -22,9 +22,10 @@ from .atomic import atomic_output
 from .._warnings import warn as emit_warning
 from ._guard import BLANK, check_output_path, open_text
 from ._columns import read_table, decode_strings, read_columns
+from .ir_metadata import IR_METADATA_ATTR, leading_block, misplaced_marker
 
 __all__ = ["read_qrels_frame", "read_qrels_codes", "RunColumns", "read_run_columns",
-    "read_run_frame", "line_numbers", "read_probabilities", "read_doc_lengths",
+    "read_run_frame", "read_run_table", "line_numbers", "read_probabilities", "read_doc_lengths",
     "write_qrels_frame", "write_run_frame"]
 
 PathLike = str | os.PathLike
@@ -118,6 +119,9 @@ class RunColumns:
         as text).
     score : numpy.ndarray
         float64 per line.
+    ir_metadata : str
+        The file's leading ir_metadata block as written (``""`` when it has none; see
+        :mod:`xdiv.io.ir_metadata`).
     """
 
     path: str
@@ -127,6 +131,7 @@ class RunColumns:
     docno: pa.StringArray
     rank: np.ndarray
     score: np.ndarray
+    ir_metadata: str = ""
 
 
 RUN_LAYOUT = [("topic", "str"), ("_Q0", "str"), ("docno", "str"), ("rank", "int"),
@@ -134,15 +139,32 @@ RUN_LAYOUT = [("topic", "str"), ("_Q0", "str"), ("docno", "str"), ("rank", "int"
 """The columns of a TREC run file, for :func:`read_columns` (the tag is optional)."""
 
 
+def read_run_table(path: PathLike, layout: list[tuple[str, str]] = RUN_LAYOUT) -> dict:
+    """The lines of run file ``path`` as :func:`read_columns` reads them with ``layout``
+    after the file's leading ir_metadata block, whose text (``""`` when there is none) is
+    under the key ``"ir_metadata"``. An ir_metadata marker elsewhere in the file is
+    refused as such (:func:`xdiv.io.ir_metadata.misplaced_marker`)."""
+    block, lines = leading_block(path)
+    try:
+        table = read_columns(path, layout, optional_last=True, skip_lines=lines)
+    except ParseError as exc:
+        misplaced = misplaced_marker(path, exc.line)
+        if misplaced is not None:
+            raise misplaced from None
+        raise
+    table[IR_METADATA_ATTR] = block
+    return table
+
+
 def read_run_columns(path: PathLike, *, warn: bool = True,
                      table: dict | None = None) -> RunColumns:
     """Read a TREC run (``topic Q0 docno rank score [tag]``) into columns, without a
     Python string per line (see :func:`read_columns`); named as :func:`read_run_frame`
     names it, with the same warnings (unless ``warn`` is false). ``table`` is the file
-    as ``read_columns(path, RUN_LAYOUT, optional_last=True)`` returns it, when read
-    already (the readers parse files in parallel, and name them in order)."""
+    as :func:`read_run_table` returns it, when read already (the readers parse files in
+    parallel, and name them in order)."""
     if table is None:
-        table = read_columns(path, RUN_LAYOUT, optional_last=True)
+        table = read_run_table(path)
     tag = table["run"]
     words = tag.dictionary.to_pylist()
     indices = tag.indices.to_numpy(zero_copy_only=False)
@@ -163,7 +185,7 @@ def read_run_columns(path: PathLike, *, warn: bool = True,
                       RunTagWarning)
     return RunColumns(path=os.fspath(path), name=name, tags=[first, last],
                       topic=table["topic"], docno=table["docno"], rank=table["rank"],
-                      score=table["score"])
+                      score=table["score"], ir_metadata=table.get(IR_METADATA_ATTR, ""))
 
 
 def read_run_frame(path: PathLike, *, rank_as_text: bool = False) -> pd.DataFrame:
@@ -186,12 +208,13 @@ def read_run_frame(path: PathLike, *, rank_as_text: bool = False) -> pd.DataFram
         Columns ``topic``, ``docno`` (str), ``rank`` (int64, or str with
         ``rank_as_text``), ``score`` (float64) and ``run``; ``attrs["tags"]`` holds the
         tags of the first and the last line (which ndeval and gdeval respectively print
-        as the run's name).
+        as the run's name), and ``attrs["ir_metadata"]`` the file's leading ir_metadata
+        block when it has one (:mod:`xdiv.io.ir_metadata`).
     """
     table = None
     if rank_as_text:
         layout = [(name, "str" if name == "rank" else kind) for name, kind in RUN_LAYOUT]
-        table = read_columns(path, layout, optional_last=True)
+        table = read_run_table(path, layout)
         table["rank"] = decode_strings(table["rank"])
     columns = read_run_columns(path, table=table)
     frame = pd.DataFrame({"topic": decode_strings(columns.topic),
@@ -199,6 +222,8 @@ def read_run_frame(path: PathLike, *, rank_as_text: bool = False) -> pd.DataFram
                           "rank": columns.rank, "score": columns.score,
                           "run": columns.name}, copy=False)
     frame.attrs["tags"] = columns.tags
+    if columns.ir_metadata:
+        frame.attrs[IR_METADATA_ATTR] = columns.ir_metadata
     return frame
 
 
@@ -266,11 +291,13 @@ def _open_write(path: PathLike) -> contextlib.AbstractContextManager[TextIO]:
 _LINES_PER_WRITE = 10_000
 
 
-def _write_lines(path: PathLike, columns: Iterable[np.ndarray]) -> None:
-    """Write the columns' values as space-separated lines, a block of lines at a time."""
+def _write_lines(path: PathLike, columns: Iterable[np.ndarray], *, header: str = "") -> None:
+    """Write ``header`` as it is, then the columns' values as space-separated lines, a
+    block of lines at a time."""
     text = check_output_path(path)
     lines = map(" ".join, zip(*(np.asarray(c).astype(str) for c in columns)))
     with _open_write(text) as fh:
+        fh.write(header)
         while block := list(itertools.islice(lines, _LINES_PER_WRITE)):
             fh.write("\n".join(block) + "\n")
 
@@ -284,12 +311,13 @@ def write_qrels_frame(path: PathLike, qrels: pd.DataFrame) -> None:
     _write_lines(path, [qrels["topic"], qrels["intent"], qrels["docno"], qrels["level"]])
 
 
-def write_run_frame(path: PathLike, run: pd.DataFrame) -> None:
+def write_run_frame(path: PathLike, run: pd.DataFrame, *, ir_metadata: str = "") -> None:
     """Write a tidy run frame (``run topic docno rank score``) as a TREC 6-column run.
 
     Scores are written with ``repr`` precision so that reading the file back gives the
-    same floats.
+    same floats. ``ir_metadata``, an ir_metadata block (:mod:`xdiv.io.ir_metadata`), is
+    written first, as it is.
     """
     scores = np.array([repr(float(s)) for s in run["score"].to_numpy()], dtype=object)
     _write_lines(path, [run["topic"], np.full(len(run), "Q0"), run["docno"], run["rank"],
-                        scores, run["run"]])
+                        scores, run["run"]], header=ir_metadata)
