@@ -28,9 +28,12 @@ forms where they differ):
   repro_eval does for runs sorted by score; repro_eval breaks ties in file order, so a
   file not sorted by score ranks differently there.
 - Missing topics: a topic of the qrels a run lacks scores 0 (``missing="zero"``, as
-  ``trec_eval -c``); ``missing="nan"`` leaves it out of that run's means as repro_eval
-  does (ir_measures scores only the topics a run retrieved for). repro_eval fails on a
-  repeated run lacking a topic of the original (RMSE, paired t-test).
+  ``trec_eval -c`` and as repro_eval through ir_measures); ``missing="nan"`` leaves it
+  out of that run's means and tests instead. For document order, a repetition that lacks
+  a topic has RBO 0 there (nothing overlaps) and no KTU (tau is undefined for an empty
+  list; the means are over the topics where KTU is defined, counted in ``ktu_topics``);
+  repro_eval leaves such topics out of both (``definitions="repro_eval"`` does too) and
+  fails when the original run lacks a topic its repetition has.
 - p-values: the paired t-test is scipy's ``ttest_rel``, the unpaired one Student's
   pooled-variance ``ttest_ind`` as repro_eval (``equal_var=False``: Welch's). When the
   two samples are identical, t = 0 and p = 1 (repro_eval sets 1 only when every measure's
@@ -138,6 +141,8 @@ def _order_measures(original, repeated, topics, roles, cutoffs, p, rbo_ties, def
             for j, cutoff in enumerate(cutoffs):
                 a_k, b_k = a[:cutoff], b[:cutoff]
                 if definitions == "repro_eval":
+                    if len(b) == 0:  # repro_eval skips the topics a repetition lacks
+                        continue
                     out["ktu"][i, j, k] = K.ktu_positional(a_k, b_k)
                     out["rbo"][i, j, k] = K.rbo_truncated(a_k, b_k, p, rbo_depth)
                     continue
