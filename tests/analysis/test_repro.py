@@ -390,3 +390,34 @@ def test_netcdf_round_trip_and_bad_input(experiment, tmp_path):
         xdiv.repro.evaluate(qrels["first"], {"baseline": runs["baseline"]["original"]},
                             {"baseline": runs["baseline"]["rescored"]}, ["P.10"],
                             definitions="other")
+
+
+def test_command_line_prints_the_tables_and_writes_netcdf(experiment, tmp_path, capsys):
+    from xdiv.cli import main
+
+    qrels, runs = experiment
+    out = tmp_path / "repro.nc"
+    argv = ["repro", qrels["first"], "--baseline", runs["baseline"]["original"],
+            runs["baseline"]["rescored"], "--advanced", runs["advanced"]["original"],
+            runs["advanced"]["rescored"], "-m", "map", "P.10", "--cutoffs", "10", "20",
+            "--format", "tsv", "-o", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.split("\n\n")
+    effect = [line.split("\t") for line in printed[0].splitlines()]
+    order = [line.split("\t") for line in printed[1].splitlines()]
+    ds = xdiv.repro.evaluate(qrels["first"], {r: runs[r]["original"] for r in runs},
+                             {r: runs[r]["rescored"] for r in runs}, ["map", "P.10"],
+                             cutoffs=[10, 20])
+    assert effect[0][:6] == ["metric", "role", "ARP orig", "ARP rep", "RMSE", "nRMSE"]
+    row = next(r for r in effect if r[:2] == ["P.10", "advanced"])
+    assert float(row[4]) == pytest.approx(float(ds.rmse.sel(metric="P.10", role="advanced")),
+                                          abs=1e-6)
+    row = next(r for r in order if r[:2] == ["baseline", "20"])
+    assert float(row[2]) == pytest.approx(float(ds.ktu.sel(role="baseline", cutoff=20)),
+                                          abs=1e-6)
+    back = xdiv.open_dataset(out)
+    np.testing.assert_array_equal(back.rbo.values, ds.rbo.values)
+    assert main(["repro", qrels["first"], "--baseline", str(tmp_path / "none.txt"),
+                 runs["baseline"]["rescored"], "-m", "map"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"xdiv: error: {tmp_path / 'none.txt'}: no such file"]
