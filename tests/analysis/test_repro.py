@@ -421,3 +421,64 @@ def test_command_line_prints_the_tables_and_writes_netcdf(experiment, tmp_path, 
                  runs["baseline"]["rescored"], "-m", "map"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"xdiv: error: {tmp_path / 'none.txt'}: no such file"]
+
+
+@pytest.mark.slow
+def test_whole_runs_equal_repro_eval(tmp_path):
+    """Two pairs of 2009 runs (30 topics, 1000 documents) as originals, repeated with
+    swapped ranks and changed scores: every per-topic KTU and RBO (repro_eval's forms),
+    RMSE, nRMSE, ER, ΔRI and p-value of seven trec_eval measures equal repro_eval's, with
+    the scores ranked in single precision as pytrec_eval ranks them (MSRABASE's perturbed
+    scores tie there where they differ in double precision)."""
+    from repro_eval.Evaluator import RpdEvaluator
+
+    root = require_trec_2009()
+    qrels = str(tmp_path / "qrels.txt")
+    frame = xdiv.qrels_frame(xdiv.to_adhoc(xdiv.read_qrels(root / "qrels.diversity.gz"),
+                                           "max"))
+    with open(qrels, "w") as f:
+        for row in frame[frame["topic"].astype(int) <= 30].itertuples():
+            f.write(f"{row.topic} 0 {row.docno} {int(row.level)}\n")
+    rng = np.random.default_rng(2020)
+    compared = 0
+    for base, adv in (("MSRABASE", "uogTrDYCcsB"), ("ICTNETDivR1", "THUIR09FuClu")):
+        paths = {}
+        for role, name in (("baseline", base), ("advanced", adv)):
+            run = {t: docs for t, docs in _read_runs(root / "runs" / f"{name}.gz").items()
+                   if int(t) <= 30}
+            paths[role] = (_write(tmp_path / f"{name}.orig", run, name),
+                           _write(tmp_path / f"{name}.rep",
+                                  _perturbed(run, rng, swap=40, noise=0.05), name))
+        rpd = RpdEvaluator(qrels_orig_path=qrels, run_b_orig_path=paths["baseline"][0],
+                           run_a_orig_path=paths["advanced"][0],
+                           run_b_rep_path=paths["baseline"][1],
+                           run_a_rep_path=paths["advanced"][1])
+        rpd.trim()
+        rpd.evaluate()
+        ds = xdiv.repro.evaluate(qrels, {r: p[0] for r, p in paths.items()},
+                                 {r: p[1] for r, p in paths.items()}, list(TREC_EVAL),
+                                 cutoffs=[1000], definitions="repro_eval",
+                                 single_precision=True)
+        rmse, nrmse, er, dri, pvalue = (rpd.rmse(), rpd.nrmse(), rpd.er(), rpd.dri(),
+                                        rpd.ttest())
+        for ours, theirs in TREC_EVAL.items():
+            assert float(ds.er.sel(metric=ours)) == pytest.approx(er[theirs], abs=1e-12)
+            assert float(ds.dri.sel(metric=ours)) == pytest.approx(dri[theirs], abs=1e-12)
+            for role in ("baseline", "advanced"):
+                cell = dict(metric=ours, role=role)
+                assert float(ds.rmse.sel(cell)) == pytest.approx(rmse[role][theirs],
+                                                                 abs=1e-12)
+                assert float(ds.nrmse.sel(cell)) == pytest.approx(nrmse[role][theirs],
+                                                                  abs=1e-12)
+                assert float(ds.pvalue.sel(cell)) == pytest.approx(pvalue[role][theirs],
+                                                                   abs=1e-12)
+                compared += 3
+        for name, theirs in (("ktu_topic", rpd.ktu(per_topic=True)),
+                             ("rbo_topic", rpd.rbo(per_topic=True))):
+            for role in ("baseline", "advanced"):
+                got = ds[name].sel(role=role, cutoff=1000).to_series()
+                assert len(theirs[role]) == 30
+                for topic, value in theirs[role].items():
+                    assert got[topic] == pytest.approx(value, abs=1e-12)
+                    compared += 1
+    assert compared == 2 * (7 * 6 + 120)

@@ -34,6 +34,10 @@ forms where they differ):
   list; the means are over the topics where KTU is defined, counted in ``ktu_topics``);
   repro_eval leaves such topics out of both (``definitions="repro_eval"`` does too) and
   fails when the original run lacks a topic its repetition has.
+- Scores: trec_eval 9 and pytrec_eval, which repro_eval scores with through ir_measures,
+  read run scores in single precision, so scores that differ only beyond about seven
+  significant digits tie there (and are ranked by docno); xdiv reads them in double
+  precision. ``single_precision=True`` ranks as they do for the effectiveness measures.
 - p-values: the paired t-test is scipy's ``ttest_rel``, the unpaired one Student's
   pooled-variance ``ttest_ind`` as repro_eval (``equal_var=False``: Welch's). When the
   two samples are identical, t = 0 and p = 1 (repro_eval sets 1 only when every measure's
@@ -173,7 +177,8 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
              cutoffs: Sequence[int] = CUTOFFS, p: float = 0.95, rbo_ties: str = "a",
              definitions: str = "xdiv", rbo_depth: int = 1000, missing: str = "zero",
              adhoc: str | None = None, order: str = "score-docno-desc",
-             equal_var: bool = True, sig_level: float = 0.05) -> xr.Dataset:
+             equal_var: bool = True, sig_level: float = 0.05,
+             single_precision: bool = False) -> xr.Dataset:
     """Measure how closely repeated runs match the original ones (Breuer et al., SIGIR
     2020), for any measures of the registry.
 
@@ -212,6 +217,11 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         and scipy's ``ttest_ind``) or, False, Welch's.
     sig_level : float
         The t-tests' confidence intervals are at level ``1 - sig_level``.
+    single_precision : bool
+        Score the runs ranked by their scores rounded to single precision, as trec_eval 9
+        and pytrec_eval (and so repro_eval) read them: scores equal in single precision
+        tie, and the tie is broken by docno. KTU and RBO keep the full scores, as
+        repro_eval's do.
 
     Returns
     -------
@@ -252,8 +262,10 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
     runs = {side: {role: _run(given[role], role, side, order) for role in roles}
             for side, given in (("original", original), ("repeated", repeated))}
     options = {"missing": missing, "adhoc": adhoc}
-    first = _scores(runs["original"], collection, measures, options)
-    second = _scores(runs["repeated"], other, measures, options)
+    scored = {side: {role: _single(one, order) if single_precision else one
+                     for role, one in given.items()} for side, given in runs.items()}
+    first = _scores(scored["original"], collection, measures, options)
+    second = _scores(scored["repeated"], other, measures, options)
     result = xr.Dataset(coords={"metric": first["metric"].values, "role": roles})
     if same:
         first, second = xr.align(first, second, join="outer")
@@ -293,6 +305,7 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         xdiv_kind="repro", case="same_collection" if same else "other_collection",
         definitions=definitions, rbo_ties=rbo_ties, p=float(p), rbo_depth=int(rbo_depth),
         missing=missing, adhoc=adhoc or "", order=order, equal_var=int(bool(equal_var)),
+        single_precision=int(bool(single_precision)),
         sig_level=float(sig_level),
         test="paired t (scipy ttest_rel)" if same else
         ("Student's unpaired t, pooled variance" if equal_var else "Welch's unpaired t"),
@@ -301,6 +314,15 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
                                                 ("repeated", repeated))}),
         qrels=_source(qrels), repeated_qrels="" if same else _source(repeated_qrels))
     return result
+
+
+def _single(runs: xr.Dataset, order: str) -> xr.Dataset:
+    """The run re-ranked by its scores rounded to single precision (ties by ``order``)."""
+    from ..core.runs import build_runs, runs_frame
+
+    frame = runs_frame(runs)
+    frame["score"] = frame["score"].to_numpy(dtype=np.float32).astype(np.float64)
+    return build_runs(frame, order=order)
 
 
 def _source(value) -> str:

@@ -30,15 +30,17 @@ RBO_TIES = ("a", "b", "w")
 
 
 def _tau_b(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's tau-b of paired observations ``x``, ``y`` (NaN when either is constant)."""
-    sx = np.sign(x[:, None] - x[None, :])
-    sy = np.sign(y[:, None] - y[None, :])
-    upper = np.triu_indices(len(x), k=1)
-    sx, sy = sx[upper], sy[upper]
-    untied_x, untied_y = np.count_nonzero(sx), np.count_nonzero(sy)
+    """Kendall's tau-b of paired observations ``x``, ``y`` (NaN when either is constant):
+    over the ordered pairs ``(i, j)``, concordant minus discordant over the square root
+    of the products of the pairs untied in ``x`` and in ``y``."""
+    above_x = x[:, None] > x[None, :]
+    above_y = y[:, None] > y[None, :]
+    below_y = y[:, None] < y[None, :]
+    untied_x, untied_y = np.count_nonzero(above_x), np.count_nonzero(above_y)
     if untied_x == 0 or untied_y == 0:
         return float("nan")
-    return float(np.dot(sx, sy) / np.sqrt(float(untied_x) * float(untied_y)))
+    score = np.count_nonzero(above_x & above_y) - np.count_nonzero(above_x & below_y)
+    return float(score / np.sqrt(float(untied_x) * float(untied_y)))
 
 
 def ktu(first: np.ndarray, second: np.ndarray) -> float:
