@@ -13,6 +13,11 @@ Two cases, named by what they are:
   *reproducibility*). Topics differ, so only overall effects (ARP, ER, ΔRI) and unpaired
   t-tests are defined.
 
+Document order is read from the runs as ranked (``order``; ties broken by docno). KTU
+correlates these ranks; RBO reads the tie groups (consecutive equal scores) and treats
+them as ``rbo_ties`` says. At a cutoff, a tie group that crosses it is cut there, with
+the documents the run's order ranks within the cutoff.
+
 Differences from repro_eval 0.5.0 (the ``definitions="repro_eval"`` option gives its
 forms where they differ):
 
