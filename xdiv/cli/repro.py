@@ -60,6 +60,10 @@ def add_parser(sub) -> None:
                          "(default: %(default)s)")
     rp.add_argument("--missing", choices=MISSING, default="zero",
                     help="score of a judged topic a run lacks (default: %(default)s)")
+    rp.add_argument("--single-precision", action="store_true",
+                    help="rank the runs by their scores in single precision for the "
+                         "effectiveness measures, as trec_eval 9 and pytrec_eval (and so "
+                         "repro_eval) read them")
     rp.add_argument("--welch", action="store_true",
                     help="with --repeated-qrels: Welch's unpaired t-test instead of "
                          "Student's pooled-variance one")
@@ -83,7 +87,8 @@ def run(args) -> int:
                             repeated_qrels=args.repeated_qrels,
                             cutoffs=args.cutoffs or repro.CUTOFFS, p=args.rbo_p,
                             rbo_ties=args.rbo_ties, definitions=args.definitions,
-                            missing=args.missing, equal_var=not args.welch)
+                            missing=args.missing, equal_var=not args.welch,
+                            single_precision=args.single_precision)
     table = args.format == "table"
     if table:
         print(f"Effectiveness ({result.attrs['case'].replace('_', ' ')}; "
