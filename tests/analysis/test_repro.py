@@ -278,6 +278,16 @@ def test_same_collection_equals_repro_eval(experiment):
                                                                    abs=1e-12)
         assert float(ds.er.sel(metric=ours)) == pytest.approx(er[theirs], abs=1e-12)
         assert float(ds.dri.sel(metric=ours)) == pytest.approx(dri[theirs], abs=1e-12)
+        # the paired test's interval and effect size, against scipy
+        o = ds.score.sel(metric=ours, side="original", role="advanced").values
+        r = ds.score.sel(metric=ours, side="repeated", role="advanced").values
+        if np.any(o != r):
+            ci = scipy.stats.ttest_rel(o, r).confidence_interval(0.95)
+            cell = dict(metric=ours, role="advanced")
+            assert float(ds.ci_low.sel(cell)) == pytest.approx(ci.low, abs=1e-12)
+            assert float(ds.ci_high.sel(cell)) == pytest.approx(ci.high, abs=1e-12)
+            assert float(ds.effect_size.sel(cell)) == pytest.approx(
+                np.mean(o - r) / np.std(o - r, ddof=1), abs=1e-12)
     ktu, rbo = rpd.ktu(per_topic=True), rpd.rbo(per_topic=True)
     for role in ("baseline", "advanced"):
         for topic, value in ktu[role].items():
@@ -492,3 +502,25 @@ def test_whole_runs_equal_repro_eval(tmp_path):
                     assert got[topic] == pytest.approx(value, abs=1e-12)
                     compared += 1
     assert compared == 2 * (7 * 6 + 120)
+
+
+def test_single_precision_ranks_as_pytrec_eval(tmp_path):
+    """Scores equal in single precision tie (and docno breaks the tie, descending) with
+    single_precision=True, as in trec_eval 9 and pytrec_eval; KTU keeps the full scores."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 b 1\n1 0 a 0\n1 0 c 0\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 1.00000001 r\n1 Q0 b 2 1.0 r\n1 Q0 c 3 0.5 r\n")
+    kept = xdiv.repro.evaluate(qrels, {"baseline": run}, {"baseline": run}, ["P.1"],
+                               cutoffs=[3])
+    single = xdiv.repro.evaluate(qrels, {"baseline": run}, {"baseline": run}, ["P.1"],
+                                 cutoffs=[3], single_precision=True)
+    assert float(kept.score.sel(metric="P.1", side="original", role="baseline",
+                                topic="1")) == 0.0
+    assert float(single.score.sel(metric="P.1", side="original", role="baseline",
+                                  topic="1")) == 1.0
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    evaluator = pytrec_eval.RelevanceEvaluator({"1": {"b": 1, "a": 0, "c": 0}}, {"P.1"})
+    scored = evaluator.evaluate({"1": {"a": 1.00000001, "b": 1.0, "c": 0.5}})
+    assert scored["1"]["P_1"] == 1.0
+    assert float(single.ktu.sel(role="baseline", cutoff=3)) == 1.0
