@@ -165,16 +165,28 @@ def _order_measures(original, repeated, topics, roles, cutoffs, p, rbo_ties, def
     return out
 
 
-def _scores(runs: Mapping[str, xr.Dataset], collection: xr.Dataset, measures, options
-            ) -> xr.DataArray:
-    """Per-topic scores ``(metric, role, topic)`` of the runs of one side."""
+def _scores(sides: Mapping[str, Mapping[str, xr.Dataset]], collection: xr.Dataset,
+            measures, options, order: str, single_precision: bool) -> dict:
+    """Per-topic scores ``(metric, role, topic)`` of each side's runs, all scored in one
+    call (a warning names each run once, as ``"original baseline"``, ...)."""
+    import pandas as pd
+
+    from ..core.runs import build_runs, runs_frame
     from ..engine import evaluate as score_runs
 
-    parts = []
-    for role, one in runs.items():
-        cube = score_runs(one, collection, measures, **options)
-        parts.append(cube["score"].isel(run=0, drop=True).expand_dims(role=[role]))
-    return xr.concat(parts, dim="role", join="outer").transpose("metric", "role", "topic")
+    frame = pd.concat([runs_frame(one).assign(run=f"{side} {role}")
+                       for side, runs in sides.items() for role, one in runs.items()],
+                      ignore_index=True)
+    if single_precision:
+        frame["score"] = frame["score"].to_numpy(dtype=np.float32).astype(np.float64)
+    score = score_runs(build_runs(frame, order=order), collection, measures,
+                       **options)["score"]
+    out = {}
+    for side, runs in sides.items():
+        parts = [score.sel(run=f"{side} {role}", drop=True).expand_dims(role=[role])
+                 for role in runs]
+        out[side] = xr.concat(parts, dim="role").transpose("metric", "role", "topic")
+    return out
 
 
 def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, object],
@@ -216,7 +228,8 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
     rbo_depth : int
         The depth of repro_eval's RBO (``definitions="repro_eval"`` only).
     missing, adhoc, order
-        As in :func:`xdiv.evaluate` and :func:`xdiv.read_run`.
+        As in :func:`xdiv.evaluate` and :func:`xdiv.read_run`; runs given as datasets
+        are scored as ranked by ``order`` too.
     equal_var : bool
         The unpaired t-test (other collection): Student's pooled variance (as repro_eval
         and scipy's ``ttest_ind``) or, False, Welch's.
@@ -267,10 +280,13 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
     runs = {side: {role: _run(given[role], role, side, order) for role in roles}
             for side, given in (("original", original), ("repeated", repeated))}
     options = {"missing": missing, "adhoc": adhoc}
-    scored = {side: {role: _single(one, order) if single_precision else one
-                     for role, one in given.items()} for side, given in runs.items()}
-    first = _scores(scored["original"], collection, measures, options)
-    second = _scores(scored["repeated"], other, measures, options)
+    if same:
+        scores = _scores(runs, collection, measures, options, order, single_precision)
+    else:
+        scores = {side: _scores({side: runs[side]}, qrels_of, measures, options, order,
+                                single_precision)[side]
+                  for side, qrels_of in (("original", collection), ("repeated", other))}
+    first, second = scores["original"], scores["repeated"]
     result = xr.Dataset(coords={"metric": first["metric"].values, "role": roles})
     if same:
         first, second = xr.align(first, second, join="outer")
@@ -319,15 +335,6 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
                                                 ("repeated", repeated))}),
         qrels=_source(qrels), repeated_qrels="" if same else _source(repeated_qrels))
     return result
-
-
-def _single(runs: xr.Dataset, order: str) -> xr.Dataset:
-    """The run re-ranked by its scores rounded to single precision (ties by ``order``)."""
-    from ..core.runs import build_runs, runs_frame
-
-    frame = runs_frame(runs)
-    frame["score"] = frame["score"].to_numpy(dtype=np.float32).astype(np.float64)
-    return build_runs(frame, order=order)
 
 
 def _source(value) -> str:
