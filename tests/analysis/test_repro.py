@@ -408,6 +408,10 @@ def test_netcdf_round_trip_and_bad_input(experiment, tmp_path):
     with pytest.raises(InputError, match="roles"):
         xdiv.repro.evaluate(qrels["first"], {"baseline": runs["baseline"]["original"]},
                             {"advanced": runs["baseline"]["rescored"]}, ["P.10"])
+    with pytest.raises(InputError, match="cutoffs must be positive whole numbers"):
+        xdiv.repro.evaluate(qrels["first"], {"baseline": runs["baseline"]["original"]},
+                            {"baseline": runs["baseline"]["rescored"]}, ["P.10"],
+                            cutoffs=[10, 2.5])
     with pytest.raises(InputError, match="definitions"):
         xdiv.repro.evaluate(qrels["first"], {"baseline": runs["baseline"]["original"]},
                             {"baseline": runs["baseline"]["rescored"]}, ["P.10"],

@@ -262,6 +262,7 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         Unknown role or option, roles differing between the sides, a file that cannot be
         read, or a run holding more than one run.
     """
+    cutoffs_given = list(cutoffs) if isinstance(cutoffs, Iterable) else [cutoffs]
     if definitions not in DEFINITIONS:
         raise InputError(f"definitions must be one of {DEFINITIONS}, not {definitions!r}")
     if rbo_ties not in K.RBO_TIES:
@@ -270,9 +271,12 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         raise InputError(f"p must be between 0 and 1, not {p!r}")
     if not 0 < sig_level < 1:
         raise InputError(f"sig_level must be between 0 and 1, not {sig_level!r}")
-    cutoffs = [int(c) for c in cutoffs]
-    if not cutoffs or min(cutoffs) < 1:
-        raise InputError("cutoffs must be positive integers")
+    try:
+        cutoffs = [int(c) for c in cutoffs_given if int(c) == c]
+    except (TypeError, ValueError):
+        cutoffs = []
+    if not cutoffs or len(cutoffs) != len(cutoffs_given) or min(cutoffs) < 1:
+        raise InputError(f"cutoffs must be positive whole numbers, not {cutoffs_given!r}")
     roles = _roles(original, repeated)
     same = repeated_qrels is None
     collection = _collection(qrels)
