@@ -304,12 +304,10 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
     if "advanced" in roles:
         delta = score.sel(role="advanced") - score.sel(role="baseline")
         result["delta"] = delta.transpose("metric", "side", "topic")
-        mean_delta = delta.mean("topic", skipna=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            result["er"] = mean_delta.sel(side="repeated") / mean_delta.sel(side="original")
-            arp = result["arp"]
-            ri = (arp.sel(role="advanced") - arp.sel(role="baseline")) / arp.sel(role="baseline")
-        result["dri"] = ri.sel(side="original") - ri.sel(side="repeated")
+        values = score.transpose("side", "role", "metric", "topic").values
+        (ob, oa), (rb, ra) = values[0], values[1]
+        result["er"] = ("metric", K.effect_ratio(oa - ob, ra - rb))
+        result["dri"] = ("metric", K.delta_relative_improvement(ob, oa, rb, ra))
     _t_tests(result, first, second, same, equal_var, sig_level)
     if same:
         o, r = first.values, second.values

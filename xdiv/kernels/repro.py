@@ -226,39 +226,49 @@ def rbo_truncated(first: np.ndarray, second: np.ndarray, p: float, depth: int) -
     return float(np.sum(weights * np.cumsum(overlap) / d) / np.sum(weights))
 
 
+def _mean(x: np.ndarray, axis: int) -> np.ndarray:
+    """Mean along ``axis`` over the non-NaN values (NaN where there are none)."""
+    x = np.asarray(x, dtype=float)
+    count = np.sum(~np.isnan(x), axis=axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(count > 0, np.nansum(x, axis=axis) / count, np.nan)
+
+
 def rmse(original: np.ndarray, repeated: np.ndarray, axis: int = -1) -> np.ndarray:
     """Root mean square error of per-topic scores: ``sqrt(mean((original - repeated)^2))``
-    along ``axis`` (topics)."""
+    along ``axis`` (topics), over the topics where both are scored (not NaN)."""
     diff = np.asarray(original, dtype=float) - np.asarray(repeated, dtype=float)
-    return np.sqrt(np.mean(diff ** 2, axis=axis))
+    return np.sqrt(_mean(diff ** 2, axis))
 
 
 def nrmse(original: np.ndarray, repeated: np.ndarray, axis: int = -1) -> np.ndarray:
     """RMSE normalised by its largest value for scores in [0, 1] given the original ones:
-    RMSE over ``sqrt(mean(max(o, 1 - o)^2))`` (as repro_eval 0.5.0)."""
+    RMSE over ``sqrt(mean(max(o, 1 - o)^2))`` (as repro_eval 0.5.0), both over the
+    topics where both are scored."""
     original = np.asarray(original, dtype=float)
-    worst = np.sqrt(np.mean(np.maximum(original, 1 - original) ** 2, axis=axis))
-    return rmse(original, repeated, axis) / worst
+    both = ~(np.isnan(original) | np.isnan(np.asarray(repeated, dtype=float)))
+    worst = np.where(both, np.maximum(original, 1 - original), np.nan)
+    return rmse(original, repeated, axis) / np.sqrt(_mean(worst ** 2, axis))
 
 
 def effect_ratio(original_delta: np.ndarray, repeated_delta: np.ndarray,
                  axis: int = -1) -> np.ndarray:
     """Effect ratio: the mean per-topic improvement (advanced - baseline) of the repeated
-    runs over that of the original runs (1: the same effect; NaN or infinite when the
-    original improvement is 0)."""
+    runs over that of the original runs, each over its topics (1: the same effect; NaN
+    or infinite when the original improvement is 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.mean(repeated_delta, axis=axis) / np.mean(original_delta, axis=axis))
+        return _mean(repeated_delta, axis) / _mean(original_delta, axis)
 
 
 def delta_relative_improvement(original_baseline: np.ndarray, original_advanced: np.ndarray,
                                repeated_baseline: np.ndarray, repeated_advanced: np.ndarray,
                                axis: int = -1) -> np.ndarray:
     """Delta relative improvement: ``RI_original - RI_repeated``, where ``RI = (mean(a) -
-    mean(b)) / mean(b)`` of the advanced ``a`` and baseline ``b`` runs (0: the same
-    relative improvement)."""
+    mean(b)) / mean(b)`` of the advanced ``a`` and baseline ``b`` runs, means over the
+    topics each run is scored on (0: the same relative improvement)."""
     def relative(base, adv):
-        b = np.mean(base, axis=axis)
+        b = _mean(base, axis)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return (np.mean(adv, axis=axis) - b) / b
+            return (_mean(adv, axis) - b) / b
     return (relative(original_baseline, original_advanced)
             - relative(repeated_baseline, repeated_advanced))
