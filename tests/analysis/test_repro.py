@@ -356,6 +356,20 @@ def test_dropped_topics(experiment):
                                cutoffs=[10])
     assert float(ours.rbo_topic.sel(role="baseline", cutoff=10, topic="3")) == 0
     assert np.isnan(float(ours.ktu_topic.sel(role="baseline", cutoff=10, topic="3")))
+    # missing="nan": the lacking topics leave the means, RMSE and tests
+    left = xdiv.repro.evaluate(qrels["first"], {r: runs[r]["original"] for r in runs},
+                               {r: runs[r]["dropped"] for r in runs}, ["map"],
+                               cutoffs=[10], missing="nan")
+    kept = [t for t in left.topic.values if t not in ("3", "11")]
+    o = ds.score.sel(metric="map", side="original", topic=kept).values
+    r = ds.score.sel(metric="map", side="repeated", topic=kept).values
+    assert float(left.rmse.sel(cell)) == pytest.approx(np.sqrt(np.mean((o[0] - r[0]) ** 2)),
+                                                       abs=1e-12)
+    assert float(left.er.sel(metric="map")) == pytest.approx(
+        np.mean(r[1] - r[0]) / np.mean(ds.delta.sel(metric="map", side="original")),
+        abs=1e-12)
+    assert float(left.pvalue.sel(cell)) == pytest.approx(
+        scipy.stats.ttest_rel(o[0], r[0]).pvalue, abs=1e-12)
 
 
 def test_other_collection_equals_repro_eval(experiment):
