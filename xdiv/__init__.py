@@ -39,7 +39,7 @@ _NAMES = {
 """Where each public function lives (``module`` or ``module:name``)."""
 
 _LAZY = ("meta", "stats", "plots", "reports", "report", "risk", "official", "design",
-         "pools", "oneclick")
+         "pools", "oneclick", "repro")
 _MODULES = ("datasets", "hierarchy", "imine", "udm", "io", "measures", *_LAZY)
 """The public submodules, loaded on first use as attributes of the package."""
 

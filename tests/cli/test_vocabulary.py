@@ -51,6 +51,7 @@ ACCEPTED = {
     "pools": [],
     "pools leave-one-out": ["q.txt", "r.txt", "-m", "P@10"],
     "pools downsample": ["q.txt", "r.txt", "-m", "P@10"],
+    "repro": ["q.txt", "--baseline", "o.txt", "r.txt", "-m", "P@10"],
 }
 USAGE_STATUS: dict[str, int] = {}
 """Exit status of a usage error where it is not argparse's 2."""

@@ -23,7 +23,7 @@ LAYERS = [
     ("analysis", ["analysis"]),
     ("outputs and entry points", ["formats", "plot", "report", "accessors", "datasets",
                                   "meta", "risk", "design", "stats", "udm", "plots",
-                                  "official", "reports", "imine", "hierarchy", "pools",
+                                  "official", "reports", "imine", "hierarchy", "pools", "repro",
                                   "oneclick"]),
     ("integrations with other tools", ["integrations"]),
     ("command line", ["cli"]),

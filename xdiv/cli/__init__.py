@@ -49,7 +49,7 @@ EXAMPLES = """examples:
   xdiv report scores.nc meta.nc -o report.html
 """
 COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "ntcireval", "measures", "meta",
-                    "compare", "risk", "design", "convert", "plot", "report", "pools")
+                    "compare", "risk", "design", "convert", "plot", "report", "pools", "repro")
 """The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
 
 FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
@@ -58,7 +58,7 @@ FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
              "measures": "measures",
              "meta": "meta", "concordance": "meta", "correlate": "meta",
              "compare": "compare", "risk": "risk", "design": "design", "convert": "convert",
-             "plot": "plot", "report": "report", "pools": "pools"}
+             "plot": "plot", "report": "report", "pools": "pools", "repro": "repro"}
 """The family (module) that declares each command. A command line that names a command
 first (``xdiv evaluate ...``) builds that family's parser alone: a command starts without
 declaring the other commands' hundreds of options, and a drop-in for a C tool (``xdiv
