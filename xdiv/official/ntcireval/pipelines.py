@@ -265,6 +265,8 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     """
     prefix = VARIANTS[variant][1]
     cutstr = b"%04d" % cutoff
+    q_name = b"%s-Q@%s=%s" % (prefix, cutstr, b" " * (11 if variant == "D" else 9))
+    ndcg_name = b"%s-nDCG@%s=%s" % (prefix, cutstr, b" " * (8 if variant == "D" else 6))
     # irec reads the files that the pattern Irelv[0-9]* finds
     intents = {topic: [_first_fields(files.irelv[k]) for k in sorted(files.irelv)
                        if k[:1].isdigit()] for topic, files in qrels.items()}
@@ -282,14 +284,11 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
                       *_last_fields(temp, b" Q@%s=" % cutstr),
                       *_last_fields(temp, b" MSnDCG@%s=" % cutstr)]
             numbers = [awk_number(v) for v in values[:3]] + [0.0] * (3 - len(values[:3]))
-            pad_q = b" " * (11 if variant == "D" else 9)
-            pad_n = b" " * (8 if variant == "D" else 6)
             chunks[name] += [
                 temp,
-                b"%s %s-Q@%s=%s%.4f\n" % (topic, prefix, cutstr, pad_q,
-                                          GAMMA * numbers[0] + (1 - GAMMA) * numbers[1]),
-                b"%s %s-nDCG@%s=%s%.4f\n" % (topic, prefix, cutstr, pad_n,
-                                             GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])]
+                b"%s %s%.4f\n" % (topic, q_name, GAMMA * numbers[0] + (1 - GAMMA) * numbers[1]),
+                b"%s %s%.4f\n" % (topic, ndcg_name,
+                                  GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])]
     if messages is not None:  # in the scripts' order: run by run
         messages += [message for name in runs for message in said[name]]
     return {name: b"".join(chunks[name]) for name in runs}
