@@ -95,7 +95,8 @@ class Refused(Exception):
 
 
 class _Run:
-    """One run of the program: its output so far and its standard input."""
+    """One run of the program: its output so far, its standard input and the files its
+    caller holds in memory."""
 
     def __init__(self, argv: list[bytes], stdin, files: Mapping[bytes, bytes]) -> None:
         self.av = argv
