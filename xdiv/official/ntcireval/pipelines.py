@@ -300,8 +300,9 @@ def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes
     topic and run, each given only the lines it reads (the same output)."""
     cut = b"%d" % cutoff
     given = {b"Grelv": files.grelv, b"din": files.din}
-    source = [b"glabel", b"-I", b"Grelv"] if variant == "D" else [b"dinlabel", b"-din", b"din"]
-    labelled = _call([*source, b"-truncate", cut], _head(res, cutoff), messages, given)
+    source = [b"-I", b"Grelv"] if variant == "D" else [b"-din", b"din"]
+    labelled = _call([VARIANTS[variant][0], *source, b"-truncate", cut], _head(res, cutoff),
+                     messages, given)
     temp = _call([b"gcompute", b"-I", b"Grelv", b"-out", topic, b"-cutoffs", cut], labelled,
                  messages, given)
     if intents:
