@@ -136,3 +136,28 @@ def test_ntcir_eval_starts_lean_and_alone(tmp_path):
                                     "xdiv.official.ntcireval", "xdiv.official.ntcireval.clib",
                                     "xdiv.official.ntcireval.program", "xdiv.official.printf",
                                     "xdiv.official.trec_eval", "xdiv.official.trec_eval.text"]]
+
+
+def test_ntcireval_pipeline_loads_no_heavy_library(tmp_path):
+    """``xdiv ntcireval D`` (NTCIREVAL's D-NTCIR-eval in one process) reads its files
+    and evaluates without pandas, xarray and the like, nor xdiv's collections and
+    measure registry; of xdiv's packages, only the command line, the official tools
+    and the kernels that ``gcompute`` shares with the registry (issue 36)."""
+    (tmp_path / "t.Iprob").write_text("0001 1 0.6\n0001 2 0.4\n")
+    (tmp_path / "t.Dqrels").write_text("0001 1 d1 L1\n0001 2 d2 L2\n0001 2 d3 L0\n")
+    (tmp_path / "RUN").write_text("0001 Q0 d2 1 2.0 r\n0001 Q0 d3 2 1.0 r\n")
+    probe = ("import sys, json\nfrom xdiv.cli import main\nstatus = main(sys.argv[1:])\n"
+             "print(json.dumps([status, sorted(m for m in sys.modules if m.split('.')[0] in "
+             "%r), sorted({m.split('.')[1] for m in sys.modules if m.startswith('xdiv.')})]))"
+             % (HEAVY,))
+    (tmp_path / "out").mkdir()
+    proc = subprocess.run([sys.executable, "-c", probe, "ntcireval", "D", "t.Iprob",
+                           "t.Dqrels", "RUN", "--out-dir", "out"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    status, heavy, packages = json.loads(proc.stdout.splitlines()[-1])
+    assert (status, heavy) == (0, [])
+    assert set(packages) - {"_lazy", "_version", "_warnings", "errors", "typing"} == {
+        "cli", "official", "kernels"}
+    assert (tmp_path / "out" / "RUN.l10.Dnev").read_text().startswith(
+        "0001 # syslen=2 jrel=2 jnonrel=0\n")

@@ -4,6 +4,7 @@ IEEE doubles where Python would raise (a division by zero, an overflowing power)
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 
@@ -22,6 +23,14 @@ def fgets_lines(data: bytes) -> Iterator[tuple[bytes, bool]]:
     first NUL byte) without its newline, ``complete`` false when no newline was found
     there (a line longer than the buffer, a last line without a newline, a NUL byte
     before the newline): the program then stops with "Line too long"."""
+    if b"\0" not in data:  # at once, when every line fits in the buffer
+        lines = data.split(b"\n")
+        last = lines.pop()  # none, or a last line without newline
+        if max(len(last), max(map(len, lines), default=0)) < LINE_BUFFER:
+            yield from zip(lines, itertools.repeat(True))
+            if last:
+                yield last, False
+            return
     start = 0
     while start < len(data):
         end = data.find(b"\n", start, start + LINE_BUFFER)
@@ -36,18 +45,12 @@ def strtok(text: bytes, delimiters: bytes) -> Iterator[bytes]:
     """The tokens successive ``strtok`` calls return on ``text``: maximal runs of bytes
     none of which is in ``delimiters`` (no token at all for an empty delimiter set
     other than the whole non-empty ``text``)."""
-    delims = set(delimiters)
-    k, n = 0, len(text)
-    while True:
-        while k < n and text[k] in delims:
-            k += 1
-        if k >= n:
-            return
-        start = k
-        while k < n and text[k] not in delims:
-            k += 1
-        yield text[start:k]
-        k += 1
+    if not delimiters:
+        return iter([text] if text else [])
+    first = delimiters[:1]
+    if len(delimiters) > 1:  # every delimiter made the first one
+        text = text.translate(bytes.maketrans(delimiters[1:], first * (len(delimiters) - 1)))
+    return iter([token for token in text.split(first) if token])
 
 
 def cdiv(a: float, b: float) -> float:

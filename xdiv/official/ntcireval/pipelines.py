@@ -83,8 +83,12 @@ def _sort_key(line: bytes) -> float:
 
 
 _AWK_FIELD = re.compile(rb"[^ \t]+")
-_RUN_LINE = re.compile(rb"^[ \t]*([^ \t\n]*)(?:[ \t]+[^ \t\n]+(?:[ \t]+([^ \t\n]+))?)?",
+_RUN_LINE = re.compile(rb"^[ \t]*[^ \t\n]*(?:[ \t]+[^ \t\n]+(?:[ \t]+([^ \t\n]+))?)?",
                        re.MULTILINE)
+"""A line of a run, as gawk splits it into fields (at blanks and tabs): its third."""
+_RUN_BLOCK = re.compile(rb"[ \t]*([^ \t\n]*)[^\n]*(?:\n[ \t]*(?![ \t])\1(?![^ \t\n])[^\n]*)*")
+"""Consecutive lines of a run with the same first field (the topic), without the
+newline ending the last one."""
 
 
 def _fields(line: bytes) -> list[bytes]:
@@ -184,22 +188,26 @@ def _grelv(pairs: list[bytes]) -> bytes:
 
 def split_run(run: bytes, topics: Iterable[bytes], limit: int) -> dict[bytes, bytes]:
     """What ``TRECsplitruns TIDS LIMIT`` writes for a TREC-format run: each topic's
-    ``res`` file (the third field of its lines, in the file's order, at most ``limit``)."""
+    ``res`` file (the third field of its lines, in the file's order, at most ``limit``).
+
+    The run is read by blocks of consecutive lines of one topic, and only the first
+    lines of a block that its topic still takes are split into fields."""
     wanted: dict[bytes, list[bytes]] = {topic: [] for topic in topics}
-    lines = _RUN_LINE.findall(run)  # (first field, third field) of each line
-    if not run or run.endswith(b"\n"):
-        lines.pop()  # the place after the last newline, where no line starts
-    for topic, docno in lines:
-        docs = wanted.get(topic)
-        if docs is not None and len(docs) < limit:
-            docs.append(docno + b"\n")
-    return {topic: b"".join(docs) for topic, docs in wanted.items()}
-    for match in _RUN_LINE.finditer(run):
-        if match.end() == len(run) and match.start() == match.end():
-            break  # after the last newline: no line
-        docs = wanted.get(match.group(1))
-        if docs is not None and len(docs) < limit:
-            docs.append((match.group(2) or b"") + b"\n")
+    start = 0
+    stop = len(run) - run.endswith(b"\n")  # the last newline starts no line of its own
+    while run and start <= stop:
+        block = _RUN_BLOCK.match(run, start, stop)
+        start = block.end() + 1
+        docs = wanted.get(block.group(1))
+        if docs is None or len(docs) >= limit:
+            continue
+        end = block.start() - 1  # at the end of the lines taken: their last newline
+        for _ in range(limit - len(docs)):
+            end = run.find(b"\n", end + 1, block.end())
+            if end < 0:
+                end = block.end()
+                break
+        docs += [docno + b"\n" for docno in _RUN_LINE.findall(run, block.start(), end)]
     return {topic: b"".join(docs) for topic, docs in wanted.items()}
 
 
@@ -255,63 +263,58 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     dict
         Each run's per-topic file.
     """
-    label, prefix = VARIANTS[variant]
-    cut = b"%d" % cutoff
+    prefix = VARIANTS[variant][1]
     cutstr = b"%04d" % cutoff
-    out = {}
-    with _memory_files() as make:
-        paths = {}
-        judged = {}
-        intents = {}
-        for topic, files in qrels.items():
-            judged[topic] = _ideal_lines(files.grelv)
-            # irec reads the files that the pattern Irelv[0-9]* finds
-            intents[topic] = [_first_fields(files.irelv[k]) for k in sorted(files.irelv)
-                              if k[:1].isdigit()]
-            paths[topic] = (make(files.grelv), make(files.din))
-        for name, data in runs.items():
-            res = split_run(data, qrels, limit)
-            chunks = []
-            for topic in qrels:
-                grelv, din = paths[topic]
-                source = [b"-I", grelv] if variant == "D" else [b"-din", din]
-                temp = _diversity_cell(label, source, judged[topic], intents[topic], grelv,
-                                       topic, res[topic], cutoff, messages)
-                values = [*_last_fields(temp, b" I-rec@%s=" % cutstr),
-                          *_last_fields(temp, b" Q@%s=" % cutstr),
-                          *_last_fields(temp, b" MSnDCG@%s=" % cutstr)]
-                numbers = [awk_number(v) for v in values[:3]] + [0.0] * (3 - len(values[:3]))
-                chunks.append(temp)
-                pad = b" " * (11 if variant == "D" else 9)
-                chunks.append(b"%s %s-Q@%s=%s%s\n" % (topic, prefix, cutstr, pad, b"%.4f" % (
-                    GAMMA * numbers[0] + (1 - GAMMA) * numbers[1])))
-                pad = b" " * (8 if variant == "D" else 6)
-                chunks.append(b"%s %s-nDCG@%s=%s%s\n" % (topic, prefix, cutstr, pad, b"%.4f" % (
-                    GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])))
-            out[name] = b"".join(chunks)
-    return out
+    q_name = b"%s-Q@%s=%s" % (prefix, cutstr, b" " * (11 if variant == "D" else 9))
+    ndcg_name = b"%s-nDCG@%s=%s" % (prefix, cutstr, b" " * (8 if variant == "D" else 6))
+    # irec reads the files that the pattern Irelv[0-9]* finds
+    intents = {topic: [_first_fields(files.irelv[k]) for k in sorted(files.irelv)
+                       if k[:1].isdigit()] for topic, files in qrels.items()}
+    # of each topic's ranking, glabel and dinlabel read the first `cutoff` documents,
+    # irec the first max(cutoff, intents)
+    needed = min(limit, max([cutoff, *map(len, intents.values())]))
+    res = {name: split_run(data, qrels, needed) for name, data in runs.items()}
+    chunks: dict[str, list[bytes]] = {name: [] for name in runs}
+    said: dict[str, list[bytes]] = {name: [] for name in runs}
+    for topic, files in qrels.items():  # topic by topic: its ideal list is read once
+        for name in runs:
+            temp = _diversity_cell(variant, files, intents[topic], topic, res[name][topic],
+                                   cutoff, said[name])
+            values = [*_last_fields(temp, b" I-rec@%s=" % cutstr),
+                      *_last_fields(temp, b" Q@%s=" % cutstr),
+                      *_last_fields(temp, b" MSnDCG@%s=" % cutstr)]
+            numbers = [awk_number(v) for v in values[:3]] + [0.0] * (3 - len(values[:3]))
+            chunks[name] += [
+                temp,
+                b"%s %s%.4f\n" % (topic, q_name, GAMMA * numbers[0] + (1 - GAMMA) * numbers[1]),
+                b"%s %s%.4f\n" % (topic, ndcg_name,
+                                  GAMMA * numbers[0] + (1 - GAMMA) * numbers[2])]
+    if messages is not None:  # in the scripts' order: run by run
+        messages += [message for name in runs for message in said[name]]
+    return {name: b"".join(chunks[name]) for name in runs}
 
 
-def _diversity_cell(label: bytes, source: list[bytes], judged: dict[bytes, bytes] | None,
-                    intents: list, grelv: bytes, topic: bytes, res: bytes, cutoff: int,
-                    messages: list[bytes] | None) -> bytes:
+def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes,
+                    res: bytes, cutoff: int, messages: list[bytes]) -> bytes:
     """What the scripts' ``glabel``/``dinlabel``, ``gcompute`` and ``irec`` print for one
     topic and run, each given only the lines it reads (the same output)."""
     cut = b"%d" % cutoff
-    top = _head(res, cutoff)
-    with _memory_files() as make:
-        if label == b"glabel":
-            source = [b"-I", _needed(make, grelv, judged, top)]
-        labelled = _call([label, *source, b"-truncate", cut], top, messages)
-        temp = _call([b"gcompute", b"-I", grelv, b"-out", topic, b"-cutoffs", cut],
-                     labelled, messages)
-        if intents:
-            # irec's lines past max(cutoff, intents) change nothing it prints, nor do
-            # the relevant documents it does not meet there
-            head = _head(res, max(cutoff, len(intents)))
-            ranked = set(head.split(b"\n"))
-            temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, make(head),
-                           *(make(_met(lines, ranked)) for lines in intents)], b"", messages)
+    given = {b"Grelv": files.grelv, b"din": files.din}
+    source = [b"-I", b"Grelv"] if variant == "D" else [b"-din", b"din"]
+    labelled = _call([VARIANTS[variant][0], *source, b"-truncate", cut], _head(res, cutoff),
+                     messages, given)
+    temp = _call([b"gcompute", b"-I", b"Grelv", b"-out", topic, b"-cutoffs", cut], labelled,
+                 messages, given)
+    if intents:
+        # irec's lines past max(cutoff, intents) change nothing it prints, nor do the
+        # relevant documents it does not meet there
+        head = _head(res, max(cutoff, len(intents)))
+        ranked = set(head.split(b"\n"))
+        given = {b"res": head}
+        for number, lines in enumerate(intents, 1):
+            given[b"Irelv%d" % number] = _met(lines, ranked)
+        temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, *given], b"", messages,
+                      given)
     return temp
 
 
@@ -323,29 +326,6 @@ def _head(lines: bytes, count: int) -> bytes:
         if end < 0:
             return lines
     return lines[:end + 1]
-
-
-def _ideal_lines(grelv: bytes) -> dict[bytes, bytes] | None:
-    """Each document's line of a ``Grelv`` file, in its order (none when a gain is
-    negative: ``glabel`` must then see the whole file to refuse it)."""
-    lines = {}
-    for line in grelv.splitlines(keepends=True):
-        docno, _, gain = line.rpartition(b" ")
-        if gain.startswith(b"-"):
-            return None
-        lines[docno] = line
-    return lines
-
-
-def _needed(make, path: bytes, lines: dict[bytes, bytes] | None, top: bytes) -> bytes:
-    """An ideal file for ``glabel`` on the ranking ``top``: the ``Grelv`` file's first
-    line (its highest gain) and those of the ranked documents, in its order, which
-    ``glabel`` labels as it labels them from the whole file."""
-    if lines is None:
-        return path
-    ranked = set(top.split(b"\n"))
-    kept = [line for k, (docno, line) in enumerate(lines.items()) if k == 0 or docno in ranked]
-    return make(b"".join(kept))
 
 
 def _first_fields(relv: bytes) -> list[tuple[bytes, bytes]] | bytes:
@@ -364,8 +344,11 @@ def _met(lines: list[tuple[bytes, bytes]] | bytes, ranked: set[bytes]) -> bytes:
     return b"".join(line for docno, line in lines if docno in ranked)
 
 
-def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None) -> bytes:
-    outcome = ntcir_eval(argv, io.BytesIO(stdin))
+def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None,
+          files: dict[bytes, bytes] | None = None) -> bytes:
+    """What ``ntcir_eval ARGV`` prints on ``stdin`` (what it says on standard error goes
+    to ``messages``), the paths of ``files`` read in memory."""
+    outcome = ntcir_eval(argv, io.BytesIO(stdin), files)
     if messages is not None and outcome.stderr:
         messages.append(outcome.stderr)
     return outcome.stdout

@@ -53,13 +53,18 @@ would not give the same doubles:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from typing import NamedTuple, NoReturn
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from ..printf import number
 from ..trec_eval.text import c_atof, c_atol
 from .clib import LONG_RANGE, cdiv, cpow, fgets_lines, strtok
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["PROGRAM", "Outcome", "ntcir_eval"]
 
@@ -90,11 +95,13 @@ class Refused(Exception):
 
 
 class _Run:
-    """One run of the program: its output so far and its standard input."""
+    """One run of the program: its output so far, its standard input and the files its
+    caller holds in memory."""
 
-    def __init__(self, argv: list[bytes], stdin) -> None:
+    def __init__(self, argv: list[bytes], stdin, files: Mapping[bytes, bytes]) -> None:
         self.av = argv
         self.stdin = stdin
+        self.files = files
         self.out: list[bytes] = []
         self.err: list[bytes] = []
         self.outstr: bytes | None = None
@@ -114,6 +121,8 @@ class _Run:
     def fopen(self, path: bytes, shown: bytes | None = None) -> bytes:
         """The bytes of the file ``path`` (none for a folder, which ``fgets`` reads as
         empty), or "Cannot open" naming ``shown`` (by default ``path``)."""
+        if path in self.files:
+            return self.files[path]
         try:
             if os.path.isdir(path):
                 return b""
@@ -149,10 +158,12 @@ def f4(value: float) -> bytes:
     return printed(value, 4)
 
 
-def ntcir_eval(argv: list[bytes], stdin=None) -> Outcome:
+def ntcir_eval(argv: list[bytes], stdin=None, files: Mapping[bytes, bytes] | None = None
+               ) -> Outcome:
     """What ``ntcir_eval ARGV`` (``argv`` without the program name) writes and its exit
-    status; ``stdin`` is a binary file for its standard input."""
-    run = _Run([PROGRAM, *argv], stdin)
+    status; ``stdin`` is a binary file for its standard input. ``files`` gives the bytes
+    of some paths, read instead of the files there (a caller's files held in memory)."""
+    run = _Run([PROGRAM, *argv], stdin, {} if files is None else files)
     if not argv:
         return Outcome(b"", _main_usage(), 1)
     commands = {b"dinlabel": _dinlabel, b"glabel": _glabel, b"gcompute": _gcompute,
@@ -338,9 +349,7 @@ def _glabel(run: _Run) -> None:
     entries, _, _, highest = _store_ideal(run, ideal)
     if highest <= 0.0:
         run.fail(b"store_ideal failed\n")
-    gains: dict[bytes, float] = {}
-    for docno, gain in entries:
-        gains.setdefault(docno, gain)
+    gains = dict(reversed(entries))  # a docno's first line
     rank = 1
     for line in run.lines(run.read_stdin() if system is None else system):
         gain = gains.get(line)
@@ -356,26 +365,37 @@ def _glabel(run: _Run) -> None:
 def _store_ideal(run: _Run, data: bytes):
     """The ideal list (docno, gain) in its order, the numbers of judged relevant and
     nonrelevant documents and the highest gain (``-1.0`` after an error message)."""
+    entries, relevant, nonrelevant, highest, message = _ideal_list(data, run.sep)
+    if message:
+        run.warn(message)
+    return entries, relevant, nonrelevant, highest
+
+
+@functools.lru_cache(maxsize=8)
+def _ideal_list(data: bytes, sep: bytes):
+    """What :func:`_store_ideal` reads in ``data`` with the separator ``sep``, and the
+    message it then says (empty when none); kept for the latest few files, since a
+    pipeline reads a topic's ideal list for every run."""
     entries: list[tuple[bytes, float]] = []
     relevant = nonrelevant = 0
     highest = 0.0
+
+    def refused(message: bytes):
+        return tuple(entries), relevant, nonrelevant, -1.0, message
+
     for text, complete in fgets_lines(data):
         if not complete:
-            run.warn(b"Line too long: %s\n" % text)
-            return entries, relevant, nonrelevant, -1.0
-        fields = run.tokens(text)
+            return refused(b"Line too long: %s\n" % text)
+        fields = strtok(text, sep)
         docno = next(fields, None)
         if docno is None:
-            run.warn(b"strtok failed: %s\n" % text)
-            return entries, relevant, nonrelevant, -1.0
+            return refused(b"strtok failed: %s\n" % text)
         value = next(fields, None)
         if value is None:
-            run.warn(b"strtok failed: (null)\n")
-            return entries, relevant, nonrelevant, -1.0
+            return refused(b"strtok failed: (null)\n")
         gain = c_atof(value)
         if gain < 0:
-            run.warn(b"invalid gain in ideal list\n")
-            return entries, relevant, nonrelevant, -1.0
+            return refused(b"invalid gain in ideal list\n")
         if gain == 0.0:
             nonrelevant += 1
         else:
@@ -383,7 +403,7 @@ def _store_ideal(run: _Run, data: bytes):
             if highest < gain:
                 highest = gain
         entries.append((docno, gain))
-    return entries, relevant, nonrelevant, highest
+    return tuple(entries), relevant, nonrelevant, highest, b""
 
 
 def _dinlabel(run: _Run) -> None:
@@ -812,9 +832,10 @@ def _compute(run: _Run) -> None:
     denominator = 0.0
     for i in range(1, maxrl + 1):
         denominator += xrel[i] * sv[i]
-    _measures(run, s, outstr, ideal, ideal_levels, [gv[v] for v in levels],
-              [sv[v] for v in levels], levels, [v > 0 for v in levels], gv[maxrl],
-              xrel[0], denominator, compute=True, bad=bad)
+    _measures(run, s, outstr, _ideal(ideal, ideal_levels, s.logbase, s.gap, gv[maxrl]),
+              [gv[v] for v in levels], [sv[v] for v in levels], levels,
+              [v > 0 for v in levels], gv[maxrl], xrel[0], denominator, compute=True,
+              bad=bad)
 
 
 def _quiet_level(label: bytes) -> int:
@@ -862,58 +883,96 @@ def _gcompute(run: _Run) -> None:
             continue
         gains.append(0.0 if value is None else c_atof(value))
     run.say(b"%s # syslen=%d jrel=%d jnonrel=%d\n" % (outstr, len(gains), jrel, jnonrel))
-    ideal = [gain for _, gain in entries[:jrel]]
     top = 0.0
     for gain in gains:
         if gain > top:
             top = gain
     relevant = [g > 0.0 for g in gains]
-    _measures(run, s, outstr, ideal, ideal, [g if g > 0.0 else 0.0 for g in gains],
-              None, None, relevant, hgain, jnonrel, None, compute=False, top=top)
+    _measures(run, s, outstr, _gcompute_ideal(s.rel, run.sep, s.logbase, s.gap),
+              [g if g > 0.0 else 0.0 for g in gains], None, None, relevant, hgain, jnonrel,
+              None, compute=False, top=top)
 
 
-def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
-              ideal_gap: list, gains: list[float], stops, levels, relevant: list[bool],
-              hgain: float, jnonrel: int, gu_denominator, compute: bool,
-              top: float = 0.0, bad: tuple[int, bytes] | None = None) -> None:
+@functools.lru_cache(maxsize=8)
+def _gcompute_ideal(data: bytes, sep: bytes, logbase: float, gap: bool) -> _Ideal:
+    """The :class:`_Ideal` of ``gcompute``'s ideal file ``data`` (its first ``jrel``
+    gains), kept for the latest few files, since a pipeline reads a topic's ideal list
+    for every run."""
+    entries, jrel, _, hgain, _ = _ideal_list(data, sep)
+    gains = [gain for _, gain in entries[:jrel]]
+    return _ideal(gains, gains, logbase, gap, hgain)
+
+
+class _Ideal(NamedTuple):
+    """What the measures read of an ideal list of ``jrel`` gains: the gains (an
+    array), and from rank 0 to ``jrel`` the running sums of the gains (CG), of their
+    discounted values (the original DCG and MSDCG), of GAP's terms and of ERR's."""
+
+    gains: np.ndarray
+    cg: list[float]
+    dcg: list[float]
+    msdcg: list[float]
+    gap: list[float]
+    err: list[float]
+
+
+def _ideal(gains: list[float], gap_values: list, logbase: float, gap: bool, hgain: float
+           ) -> _Ideal:
+    """The :class:`_Ideal` of the ideal list ``gains``, whose highest gain is ``hgain``;
+    ``gap_values`` are the values GAP reads (the gains in ``gcompute``, the relevance
+    levels in ``compute``), read when ``gap`` is set."""
+    import numpy as np
+
+    from ...kernels.ntcir import err_terms
+
+    jrel = len(gains)
+    cg, dcg, msdcg, gapsum = [0.0] * (jrel + 1), [0.0] * (jrel + 1), [0.0] * (jrel + 1), \
+        [0.0] * (jrel + 1)
+    for i in range(1, jrel + 1):
+        g = gains[i - 1]
+        cg[i] = cg[i - 1] + g
+        dcg[i] = dcg[i - 1] + cdiv(g, _dcg_log(logbase, i))
+        msdcg[i] = msdcg[i - 1] + g / math.log(i + 1)
+        if gap:
+            v = gap_values[i - 1]
+            gapsum[i] = gapsum[i - 1] + v * (v + 1)
+    array = np.array(gains, dtype=np.float64)
+    array.flags.writeable = False  # kept, for every ranked list of the topic
+    with np.errstate(all="ignore"):  # IEEE infinities and NaNs, as the C program's
+        err = np.cumsum(err_terms(array, top=hgain)).tolist()
+    return _Ideal(array, cg, dcg, msdcg, gapsum, [0.0, *err])
+
+
+def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: _Ideal, gains: list[float],
+              stops, levels, relevant: list[bool], hgain: float, jnonrel: int,
+              gu_denominator, compute: bool, top: float = 0.0,
+              bad: tuple[int, bytes] | None = None) -> None:
     """The measures of ``compute`` (relevance levels, the gains of ``-g``) or
     ``gcompute`` (global gains), printed as ``ntcir_eval`` prints them.
 
-    ``ideal`` holds the ideal list's gains (the first ``jrel`` entries, as the program
-    walks them), ``gains`` the ranked list's (0 unless relevant), ``relevant`` whether
-    each document counts as relevant (a level above 0 in ``compute``, a positive gain
-    in ``gcompute``), ``hgain`` the highest gain (``g_max``)."""
-    jrel = len(ideal)
+    ``ideal`` is what they read of the ideal list (the first ``jrel`` entries, as the
+    program walks them), ``gains`` the ranked list's (0 unless relevant), ``relevant``
+    whether each document counts as relevant (a level above 0 in ``compute``, a
+    positive gain in ``gcompute``), ``hgain`` the highest gain (``g_max``)."""
+    jrel = len(ideal.gains)
     syslen = len(gains)
     maxlen = max(jrel, syslen)
     n = maxlen + 1
-    cgi, dcgi, msdcgi = [0.0] * n, [0.0] * n, [0.0] * n
-    gapisum = [0.0] * n
     import numpy as np  # here, not at the top: label and the usage screens start lean
 
     from ...kernels.ntcir import blended_gains, cascade, ebr_terms, err_terms, rbp_terms
 
+    def padded(sums: list[float]) -> list[float]:
+        """``sums`` (from rank 0), the last one repeated up to rank ``maxlen``."""
+        return sums + [sums[-1]] * (n - len(sums))
+
     def running(terms) -> list[float]:
         """The running sums (rank order) of ``terms``, 0 before rank 1, the last one
         repeated up to rank ``maxlen``."""
-        sums = np.cumsum(terms).tolist()
-        return [0.0, *sums] + [sums[-1] if sums else 0.0] * (maxlen - len(sums))
+        return padded([0.0, *np.cumsum(terms).tolist()])
 
-    ideal_gains = np.array(ideal, dtype=np.float64)
-    with np.errstate(all="ignore"):  # IEEE infinities and NaNs, as the C program's
-        erri = running(err_terms(ideal_gains, top=hgain))
+    cgi, dcgi, msdcgi, gapisum, erri = (padded(sums) for sums in ideal[1:])
     stop_denominator = hgain + 1
-    for i in range(1, jrel + 1):
-        g = ideal[i - 1]
-        cgi[i] = cgi[i - 1] + g
-        dcgi[i] = dcgi[i - 1] + cdiv(g, _dcg_log(s.logbase, i))
-        msdcgi[i] = msdcgi[i - 1] + g / math.log(i + 1)
-        if s.gap:
-            v = ideal_gap[i - 1]
-            gapisum[i] = gapisum[i - 1] + v * (v + 1)
-    for i in range(jrel + 1, maxlen + 1):
-        cgi[i], dcgi[i], msdcgi[i] = cgi[jrel], dcgi[jrel], msdcgi[jrel]
-        gapisum[i] = gapisum[jrel]
     if s.verbose:
         run.say(b"\n")
         for i in range(1, maxlen + 1):
@@ -925,7 +984,7 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
     counted = np.array(relevant, dtype=bool)
     found = np.where(counted, np.array(gains, dtype=np.float64), 0.0)
     with np.errstate(all="ignore"):
-        ratio = blended_gains(found, ideal_gains, s.beta, relevant=counted)[2]
+        ratio = blended_gains(found, ideal.gains, s.beta, relevant=counted)[2]
         err = running(err_terms(found, top=hgain))
         ebr = running(ebr_terms(found, ratio, top=hgain))
         rbpsum = running(rbp_terms(found, p=rbp))
@@ -974,10 +1033,8 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
         if compute and s.rbu > 0:
             irbu[i] = irbu[i - 1] + cdiv(cpow(s.rbu, i) * reach[i - 1] * gs[i],
                                          stop_denominator)
-    for i in range(syslen + 1, maxlen + 1):
-        count[i], cgs[i], dcgs[i], msdcgs[i] = count[syslen], cgs[syslen], dcgs[syslen], \
-            msdcgs[syslen]
-        irbu[i] = irbu[syslen]
+    for sums in (count, cgs, dcgs, msdcgs, irbu):
+        sums[syslen + 1:] = [sums[syslen]] * (maxlen - syslen)
     if s.verbose:
         run.say(b"\n")
         for i in range(1, syslen + 1):
@@ -1021,9 +1078,7 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
                 total2 += br[i] * ss[i]
         line(b"NCUgu,P", cdiv(total, gu_denominator))
         line(b"NCUgu,BR", cdiv(total2, gu_denominator))
-    denominator = 0.0
-    for i in range(1, jrel + 1):
-        denominator += cpow(s.gamma, i - 1)
+    denominator = _ncu_rb_norm(s.gamma, jrel)
     total = total2 = 0.0
     for i in range(1, syslen + 1):
         if gs[i] > 0:
@@ -1072,6 +1127,15 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: list[float],
         line(b"Hit", 1.0 if int(count[at]) > 0 else 0.0, tag)
     if s.ignore_unjudged:
         _condensed(s, line, gs, count, cgi, syslen, jrel, jnonrel, hgain)
+
+
+@functools.lru_cache(maxsize=8)
+def _ncu_rb_norm(gamma: float, jrel: int) -> float:
+    """Rank-biased NCU's denominator, ``sum_{k=1..jrel} gamma^(k-1)`` in rank order."""
+    denominator = 0.0
+    for i in range(1, jrel + 1):
+        denominator += cpow(gamma, i - 1)
+    return denominator
 
 
 def _condensed(s: _Settings, line, gs, count, cgi, syslen: int, jrel: int, jnonrel: int,
