@@ -14,7 +14,6 @@ each handler imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import os
 import sys
@@ -80,21 +79,13 @@ def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParse
     return top
 
 
-@functools.cache
-def _parser_of(families: tuple[str, ...]) -> argparse.ArgumentParser:
-    """:func:`parser`, built once per process for each set of families: parsing leaves a
-    parser as it was, and a program that calls :func:`main` many times (a notebook, a test
-    suite) does not declare the same options again each time."""
-    return parser(families)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # the command is the first word after xdiv's own options (-q, --quiet)
     command = next((word for word in argv if word not in ("-q", "--quiet")), None)
     alone = FAMILY_OF.get(command)
-    top = _parser_of((alone,) if alone else COMMAND_FAMILIES)
+    top = parser((alone,) if alone else COMMAND_FAMILIES)
     args, extra = top.parse_known_args(argv)
     if extra:  # as parse_args says it, by the command's own error when it has one
         getattr(args, "usage_error", top.error)(f"unrecognized arguments: {' '.join(extra)}")
