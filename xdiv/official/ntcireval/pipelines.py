@@ -493,8 +493,8 @@ def sharp_nev(d_files: dict[str, bytes], files: dict[str, bytes], topics: list[b
         d_rows = d_files[run].split(b"\n")
         lines = []
         for topic in topics:
-            d_values = [_fields(r)[-1] for r in d_rows
-                        if _grep(b"%s %s=" % (topic, recall.encode())).match(r)]
+            recall_line = _grep(b"%s %s=" % (topic, recall.encode()))
+            d_values = [_fields(r)[-1] for r in d_rows if recall_line.match(r)]
             # egrep's pattern: the metric's characters as an extended regular expression
             pattern = re.compile(b"%s SUMp= .* %s=" % (re.escape(topic), metric.encode()))
             values = [_fields(r)[-1] for r in rows if pattern.match(r)]
