@@ -172,8 +172,7 @@ def compare(prob: Path, dqrels: Path, runs: list[Path], out: Path) -> pd.DataFra
         prob_valid = exact["intent_prob"].where(exact["intent_valid"], 0.0)
         gg = (prob_valid * exact["level"].clip(min=0)).sum("intent").values
         assert np.allclose(gains, sorted(gg[gg > 0]), rtol=0, atol=1e-12), topic
-    compared = official
-    compared = compared.assign(exact_measure=compared["measure"].map(without_conventions))
+    compared = official.assign(exact_measure=official["measure"].map(without_conventions))
     names = sorted(set(compared["measure"]) | set(compared["exact_measure"]))
     result = xdiv.evaluate(ranked, collection, names)
     score = result["score"].transpose("metric", "run", "topic").to_series()
