@@ -231,9 +231,10 @@ def _memory_files() -> Iterator:
         yield make
 
 
-def _last_fields(text: bytes, pattern: bytes) -> list[bytes]:
+def last_fields(text: bytes, pattern: bytes) -> list[bytes]:
     """``awk '/pattern/{print $NF}'``: the last field of each line containing it."""
-    return [_fields(line)[-1] for line in text.split(b"\n") if pattern in line and _fields(line)]
+    return [_fields(line)[-1] for line in text.split(b"\n")
+            if pattern in line and _fields(line)]
 
 
 def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, bytes],
@@ -280,9 +281,9 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
         for name in runs:
             temp = _diversity_cell(variant, files, intents[topic], topic, res[name][topic],
                                    cutoff, said[name])
-            values = [*_last_fields(temp, b" I-rec@%s=" % cutstr),
-                      *_last_fields(temp, b" Q@%s=" % cutstr),
-                      *_last_fields(temp, b" MSnDCG@%s=" % cutstr)]
+            values = [*last_fields(temp, b" I-rec@%s=" % cutstr),
+                      *last_fields(temp, b" Q@%s=" % cutstr),
+                      *last_fields(temp, b" MSnDCG@%s=" % cutstr)]
             numbers = [awk_number(v) for v in values[:3]] + [0.0] * (3 - len(values[:3]))
             chunks[name] += [
                 temp,
@@ -301,9 +302,9 @@ def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes
     cut = b"%d" % cutoff
     given = {b"Grelv": files.grelv, b"din": files.din}
     source = [b"-I", b"Grelv"] if variant == "D" else [b"-din", b"din"]
-    labelled = _call([VARIANTS[variant][0], *source, b"-truncate", cut], _head(res, cutoff),
+    labelled = call([VARIANTS[variant][0], *source, b"-truncate", cut], _head(res, cutoff),
                      messages, given)
-    temp = _call([b"gcompute", b"-I", b"Grelv", b"-out", topic, b"-cutoffs", cut], labelled,
+    temp = call([b"gcompute", b"-I", b"Grelv", b"-out", topic, b"-cutoffs", cut], labelled,
                  messages, given)
     if intents:
         # irec's lines past max(cutoff, intents) change nothing it prints, nor do the
@@ -313,7 +314,7 @@ def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes
         given = {b"res": head}
         for number, lines in enumerate(intents, 1):
             given[b"Irelv%d" % number] = _met(lines, ranked)
-        temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, *given], b"", messages,
+        temp += call([b"irec", b"-cutoffs", cut, b"-out", topic, *given], b"", messages,
                       given)
     return temp
 
@@ -344,8 +345,8 @@ def _met(lines: list[tuple[bytes, bytes]] | bytes, ranked: set[bytes]) -> bytes:
     return b"".join(line for docno, line in lines if docno in ranked)
 
 
-def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None,
-          files: dict[bytes, bytes] | None = None) -> bytes:
+def call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None,
+         files: dict[bytes, bytes] | None = None) -> bytes:
     """What ``ntcir_eval ARGV`` prints on ``stdin`` (what it says on standard error goes
     to ``messages``), the paths of ``files`` read in memory."""
     outcome = ntcir_eval(argv, io.BytesIO(stdin), files)
@@ -422,11 +423,11 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
                     irelv = paths[topic].get(intent)
                     if irelv is None:
                         continue  # the intent has no relevant document
-                    labelled = _call([b"glabel", b"-I", irelv, b"-truncate", cut],
+                    labelled = call([b"glabel", b"-I", irelv, b"-truncate", cut],
                                      res[topic], messages)
                     tag = [topic, intent, probability] if variant == "IA" else \
                         [topic, intent, fields[3] if len(fields) > 3 else b"inf", probability]
-                    temp.append(_call([b"gcompute", b"-I", irelv, b"-out", b" ".join(tag),
+                    temp.append(call([b"gcompute", b"-I", irelv, b"-out", b" ".join(tag),
                                        b"-cutoffs", cut], labelled, messages))
                 text = b"".join(temp)
                 chunks.append(text)
@@ -528,8 +529,8 @@ def adhoc_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
             res = split_run(data, order, limit)
             chunks = []
             for topic in order:
-                labelled = _call([b"label", b"-r", rels[topic]], res[topic], messages)
-                chunks.append(_call([b"compute", b"-r", rels[topic], *options, b"-out", topic],
+                labelled = call([b"label", b"-r", rels[topic]], res[topic], messages)
+                chunks.append(call([b"compute", b"-r", rels[topic], *options, b"-out", topic],
                                     labelled, messages))
             out[name] = b"".join(chunks)
     return out

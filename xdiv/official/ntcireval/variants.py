@@ -16,7 +16,6 @@ one character that the scripts pass through unchanged.
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import tempfile
@@ -24,8 +23,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from .pipelines import (GAMMA, LEVEL_GAINS, VARIANTS, PipelineError, TopicFiles, awk_number,
-                        awk_print, dqrels_lines, split_run)
-from .program import ntcir_eval
+                        awk_print, call, dqrels_lines, last_fields, split_run)
 
 RBP_PERSISTENCE = b"0.99"
 """The RBP persistence ``D-NTCIR-eval2`` gives ``gcompute`` (``-rbp``)."""
@@ -240,19 +238,6 @@ def _scratch() -> Iterator[_Scratch]:
         yield _Scratch(folder)
 
 
-def _call(argv: list[bytes], stdin: bytes, messages: list[bytes] | None) -> bytes:
-    """``ntcir_eval``'s standard output (its standard error added to ``messages``)."""
-    outcome = ntcir_eval(argv, io.BytesIO(stdin))
-    if messages is not None and outcome.stderr:
-        messages.append(outcome.stderr)
-    return outcome.stdout
-
-
-def _last_fields(text: bytes, pattern: bytes) -> list[bytes]:
-    """``awk '/pattern/{print $NF}'``: the last field of each line containing it."""
-    return [fields(line)[-1] for line in text.split(b"\n") if pattern in line]
-
-
 def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, bytes],
                          cutoff: int, limit: int = 1000, sep: bytes | None = None,
                          extended: bool = False, messages: list[bytes] | None = None
@@ -304,16 +289,16 @@ def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dic
             chunks = []
             for topic, (grelv, din, irelv) in paths.items():
                 source = [b"-I", grelv] if label == b"glabel" else [b"-din", din]
-                labelled = _call([label, *source, b"-truncate", cut, *sepopt], res[topic],
+                labelled = call([label, *source, b"-truncate", cut, *sepopt], res[topic],
                                  messages)
-                temp = _call([b"gcompute", b"-I", grelv, b"-out", topic, *compute, *sepopt],
+                temp = call([b"gcompute", b"-I", grelv, b"-out", topic, *compute, *sepopt],
                              labelled, messages)
                 if irelv:
-                    temp += _call([b"irec", b"-cutoffs", cut, b"-out", topic, *sepopt,
+                    temp += call([b"irec", b"-cutoffs", cut, b"-out", topic, *sepopt,
                                    make(res[topic]), *irelv], b"", messages)
-                words = _last_fields(temp, b" I-rec@%s=" % cutstr)
+                words = last_fields(temp, b" I-rec@%s=" % cutstr)
                 for measure, _ in combined:
-                    words += _last_fields(temp, b" %s@%s=" % (SOURCES[measure], cutstr))
+                    words += last_fields(temp, b" %s@%s=" % (SOURCES[measure], cutstr))
                 numbers = [awk_number(w) for w in words] + [0.0] * (len(combined) + 1)
                 chunks.append(temp)
                 for k, (measure, blanks) in enumerate(combined, 1):
@@ -352,9 +337,9 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
                     irelv = paths[topic].get(intent)
                     if irelv is None:
                         continue  # the intent has no relevant document
-                    labelled = _call([b"glabel", b"-I", irelv, b"-truncate", cut],
+                    labelled = call([b"glabel", b"-I", irelv, b"-truncate", cut],
                                      res[topic], messages)
-                    temp.append(_call([b"gcompute", b"-I", irelv, b"-out",
+                    temp.append(call([b"gcompute", b"-I", irelv, b"-out",
                                        b"%s %s %s" % (topic, intent, probability),
                                        b"-cutoffs", cut], labelled, messages))
                 text = b"".join(temp)
@@ -387,8 +372,8 @@ def adhoc_script_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
             res = split_run_sep(data, rels, limit, sep)
             chunks = []
             for topic, rel in paths.items():
-                labelled = _call([b"label", b"-r", rel, b"-sep", sep], res[topic], messages)
-                chunks.append(_call([b"compute", b"-r", rel, *options, b"-out", topic,
+                labelled = call([b"label", b"-r", rel, b"-sep", sep], res[topic], messages)
+                chunks.append(call([b"compute", b"-r", rel, *options, b"-out", topic,
                                      b"-sep", sep], labelled, messages))
             out[run] = b"".join(chunks)
     return out
@@ -498,6 +483,6 @@ def oneclick_nev(nuggets: bytes, runs: dict[str, bytes],
         for name, data in runs.items():
             mats = split_matches(data, topics)
             out[name] = b"".join(
-                _call([b"1click", b"-L", ONECLICK_L, b"-out", topic, b"-N", paths[topic],
+                call([b"1click", b"-L", ONECLICK_L, b"-out", topic, b"-N", paths[topic],
                        b"-beta", ONECLICK_BETA], mats[topic], messages) for topic in order)
     return out
