@@ -6,8 +6,8 @@ file, a DINprob file (each topic's intents with the uniform probability 1/n writ
 6 significant digits, the precision DIN-splitqrels keeps of ``P(i|q) * g`` anyway, and
 the topic file's intent types) and the runs rewritten in the rank order xdiv reads them.
 ``xdiv ntcireval D|DIN|IA|PQ`` (byte-identical to D-NTCIR-eval, DIN-NTCIR-eval,
-D-NTCIR-IAeval, DIN-NTCIR-PQeval and NEVIAPQ2sharpnev, tests/official) writes the official
-files; every value line of them is mapped to a registry measure and compared with
+D-NTCIR-IAeval, DIN-NTCIR-PQeval and NEVIAPQ2sharpnev, and with ``--extended`` to
+D-NTCIR-eval2 and D-NTCIR-IAeval2, tests/official) writes the official files; every value line of them is mapped to a registry measure and compared with
 ``xdiv.evaluate`` on the collection read back from the NTCIR files
 (``read_qrels(format="ntcir", renormalise=False)``, NTCIREVAL's probabilities) at
 NTCIREVAL's printed precision (:func:`prints_as`).
@@ -21,7 +21,7 @@ The registry measures take NTCIREVAL's conventions as parameters:
   P+Q#: I-rec and the printed P+Q);
 * ``highest=own`` (gcompute divides ERR's gains by the intent's own highest gain),
   ``gain=linear`` (DIN-splitqrels' gain of ``Lx`` is x) and RBP's ``p=0.95`` (gcompute's
-  default);
+  default, D-NTCIR-IAeval2's too; 0.99 in D-NTCIR-eval2, ``xdiv ntcireval D --extended``);
 * gcompute scores the list glabel truncated at the cutoff, so its uncut measures (RR,
   O-measure, ERR, AP, Q-measure, ...) are the registry's at the cutoff, AP and Q-measure
   with the normaliser R (``denominator=R``); AP is D-Q with ``beta=0``, P@l is Prec@l
@@ -84,6 +84,19 @@ def registry_names(cutoff: int) -> dict[str, dict[str, str]]:
                  f"IA-MSnDCG{at}": f"nDCG-IA(gain=linear,part_decimals=4)@{c}"}
     out["PQ"] = {f"PplusQ{at}": f"P+Q(gain=linear,part_decimals=4)@{c}"}
     out["PQ#"] = {**out["PQ"], f"PplusQ#{at}": f"P+Q#(gain=linear,part_decimals=4)@{c}"}
+    # D-NTCIR-eval2: RBP's persistence 0.99, and D#-ERR, D#-EBR and D#-RBP
+    g, rbp = "gain=linear,gain_decimals=4", "p=0.99,gain=linear,gain_decimals=4"
+    out["D2"] = {**out["D"], "RBP": f"D-RBP({rbp})@{c}", f"RBP{at}": f"D-RBP({rbp})@{c}",
+                 f"D#-ERR{at}": f"D#-ERR({g},part_decimals=4)@{c}",
+                 f"D#-EBR{at}": f"D#-EBR({g},part_decimals=4)@{c}",
+                 f"D#-RBP{at}": f"D#-RBP({rbp},part_decimals=4)@{c}"}
+    # D-NTCIR-IAeval2: IA-MSnDCG, IA-Q, IA-ERR, IA-EBR and IA-RBP (gcompute's persistence)
+    own = "gain=linear,highest=own,part_decimals=4"
+    out["IA2"] = {f"IA-MSnDCG{at}": f"nDCG-IA(gain=linear,part_decimals=4)@{c}",
+                  f"IA-Q{at}": f"Q-IA(gain=linear,part_decimals=4)@{c}",
+                  f"IA-ERR{at}": f"ERR-IA(ndeval=False,{own})@{c}",
+                  f"IA-EBR{at}": f"EBR-IA({own})@{c}",
+                  f"IA-RBP{at}": f"RBP-IA(p=0.95,{own})@{c}"}
     return out
 
 
@@ -117,16 +130,19 @@ def convert(folder: Path, topics: list[str] | None = None,
     return prob_path, dqrels_path, paths
 
 
-def official_values(prob: Path, dqrels: Path, runs: list[Path], out: Path) -> pd.DataFrame:
+def official_values(prob: Path, dqrels: Path, runs: list[Path], out: Path,
+                    extended: bool = False) -> pd.DataFrame:
     """Every value line the official pipelines write at :data:`CUTOFFS`: ``run``,
     ``topic``, ``printed`` (the name), ``value`` (the printed string) and ``measure``
-    (the registry measure)."""
+    (the registry measure); with ``extended``, those of D-NTCIR-eval2 and
+    D-NTCIR-IAeval2 at the first cutoff too."""
     out.mkdir()
     rows = []
     for cutoff in CUTOFFS:
         at = f"@{cutoff:04d}"
-        common = [str(prob), str(dqrels), *map(str, runs), "--cutoff", str(cutoff),
-                  "--name", f"l{cutoff}", "--out-dir", str(out), "-q"]
+        inputs = [str(prob), str(dqrels), *map(str, runs), "--cutoff", str(cutoff),
+                  "--out-dir", str(out), "-q"]
+        common = [*inputs, "--name", f"l{cutoff}"]
         for variant in ("D", "DIN", "IA"):
             assert main(["ntcireval", variant, *common]) == 0, variant
         assert main(["ntcireval", "PQ", *common, "--sharp", f"PplusQ{at}",
@@ -135,6 +151,11 @@ def official_values(prob: Path, dqrels: Path, runs: list[Path], out: Path) -> pd
         files = {"D": (f"l{cutoff}.Dnev", _VALUE), "DIN": (f"l{cutoff}.DINnev", _VALUE),
                  "IA": (f"l{cutoff}.nevIA", _WEIGHTED), "PQ": (f"l{cutoff}.nevPQ", _WEIGHTED),
                  "PQ#": (f"PplusQ#{at}.nev", _VALUE)}
+        if extended and cutoff == CUTOFFS[0]:
+            for variant in ("D", "IA"):
+                assert main(["ntcireval", variant, *inputs, "--name", "eval2",
+                             "--extended"]) == 0, variant
+            files.update({"D2": ("eval2.Dnev", _VALUE), "IA2": ("eval2.nevIA", _WEIGHTED)})
         for kind, (suffix, pattern) in files.items():
             for run in runs:
                 text = (out / f"{run.name}.{suffix}").read_text()
@@ -154,11 +175,12 @@ def without_conventions(measure: str) -> str:
     return measure.replace(",gain_decimals=4", "").replace(",part_decimals=4", "")
 
 
-def compare(prob: Path, dqrels: Path, runs: list[Path], out: Path) -> pd.DataFrame:
+def compare(prob: Path, dqrels: Path, runs: list[Path], out: Path,
+            extended: bool = False) -> pd.DataFrame:
     """:func:`official_values` with xdiv's value of each (``mine``) and the exact value of
     its measure without the rounding parameters (``exact``); fails on the first that xdiv
     does not print the same."""
-    official = official_values(prob, dqrels, runs, out)
+    official = official_values(prob, dqrels, runs, out, extended)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", xdiv.XdivWarning)
         collection = xdiv.read_qrels(dqrels, format="ntcir", probabilities=prob,
@@ -191,21 +213,23 @@ def test_the_pipelines_values_on_a_few_trec_2009_runs_and_topics(tmp_path):
     D-, DIN-, IA- and PQ-pipelines (and P+Q#)."""
     prob, dqrels, runs = convert(tmp_path, topics=["1", "2", "3", "4", "5"],
                                  runs=["ICTNETDivR1", "uogTrDYCcsB"])
-    compared = compare(prob, dqrels, runs, tmp_path / "out")
-    # runs x topics x cutoffs x values (25 of D and of DIN, 3 of IA, 1 of PQ, 2 of P+Q#)
-    assert len(compared) == 2 * 5 * 2 * (2 * 25 + 3 + 1 + 2)
+    compared = compare(prob, dqrels, runs, tmp_path / "out", extended=True)
+    # runs x topics x (cutoffs x values (25 of D and of DIN, 3 of IA, 1 of PQ, 2 of P+Q#)
+    # + the eval2 scripts' values at cutoff 10 (28 of D, 5 of IA))
+    assert len(compared) == 2 * 5 * (2 * (2 * 25 + 3 + 1 + 2) + 28 + 5)
     assert compared["difference"].max() <= 5e-5 + 1e-9
     assert not all(map(prints_as, compared["exact"], compared["value"]))  # the rounding shows
 
 
 @pytest.mark.slow
 def test_the_pipelines_values_on_the_trec_2009_runs(tmp_path):
-    """The 18 TREC 2009 runs on the 50 topics, cutoffs 10 and 20: 99,000 values of the
-    D-, DIN-, IA- and PQ-pipelines (and P+Q#), each printed as xdiv's value prints."""
+    """The 18 TREC 2009 runs on the 50 topics, cutoffs 10 and 20: 130,500 values of the
+    D-, DIN-, IA- and PQ-pipelines (and P+Q#), and of D-NTCIR-eval2 and D-NTCIR-IAeval2
+    at cutoff 10, each printed as xdiv's value prints."""
     prob, dqrels, runs = convert(tmp_path)
-    compared = compare(prob, dqrels, runs, tmp_path / "out")
+    compared = compare(prob, dqrels, runs, tmp_path / "out", extended=True)
     assert len(runs) == 18
-    assert len(compared) == 18 * 50 * 2 * (2 * 25 + 3 + 1 + 2)
+    assert len(compared) == 18 * 50 * (2 * (2 * 25 + 3 + 1 + 2) + 28 + 5)
     assert compared["difference"].max() <= 5e-5 + 1e-9
     differing = sum(not prints_as(exact, value)
                     for exact, value in zip(compared["exact"], compared["value"]))
