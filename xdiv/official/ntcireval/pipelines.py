@@ -303,9 +303,9 @@ def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes
     given = {b"Grelv": files.grelv, b"din": files.din}
     source = [b"-I", b"Grelv"] if variant == "D" else [b"-din", b"din"]
     labelled = call([VARIANTS[variant][0], *source, b"-truncate", cut], _head(res, cutoff),
-                     messages, given)
+                    messages, given)
     temp = call([b"gcompute", b"-I", b"Grelv", b"-out", topic, b"-cutoffs", cut], labelled,
-                 messages, given)
+                messages, given)
     if intents:
         # irec's lines past max(cutoff, intents) change nothing it prints, nor do the
         # relevant documents it does not meet there
@@ -315,7 +315,7 @@ def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes
         for number, lines in enumerate(intents, 1):
             given[b"Irelv%d" % number] = _met(lines, ranked)
         temp += call([b"irec", b"-cutoffs", cut, b"-out", topic, *given], b"", messages,
-                      given)
+                     given)
     return temp
 
 
@@ -424,11 +424,11 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
                     if irelv is None:
                         continue  # the intent has no relevant document
                     labelled = call([b"glabel", b"-I", irelv, b"-truncate", cut],
-                                     res[topic], messages)
+                                    res[topic], messages)
                     tag = [topic, intent, probability] if variant == "IA" else \
                         [topic, intent, fields[3] if len(fields) > 3 else b"inf", probability]
                     temp.append(call([b"gcompute", b"-I", irelv, b"-out", b" ".join(tag),
-                                       b"-cutoffs", cut], labelled, messages))
+                                      b"-cutoffs", cut], labelled, messages))
                 text = b"".join(temp)
                 chunks.append(text)
                 rows = [_fields(line) for line in text.split(b"\n")]
@@ -531,6 +531,6 @@ def adhoc_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
             for topic in order:
                 labelled = call([b"label", b"-r", rels[topic]], res[topic], messages)
                 chunks.append(call([b"compute", b"-r", rels[topic], *options, b"-out", topic],
-                                    labelled, messages))
+                                   labelled, messages))
             out[name] = b"".join(chunks)
     return out

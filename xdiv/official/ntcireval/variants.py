@@ -290,12 +290,12 @@ def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dic
             for topic, (grelv, din, irelv) in paths.items():
                 source = [b"-I", grelv] if label == b"glabel" else [b"-din", din]
                 labelled = call([label, *source, b"-truncate", cut, *sepopt], res[topic],
-                                 messages)
+                                messages)
                 temp = call([b"gcompute", b"-I", grelv, b"-out", topic, *compute, *sepopt],
-                             labelled, messages)
+                            labelled, messages)
                 if irelv:
                     temp += call([b"irec", b"-cutoffs", cut, b"-out", topic, *sepopt,
-                                   make(res[topic]), *irelv], b"", messages)
+                                  make(res[topic]), *irelv], b"", messages)
                 words = last_fields(temp, b" I-rec@%s=" % cutstr)
                 for measure, _ in combined:
                     words += last_fields(temp, b" %s@%s=" % (SOURCES[measure], cutstr))
@@ -338,10 +338,10 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
                     if irelv is None:
                         continue  # the intent has no relevant document
                     labelled = call([b"glabel", b"-I", irelv, b"-truncate", cut],
-                                     res[topic], messages)
+                                    res[topic], messages)
                     temp.append(call([b"gcompute", b"-I", irelv, b"-out",
-                                       b"%s %s %s" % (topic, intent, probability),
-                                       b"-cutoffs", cut], labelled, messages))
+                                      b"%s %s %s" % (topic, intent, probability),
+                                      b"-cutoffs", cut], labelled, messages))
                 text = b"".join(temp)
                 chunks.append(text)
                 rows = [fields(line) for line in text.split(b"\n")]
@@ -374,7 +374,7 @@ def adhoc_script_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
             for topic, rel in paths.items():
                 labelled = call([b"label", b"-r", rel, b"-sep", sep], res[topic], messages)
                 chunks.append(call([b"compute", b"-r", rel, *options, b"-out", topic,
-                                     b"-sep", sep], labelled, messages))
+                                    b"-sep", sep], labelled, messages))
             out[run] = b"".join(chunks)
     return out
 
@@ -484,5 +484,5 @@ def oneclick_nev(nuggets: bytes, runs: dict[str, bytes],
             mats = split_matches(data, topics)
             out[name] = b"".join(
                 call([b"1click", b"-L", ONECLICK_L, b"-out", topic, b"-N", paths[topic],
-                       b"-beta", ONECLICK_BETA], mats[topic], messages) for topic in order)
+                      b"-beta", ONECLICK_BETA], mats[topic], messages) for topic in order)
     return out
