@@ -16,6 +16,9 @@ Amigó et al., SIGIR 2018 (RBU).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+
 import numpy as np
 
 from .common import (count_relevant, cut, defined_where, divide, exclusive_cumprod, fit,
@@ -356,60 +359,47 @@ def _global_lists(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     return gains, ideal_gg, top, valid.any(axis=-1) & (top > 0)
 
 
-def d_o_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-                valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-                table: np.ndarray, din: bool, beta: float,
-                decimals: int | None = None) -> np.ndarray:
-    """D-O (DIN-O): O-measure on global gains (:func:`o_measure_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_o_measure(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
-    0.4
-    """
-    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din, decimals)
-    return np.where(defined, o_measure_gains(gains, ideal, beta=beta), np.nan)
+def _p_plus_or_zero(gains: np.ndarray, ideal: np.ndarray, *, beta: float) -> np.ndarray:
+    """P-plus, 0 for a list without a relevant document (NTCIREVAL's value there)."""
+    return np.where(gains.max(axis=-1, initial=0.0) > 0,
+                    p_plus_gains(gains, ideal, beta=beta), 0.0)
 
 
-def d_p_measure(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-                valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-                table: np.ndarray, din: bool, beta: float,
-                decimals: int | None = None) -> np.ndarray:
-    """D-P-measure (DIN-): P-measure on global gains (:func:`p_measure_gains`).
+GLOBAL_FORMS: Mapping[str, Callable[..., np.ndarray]] = MappingProxyType({
+    "O": lambda gains, ideal, top, cutoff, beta: o_measure_gains(gains, ideal, beta=beta),
+    "P-measure": lambda gains, ideal, top, cutoff, beta: p_measure_gains(gains, ideal,
+                                                                         beta=beta),
+    "P+": lambda gains, ideal, top, cutoff, beta: _p_plus_or_zero(gains, ideal, beta=beta),
+    "NCUrb": lambda gains, ideal, top, cutoff, gamma, beta, utility: ncu_rb_gains(
+        gains, ideal, gamma=gamma, beta=beta, utility=utility),
+    "ERR": lambda gains, ideal, top, cutoff: err_gains(gains, top=top),
+    "nERR": lambda gains, ideal, top, cutoff: nerr_gains(gains, ideal, cutoff=cutoff,
+                                                         top=top),
+    "RBP": lambda gains, ideal, top, cutoff, p: rbp_gains(gains, p=p, top=top),
+    "EBR": lambda gains, ideal, top, cutoff, beta: ebr_gains(gains, ideal, beta=beta,
+                                                             top=top),
+    "nDCG-JK": lambda gains, ideal, top, cutoff, b: jk_ndcg_gains(gains, ideal,
+                                                                  cutoff=cutoff, b=b),
+    "GAP": lambda gains, ideal, top, cutoff: gap_gains(gains, ideal, cutoff=cutoff),
+})
+"""The measures that have a D-form (:func:`d_form`): each takes the run's global gains,
+the ideal list's, the ideal list's highest gain, the cutoff and the measure's own
+parameters (O-measure, P-measure, P-plus, NCUrb, ERR and RBP with the stop probabilities
+and normaliser g / GG*_max, nERR, EBR, the original nDCG and GAP; see their ``*_gains``
+kernels above)."""
 
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_p_measure(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
-    0.833333
-    """
-    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din, decimals)
-    return np.where(defined, p_measure_gains(gains, ideal, beta=beta), np.nan)
+def d_form(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray, valid: np.ndarray,
+           nav: np.ndarray, *, measure: str, cutoff: int | None, table: np.ndarray,
+           din: bool, decimals: int | None = None, **params: float | str) -> np.ndarray:
+    """The D-form (DIN-form with ``din``) of ``measure``, a key of :data:`GLOBAL_FORMS`:
+    the measure on the global gains GG(r) = sum_i Pr(i|q) gv(x_i(r)) against the globally
+    ideal list, as NTCIREVAL's gcompute scores a global relv file (Sakai & Song, SIGIR
+    2011; Sakai, WWW 2012 for DIN). NaN where no intent is valid or nothing is relevant.
 
-
-def d_p_plus(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-             valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-             table: np.ndarray, din: bool, beta: float, decimals: int | None = None) -> np.ndarray:
-    """D-P+ (DIN-): P-plus on global gains (:func:`p_plus_gains`; 0 without a
-    relevant document).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
+    Arguments as :func:`_global_lists`; ``params`` are the measure's own (``beta``,
+    ``p``, ...). On one intent of probability 1 the D-form is the adhoc measure with the
+    gains divided by the list's own highest gain.
 
     Examples
     --------
@@ -417,180 +407,32 @@ def d_p_plus(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
     >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
     ...          np.array([True]), np.array([False]))
     >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_p_plus(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
-    0.616667
-    """
-    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din, decimals)
-    value = np.where(gains.max(axis=-1, initial=0.0) > 0,
-                     p_plus_gains(gains, ideal, beta=beta), 0.0)
-    return np.where(defined, value, np.nan)
-
-
-def d_ncu_rb(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-             valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-             table: np.ndarray, din: bool, gamma: float, beta: float,
-             utility: str, decimals: int | None = None) -> np.ndarray:
-    """D-NCUrb (DIN-): NCUrb on global gains (:func:`ncu_rb_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_ncu_rb(*lists, cutoff=None, table=table, din=False, gamma=0.5,
-    ...                       beta=1.0, utility="P")), 6)
-    0.555556
-    """
-    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din, decimals)
-    value = ncu_rb_gains(gains, ideal, gamma=gamma, beta=beta, utility=utility)
-    return np.where(defined, value, np.nan)
-
-
-def d_err(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool, decimals: int | None = None) -> np.ndarray:
-    """D-ERR (DIN-): ERR on global gains, Pr = GG(r)/(GG*_max + 1) (:func:`err_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_err(*lists, cutoff=None, table=table, din=False)), 6)
-    0.314815
-    """
-    gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
-                                           din, decimals)
-    return np.where(defined, err_gains(gains, top=top), np.nan)
-
-
-def d_nerr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-           valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-           table: np.ndarray, din: bool, decimals: int | None = None) -> np.ndarray:
-    """D-nERR (DIN-): nERR on global gains (:func:`nerr_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_nerr(*lists, cutoff=3, table=table, din=False)), 6)
-    0.435897
-    """
-    gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                               table, din, decimals)
-    return np.where(defined, nerr_gains(gains, ideal, cutoff=cutoff, top=top), np.nan)
-
-
-def d_rbp(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool, p: float, decimals: int | None = None) -> np.ndarray:
-    """D-RBP (DIN-): RBP on global gains divided by GG*_max (:func:`rbp_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_rbp(*lists, cutoff=None, table=table, din=False, p=0.5)), 6)
+    >>> def score(measure, cutoff=None, **params):
+    ...     value = d_form(*lists, measure=measure, cutoff=cutoff, table=table, din=False,
+    ...                    **params)
+    ...     return round(float(value), 6)
+    >>> score("O", beta=1.0), score("P-measure", beta=1.0), score("P+", beta=1.0)
+    (0.4, 0.833333, 0.616667)
+    >>> score("NCUrb", gamma=0.5, beta=1.0, utility="P"), score("EBR", beta=1.0)
+    (0.555556, 0.503704)
+    >>> score("ERR"), score("nERR", cutoff=3), score("GAP"), score("nDCG-JK", cutoff=3, b=2.0)
+    (0.314815, 0.435897, 0.458333, 0.753953)
+    >>> score("RBP", p=0.5)
     0.25
 
     With one intent of probability 1/3, the global gains 1/3 and 2/3 as NTCIREVAL's
     glabel writes them (``decimals=4``: 0.3333 and 0.6667; the ideal list's stay exact):
 
     >>> third = (lists[0], np.array([2.0, 1.0]) / 3, np.array([1 / 3]), *lists[3:])
-    >>> round(float(d_rbp(*third, cutoff=None, table=table, din=False, p=0.5)), 6)
-    0.25
-    >>> round(float(d_rbp(*third, cutoff=None, table=table, din=False, p=0.5,
-    ...                   decimals=4)), 6)
-    0.249994
-    """
-    gains, _, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff, table,
-                                           din, decimals)
-    return np.where(defined, rbp_gains(gains, p=p, top=top), np.nan)
-
-
-def d_ebr(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool, beta: float, decimals: int | None = None) -> np.ndarray:
-    """D-EBR (DIN-): EBR on global gains (:func:`ebr_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_ebr(*lists, cutoff=None, table=table, din=False, beta=1.0)), 6)
-    0.503704
+    >>> rbp = {"measure": "RBP", "cutoff": None, "table": table, "din": False, "p": 0.5}
+    >>> exact, rounded = d_form(*third, **rbp), d_form(*third, **rbp, decimals=4)
+    >>> round(float(exact), 6), round(float(rounded), 6)
+    (0.25, 0.249994)
     """
     gains, ideal, top, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
                                                table, din, decimals)
-    return np.where(defined, ebr_gains(gains, ideal, beta=beta, top=top), np.nan)
-
-
-def d_jk_ndcg(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-              valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-              table: np.ndarray, din: bool, b: float, decimals: int | None = None) -> np.ndarray:
-    """D-nDCG-JK (DIN-): the original nDCG on global gains (:func:`jk_ndcg_gains`).
-
-    Arguments as :func:`_global_lists`. On one intent of probability 1 the D-form is the
-    adhoc measure with the gains divided by the list's own highest gain.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_jk_ndcg(*lists, cutoff=3, table=table, din=False, b=2.0)), 6)
-    0.753953
-    """
-    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din, decimals)
-    return np.where(defined, jk_ndcg_gains(gains, ideal, cutoff=cutoff, b=b), np.nan)
-
-
-def d_gap(levels: np.ndarray, ideal_gg: np.ndarray, prob: np.ndarray,
-          valid: np.ndarray, nav: np.ndarray, *, cutoff: int | None,
-          table: np.ndarray, din: bool, decimals: int | None = None) -> np.ndarray:
-    """D-GAP (DIN-): GAP on global gains (:func:`gap_gains`).
-
-    Arguments as :func:`_global_lists`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lists = (np.array([[0], [1], [2]]), np.array([2.0, 1.0]), np.array([1.0]),
-    ...          np.array([True]), np.array([False]))
-    >>> table = np.array([0.0, 1.0, 2.0])
-    >>> round(float(d_gap(*lists, cutoff=None, table=table, din=False)), 6)
-    0.458333
-    """
-    gains, ideal, _, defined = _global_lists(levels, ideal_gg, prob, valid, nav, cutoff,
-                                             table, din, decimals)
-    return np.where(defined, gap_gains(gains, ideal, cutoff=cutoff), np.nan)
+    return np.where(defined, GLOBAL_FORMS[measure](gains, ideal, top, cutoff, **params),
+                    np.nan)
 
 
 def _condensed(levels: np.ndarray, slot: np.ndarray, qrels_levels: np.ndarray,

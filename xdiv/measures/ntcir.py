@@ -200,18 +200,18 @@ declare("rpref_relative2", K.rpref, params=(GAIN, HIGHEST), cutoff="none",
 
 # ---------------------------------------------------------------- D-, DIN- and D#-forms
 
-def _on_global_gains(kernel, din: bool, options):
-    """``compute(cube, measure)`` of the D-form (DIN-form with ``din``) of a measure: its
-    ``kernel`` of :mod:`xdiv.kernels.ntcir` on the global gains of the run and of the
-    globally ideal list, with what ``options`` gives."""
+def _on_global_gains(base: str, din: bool, options):
+    """``compute(cube, measure)`` of the D-form (DIN-form with ``din``) of the measure
+    ``base`` (a key of :data:`xdiv.kernels.ntcir.GLOBAL_FORMS`): the kernel's value on the
+    global gains of the run and of the globally ideal list, with what ``options`` gives."""
     def compute(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         table = gain_table(cube, measure)
         return xr.apply_ufunc(
-            kernel, levels_to(cube, measure.cutoff), ideal_global_gain(cube, table),
+            K.d_form, levels_to(cube, measure.cutoff), ideal_global_gain(cube, table),
             cube["intent_prob"], cube["intent_valid"], cube["intent_type"] == "nav",
             input_core_dims=[["rank", "intent"], ["ideal_rank"], ["intent"], ["intent"],
                              ["intent"]],
-            kwargs={"cutoff": measure.cutoff, "table": table, "din": din,
+            kwargs={"measure": base, "cutoff": measure.cutoff, "table": table, "din": din,
                     "decimals": measure["gain_decimals"], **options(cube, measure)},
             dask="parallelized", output_dtypes=[np.float64],
             dask_gufunc_kwargs={"allow_rechunk": True})
@@ -222,7 +222,7 @@ _D_REFERENCE = ("Sakai & Song, SIGIR 2011 (D-measures); Sakai, WWW 2012 (DIN-mea
                 "NTCIREVAL gcompute")
 
 
-def _declare_global(base: str, kernel, *, params, options, sharp: bool = False,
+def _declare_global(base: str, *, params, options, sharp: bool = False,
                     types_matter: bool = True) -> None:
     """Register ``D-base`` and ``DIN-base`` (and, with ``sharp``, ``D#-base``): the
     measure ``base`` on global gains GG(r) = sum_i Pr(i|q) gv(x_i(r)), its stop
@@ -231,7 +231,7 @@ def _declare_global(base: str, kernel, *, params, options, sharp: bool = False,
     differs from the D-form (the measure reads no document after the run's first relevant
     one, which is the first relevant document of each of its intents)."""
     for prefix, din in (("D", False), ("DIN", True)):
-        compute = _on_global_gains(kernel, din, options)
+        compute = _on_global_gains(base, din, options)
         compute.__doc__ = (f"{prefix}-{base}: {base} on global gains GG(r) = sum_i Pr(i|q) "
                            f"gv(x_i(r)) against the globally ideal list"
                            + (" (a navigational intent counts only at its first relevant "
@@ -244,7 +244,7 @@ def _declare_global(base: str, kernel, *, params, options, sharp: bool = False,
                             r"relevant document)" if din else ""))(compute)
     if not sharp:
         return
-    plain = _on_global_gains(kernel, False, options)
+    plain = _on_global_gains(base, False, options)
 
     def combined(cube: xr.Dataset, measure: Measure) -> xr.DataArray:
         return xr.apply_ufunc(KD.sharp, intent_recall(cube, measure.cutoff),
@@ -275,18 +275,18 @@ def _logb(cube: xr.Dataset, measure: Measure) -> dict:
     return {"b": measure["logb"]}
 
 
-_declare_global("O", K.d_o_measure, params=(BETA, GAIN, HIGHEST), options=_beta,
+_declare_global("O", params=(BETA, GAIN, HIGHEST), options=_beta,
                 types_matter=False)
-_declare_global("P-measure", K.d_p_measure, params=(BETA, GAIN, HIGHEST), options=_beta)
-_declare_global("P+", K.d_p_plus, params=(BETA, GAIN, HIGHEST), options=_beta)
-_declare_global("NCUrb", K.d_ncu_rb, params=(UTILITY, NCU_GAMMA, BETA, GAIN, HIGHEST),
+_declare_global("P-measure", params=(BETA, GAIN, HIGHEST), options=_beta)
+_declare_global("P+", params=(BETA, GAIN, HIGHEST), options=_beta)
+_declare_global("NCUrb", params=(UTILITY, NCU_GAMMA, BETA, GAIN, HIGHEST),
                 options=_ncu_rb_global)
-_declare_global("ERR", K.d_err, params=(GAIN, HIGHEST), options=_none, sharp=True)
-_declare_global("nERR", K.d_nerr, params=(GAIN, HIGHEST), options=_none)
-_declare_global("RBP", K.d_rbp, params=(PERSISTENCE, GAIN, HIGHEST), options=_p, sharp=True)
-_declare_global("EBR", K.d_ebr, params=(BETA, GAIN, HIGHEST), options=_beta, sharp=True)
-_declare_global("nDCG-JK", K.d_jk_ndcg, params=(LOG_BASE, GAIN, HIGHEST), options=_logb)
-_declare_global("GAP", K.d_gap, params=(GAIN, HIGHEST), options=_none)
+_declare_global("ERR", params=(GAIN, HIGHEST), options=_none, sharp=True)
+_declare_global("nERR", params=(GAIN, HIGHEST), options=_none)
+_declare_global("RBP", params=(PERSISTENCE, GAIN, HIGHEST), options=_p, sharp=True)
+_declare_global("EBR", params=(BETA, GAIN, HIGHEST), options=_beta, sharp=True)
+_declare_global("nDCG-JK", params=(LOG_BASE, GAIN, HIGHEST), options=_logb)
+_declare_global("GAP", params=(GAIN, HIGHEST), options=_none)
 
 
 # ---------------------------------------------------------------------------- I-rec@n
