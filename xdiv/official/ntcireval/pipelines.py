@@ -406,9 +406,7 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
     """
     cut = b"%d" % cutoff
     cutstr = b"%04d" % cutoff
-    intents: dict[bytes, list[list[bytes]]] = {}
-    for fields in (_fields(line) for line in dqrels_lines(prob)):
-        intents.setdefault(fields[0], []).append(fields)
+    intents = intent_rows(prob)
     out = {}
     with _memory_files() as make:
         paths = {topic: {k: make(v) for k, v in files.irelv.items()}
@@ -444,6 +442,16 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
                     chunks.append(_weighted(topic, picked, 3, b"PplusQ@" + cutstr))
             out[name] = b"".join(chunks)
     return out
+
+
+def intent_rows(prob: bytes) -> dict[bytes, list[list[bytes]]]:
+    """Each topic's lines of an intent probability file (``Iprob``, ``DINprob``) as gawk
+    splits them (topic, intent, probability and, in a DINprob file, the intent's type), in
+    the file's order."""
+    intents: dict[bytes, list[list[bytes]]] = {}
+    for fields in (_fields(line) for line in dqrels_lines(prob)):
+        intents.setdefault(fields[0], []).append(fields)
+    return intents
 
 
 def _weighted(topic: bytes, rows: list[list[bytes]], at: int, name: bytes) -> bytes:

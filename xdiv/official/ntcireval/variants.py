@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from .pipelines import (GAMMA, LEVEL_GAINS, VARIANTS, PipelineError, TopicFiles, awk_number,
-                        awk_print, call, dqrels_lines, last_fields, split_run)
+                        awk_print, call, dqrels_lines, intent_rows, last_fields,
+                        split_run)
 
 RBP_PERSISTENCE = b"0.99"
 """The RBP persistence ``D-NTCIR-eval2`` gives ``gcompute`` (``-rbp``)."""
@@ -320,9 +321,7 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
     probability file's bytes (its lines give the intents, in its order).
     """
     cut, cutstr = b"%d" % cutoff, b"%04d" % cutoff
-    intents: dict[bytes, list[tuple[bytes, bytes]]] = {}
-    for row in (fields(line) for line in dqrels_lines(prob)):
-        intents.setdefault(row[0], []).append((row[1], row[2]))
+    intents = intent_rows(prob)
     out = {}
     with _scratch() as make:
         paths = {topic: {k: make(v) for k, v in files.irelv.items()}
@@ -333,7 +332,7 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
             for topic in qrels:
                 _name(topic, "topic", "the intent probabilities")
                 temp = []
-                for intent, probability in intents.get(topic, []):
+                for _, intent, probability, *_ in intents.get(topic, []):
                     irelv = paths[topic].get(intent)
                     if irelv is None:
                         continue  # the intent has no relevant document
