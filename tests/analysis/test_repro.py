@@ -366,7 +366,7 @@ def test_dropped_topics(experiment):
     assert float(left.rmse.sel(cell)) == pytest.approx(np.sqrt(np.mean((o[0] - r[0]) ** 2)),
                                                        abs=1e-12)
     assert float(left.er.sel(metric="map")) == pytest.approx(
-        np.mean(r[1] - r[0]) / np.mean(ds.delta.sel(metric="map", side="original")),
+        np.mean(r[1] - r[0]) / float(np.mean(ds.delta.sel(metric="map", side="original"))),
         abs=1e-12)
     assert float(left.pvalue.sel(cell)) == pytest.approx(
         scipy.stats.ttest_rel(o[0], r[0]).pvalue, abs=1e-12)
