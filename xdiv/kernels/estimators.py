@@ -21,7 +21,6 @@ Inputs shared by the kernels:
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expi
 
 from .common import cut, defined_where, discount, divide, lookup, rank_sum, ranks
 
@@ -225,6 +224,8 @@ def discount_sum(n: np.ndarray) -> np.ndarray:
     out = np.array(prefix[exact.astype(np.int64)])
     far = n > EXACT_DEPTH
     if far.any():
+        from scipy.special import expi  # imported here: most evaluations never need it
+
         a, b = float(EXACT_DEPTH + 2), n[far] + 1.0
 
         def f(x):
