@@ -367,7 +367,7 @@ def standardise(scores, method: StandardiseMethod = "z",
     standardised = xr.apply_ufunc(
         KS.standardise, da, mean, sd, kwargs={"method": method, "a": float(a), "b": float(b)},
         input_core_dims=[["run"], [], []], output_core_dims=[["run"]],
-        dask="parallelized", output_dtypes=[np.float64]).transpose(*da.dims)
+        dask="parallelized", output_dtypes=[np.float64])
     flat = ~(sd > 0)
     if bool(flat.any()):
         for metric in flat["metric"].values:
@@ -382,7 +382,8 @@ def standardise(scores, method: StandardiseMethod = "z",
         attrs.pop(stale, None)
     if method == "std-ab":
         attrs.update(standardisation_a=float(a), standardisation_b=float(b))
-    result = base.assign(score=standardised.assign_attrs(da.attrs),
+    layout = (scores["score"] if isinstance(scores, xr.Dataset) else scores).dims
+    result = base.assign(score=standardised.transpose(*layout).assign_attrs(da.attrs),
                          reference_mean=mean, reference_sd=sd)
     result = result.assign_coords(reference=is_reference)
     result.attrs = attrs
