@@ -188,7 +188,8 @@ def test_three_factors_equal_statsmodels_anova_lm():
     grid = pd.MultiIndex.from_product([["p", "q"], ["x", "y", "z"], ["e0", "e1"]]).to_frame(
         index=False, name=["stemmer", "model", "expansion"])
     grid.index = [f"r{i}" for i in range(len(grid))]
-    values = rng.normal(0.4, 0.1, (len(grid), 10)) + (grid["model"] == "z").to_numpy()[:, None] * 0.1
+    values = rng.normal(0.4, 0.1, (len(grid), 10))
+    values += (grid["model"] == "z").to_numpy()[:, None] * 0.1
     cube = _cube(values, grid.index)
     long = stats.tidy(cube, "m")
     long = long.join(grid, on="run")
@@ -233,6 +234,8 @@ def test_factors_from_run_coordinates_and_netcdf(tmp_path):
     xr.testing.assert_allclose(from_coords.reset_coords(drop=True),
                                from_frame.reset_coords(drop=True))
     assert list(from_coords["stemmer"].values) == STEMMER
+    from_array = stats.anova_table(cube, "m", cube.score)  # a DataArray's run coordinates
+    xr.testing.assert_identical(from_array, from_coords)
     back = xdiv.open_dataset(xdiv.to_netcdf(from_frame, tmp_path / "anova.nc"))
     xr.testing.assert_identical(back, from_frame)
 

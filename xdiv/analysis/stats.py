@@ -95,13 +95,15 @@ def anova(scores, metric: str, factors=None, *, topic: bool = True,
         are used.
     metric : str
         The metric analysed.
-    factors : pandas.DataFrame or xarray.Dataset, optional
+    factors : pandas.DataFrame, xarray.Dataset or xarray.DataArray, optional
         The runs' factors: a frame indexed by run with one column per factor, or a
-        dataset whose variables or coordinates along ``run`` are the factors (a score
-        cube with run coordinates will do). Each factor's values are category labels.
-        Every run of the cube needs a row (rows of other runs are not used); factor
-        names must be Python identifiers other than ``score``, ``run``, ``topic``,
-        ``metric``, ``term``, ``C``, ``Q``, ``I`` and ``Sum``.
+        dataset whose variables and coordinates along ``run`` alone are the factors (a
+        score cube with run coordinates will do; select the factors of one holding
+        other such variables), or a DataArray whose coordinates along ``run`` are.
+        Each factor's values are category labels. Every run of the cube needs a row
+        (rows of other runs are not used); factor names must be Python identifiers
+        other than ``score``, ``run``, ``topic``, ``metric``, ``term``, ``C``, ``Q``,
+        ``I`` and ``Sum``.
     topic : bool, default True
         Include the topic effect.
     interactions : bool, default True
@@ -137,6 +139,22 @@ def anova_table(scores, metric: str, factors=None, *, topic: bool = True,
     run's value). Its attributes are ``metric``, ``formula`` (as statsmodels fitted it),
     ``typ``, ``n_topics``, ``n_obs`` and ``ss_total``; it round-trips through NetCDF.
     Parameters and errors are :func:`anova`'s.
+
+    Examples
+    --------
+    Two runs on three topics: sums of squares 6 (runs), 39 (topics) and 1 (residual,
+    2 degrees of freedom), 46 in all, so ω² is (6 - 0.5) / 46.5 for the runs and
+    (39 - 1) / 46.5 for the topics:
+
+    >>> import xarray as xr
+    >>> from xdiv import stats
+    >>> cube = xr.Dataset({"score": (("metric", "run", "topic"), [[[0, 2, 7], [3, 4, 8]]])},
+    ...                   coords={"metric": ["m"], "run": ["a", "b"], "topic": ["1", "2", "3"]})
+    >>> result = stats.anova_table(cube, "m")
+    >>> omega = result["omega_sq"]
+    >>> {str(term): round(float(value), 4) for term, value in zip(omega["term"].values,
+    ...                                                            omega.values)}
+    {'run': 0.1183, 'topic': 0.8172, 'Residual': nan}
     """
     fit, table, grid = _anova(scores, metric, factors, topic, interactions, typ)
     table = table.drop(index="Intercept", errors="ignore")
@@ -189,7 +207,7 @@ def _anova(scores, metric, factors, topic, interactions, typ):
 def _factor_table(factors, runs: np.ndarray) -> pd.DataFrame:
     """The factors of ``runs`` as text labels, one column per factor, checked."""
     if isinstance(factors, (xr.Dataset, xr.DataArray)):
-        held = factors.to_dataset(name="score") if isinstance(factors, xr.DataArray) else factors
+        held = factors.coords.to_dataset() if isinstance(factors, xr.DataArray) else factors
         if "run" not in held.dims:
             raise InputError("the factor dataset has no run dimension")
         columns = {str(name): held[name].values for name in [*held.coords, *held.data_vars]
@@ -201,7 +219,8 @@ def _factor_table(factors, runs: np.ndarray) -> pd.DataFrame:
         table.columns = [str(c) for c in table.columns]
     else:
         raise InputError(f"factors must be a pandas DataFrame indexed by run or an xarray "
-                         f"Dataset of run coordinates, not {type(factors).__name__}")
+                         f"Dataset (or DataArray) with run coordinates, not "
+                         f"{type(factors).__name__}")
     if table.shape[1] == 0:
         raise InputError("the factor table has no factor (no column, or no coordinate "
                          "along run)")
@@ -333,6 +352,18 @@ def standardise(scores, method: StandardiseMethod = "z",
     InputError
         Not a score cube, one run, an unknown method or reference run, fewer reference
         runs than ``ddof + 1``, or ``a``, ``b`` or ``ddof`` out of range.
+
+    Examples
+    --------
+    Three runs scoring 0.2, 0.4 and 0.6 on a topic: mean 0.4, sample standard deviation
+    0.2, so z = -1, 0, 1 and std-AB = 0.15 z + 0.5:
+
+    >>> import xarray as xr
+    >>> from xdiv import stats
+    >>> cube = xr.Dataset({"score": (("metric", "run", "topic"), [[[0.2], [0.4], [0.6]]])},
+    ...                   coords={"metric": ["m"], "run": ["a", "b", "c"], "topic": ["1"]})
+    >>> stats.standardise(cube, "std-ab").score.values.ravel().round(4).tolist()
+    [0.35, 0.5, 0.65]
     """
     if method not in STANDARDISE_METHODS:
         raise InputError(f"method must be one of {', '.join(STANDARDISE_METHODS)}, not "
@@ -373,9 +404,9 @@ def standardise(scores, method: StandardiseMethod = "z",
         for metric in flat["metric"].values:
             topics = [str(t) for t in flat["topic"].values[flat.sel(metric=metric).values]]
             if topics:
-                warn(f"standardise: {metric}: the reference runs' scores do not vary on "
-                     f"{len(topics)} topic(s), whose standardised scores are NaN: "
-                     f"{', '.join(topics)}", XdivWarning)
+                warn(f"standardise: {metric}: the reference runs' scores do not vary (or "
+                     f"fewer than {int(ddof) + 1} are present) on {len(topics)} topic(s), "
+                     f"whose standardised scores are NaN: {', '.join(topics)}", XdivWarning)
     base = scores if isinstance(scores, xr.Dataset) else da.to_dataset(name="score")
     attrs = {**base.attrs, "standardisation": method, "standardisation_ddof": int(ddof)}
     for stale in ("standardisation_a", "standardisation_b"):
