@@ -30,13 +30,19 @@ def reference_moments(values: np.ndarray, reference: np.ndarray, ddof: int
     -------
     (mean, sd, n)
         Each of shape ``values.shape[:-1]``; NaN mean where no reference run has a score.
+        Where the present scores are all equal, the mean is their value and the standard
+        deviation exactly 0 (the sum of their deviations from a mean rounded in floating
+        point would not be).
     """
     ref = values[..., np.asarray(reference, dtype=bool)]
     present = ~np.isnan(ref)
     n = present.sum(axis=-1)
     total = np.where(present, ref, 0.0).sum(axis=-1)
+    highest = np.where(present, ref, -np.inf).max(axis=-1, initial=-np.inf)
+    constant = highest == np.where(present, ref, np.inf).min(axis=-1, initial=np.inf)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
+        mean = np.where(constant, highest, mean)  # equal scores: their value, not a rounding
         squares = np.where(present, (ref - mean[..., None]) ** 2, 0.0).sum(axis=-1)
         sd = np.where(n - ddof >= 1, np.sqrt(squares / np.maximum(n - ddof, 1)), np.nan)
     return mean, sd, n
