@@ -190,3 +190,17 @@ def test_data_array_and_dask_cubes_give_the_same_scores():
     lazy = stats.standardise(cube.chunk({"topic": 1}), "cdf")
     assert lazy.score.chunks is not None
     xr.testing.assert_allclose(lazy.compute(), want)
+
+
+def test_equal_scores_have_no_spread_despite_rounding():
+    # 0.1 + 0.1 + 0.1 is 0.30000000000000004 in floating point, so the plain mean is not
+    # 0.1 and the deviations are not 0; the scores are equal all the same
+    cube = xr.Dataset({"score": (("metric", "run", "topic"), [[[0.1, 0.2], [0.1, 0.4],
+                                                                [0.1, 0.6]]])},
+                      coords={"metric": ["m"], "run": ["a", "b", "c"], "topic": ["t1", "t2"]})
+    with pytest.warns(xdiv.XdivWarning, match="t1"):
+        result = stats.standardise(cube)
+    assert np.isnan(_score(result, "m", "t1")).all()
+    assert float(result.reference_sd.sel(metric="m", topic="t1")) == 0
+    assert float(result.reference_mean.sel(metric="m", topic="t1")) == 0.1
+    np.testing.assert_allclose(_score(result, "m", "t2"), [-1, 0, 1], atol=1e-12)
