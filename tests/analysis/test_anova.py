@@ -236,6 +236,9 @@ def test_factors_from_run_coordinates_and_netcdf(tmp_path):
     assert list(from_coords["stemmer"].values) == STEMMER
     from_array = stats.anova_table(cube, "m", cube.score)  # a DataArray's run coordinates
     xr.testing.assert_identical(from_array, from_coords)
+    from_column = stats.anova_table(_grid_cube(), "m", _factors().rename_axis("run")
+                                    .reset_index())  # runs in a column
+    xr.testing.assert_identical(from_column, from_frame)
     back = xdiv.open_dataset(xdiv.to_netcdf(from_frame, tmp_path / "anova.nc"))
     xr.testing.assert_identical(back, from_frame)
 

@@ -96,10 +96,11 @@ def anova(scores, metric: str, factors=None, *, topic: bool = True,
     metric : str
         The metric analysed.
     factors : pandas.DataFrame, xarray.Dataset or xarray.DataArray, optional
-        The runs' factors: a frame indexed by run with one column per factor, or a
-        dataset whose variables and coordinates along ``run`` alone are the factors (a
-        score cube with run coordinates will do; select the factors of one holding
-        other such variables), or a DataArray whose coordinates along ``run`` are.
+        The runs' factors: a frame indexed by run (or with a ``run`` column) with one
+        column per factor, or a dataset whose variables and coordinates along ``run``
+        alone are the factors (a score cube with run coordinates will do; select the
+        factors of one holding other such variables), or a DataArray whose coordinates
+        along ``run`` are.
         Each factor's values are category labels. Every run of the cube needs a row
         (rows of other runs are not used); factor names must be Python identifiers
         other than ``score``, ``run``, ``topic``, ``metric``, ``term``, ``C``, ``Q``,
@@ -214,7 +215,7 @@ def _factor_table(factors, runs: np.ndarray) -> pd.DataFrame:
                    if held[name].dims == ("run",) and name != "run"}
         table = pd.DataFrame(columns, index=held["run"].values.astype(str))
     elif isinstance(factors, pd.DataFrame):
-        table = factors.copy()
+        table = factors.set_index("run") if "run" in factors.columns else factors.copy()
         table.index = table.index.astype(str)
         table.columns = [str(c) for c in table.columns]
     else:
