@@ -164,6 +164,24 @@ def test_functions_that_take_cubes_take_standardised_ones(standardised):
     assert all(len(f.axes) >= 1 for f in figures)
 
 
+def test_risk_and_design_take_standardised_cubes(standardised):
+    from xdiv import design, risk
+
+    baseline = str(standardised["run"].values[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        trisk = risk.trisk(standardised, baseline)
+        g_study = design.g_study(standardised)
+        # GeoRisk is defined on non-negative scores: normal-CDF scores are, z-scores not
+        cdf = stats.standardise(standardised, "cdf")
+        georisk = risk.georisk(cdf)
+        with pytest.raises(InputError, match="non-negative"):
+            risk.georisk(stats.standardise(standardised, "z"))
+    assert np.isfinite(trisk["urisk"].values).all()
+    assert (g_study["var_residual"].values > 0).all()
+    assert np.isfinite(georisk["georisk"].values).all()
+
+
 def test_bad_input_gets_one_line():
     cube = _cube()
     cases = [
