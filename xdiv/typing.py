@@ -19,7 +19,8 @@ __all__ = [
     "PROBABILITY_SCHEMES", "QRELS_FORMATS", "QrelsFormat", "RANK_CORRELATIONS", "RankCorrelation",
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "PVALUE_RULES", "PValueRule",
     "RESAMPLING_TESTS",
-    "SCORE_FORMATS", "STANDARDISE_METHODS", "ScoreFormat", "StandardiseMethod",
+    "SCORE_FORMATS", "ScoreFormat",
+    "STANDARDISE_METHODS", "StandardiseMethod",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
 ]
 

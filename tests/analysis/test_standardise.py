@@ -110,8 +110,7 @@ def test_kernel_equals_scipy_zscore():
     rng = np.random.default_rng(0)
     values = rng.random((3, 40, 25))  # (metric, topic, run)
     for ddof in (0, 1):
-        mean, sd, n = KS.reference_moments(values, np.ones(25, bool), ddof)
-        assert (n == 25).all()
+        mean, sd = KS.reference_moments(values, np.ones(25, bool), ddof)
         got = KS.standardise(values, mean, sd, "z", 0.15, 0.5)
         np.testing.assert_allclose(got, zscore(values, axis=-1, ddof=ddof), rtol=1e-12)
 

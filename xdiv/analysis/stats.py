@@ -392,10 +392,10 @@ def standardise(scores, method: StandardiseMethod = "z",
                          f"have a standard deviation; it has {len(set(chosen))}")
     is_reference = xr.DataArray(np.isin(runs, chosen), dims="run",
                                 coords={"run": da["run"]})
-    mean, sd, _ = xr.apply_ufunc(
+    mean, sd = xr.apply_ufunc(
         KS.reference_moments, da, is_reference, kwargs={"ddof": int(ddof)},
-        input_core_dims=[["run"], ["run"]], output_core_dims=[[], [], []],
-        dask="parallelized", output_dtypes=[np.float64, np.float64, np.int64])
+        input_core_dims=[["run"], ["run"]], output_core_dims=[[], []],
+        dask="parallelized", output_dtypes=[np.float64, np.float64])
     standardised = xr.apply_ufunc(
         KS.standardise, da, mean, sd, kwargs={"method": method, "a": float(a), "b": float(b)},
         input_core_dims=[["run"], [], []], output_core_dims=[["run"]],

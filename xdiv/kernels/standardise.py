@@ -12,9 +12,8 @@ import numpy as np
 
 
 def reference_moments(values: np.ndarray, reference: np.ndarray, ddof: int
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, standard deviation and number of the reference runs' scores, over the last
-    axis.
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of the reference runs' scores, over the last axis.
 
     Parameters
     ----------
@@ -28,7 +27,7 @@ def reference_moments(values: np.ndarray, reference: np.ndarray, ddof: int
 
     Returns
     -------
-    (mean, sd, n)
+    (mean, sd)
         Each of shape ``values.shape[:-1]``; NaN mean where no reference run has a score.
         Where the present scores are all equal, the mean is their value and the standard
         deviation exactly 0 (the sum of their deviations from a mean rounded in floating
@@ -45,7 +44,7 @@ def reference_moments(values: np.ndarray, reference: np.ndarray, ddof: int
         mean = np.where(constant, highest, mean)  # equal scores: their value, not a rounding
         squares = np.where(present, (ref - mean[..., None]) ** 2, 0.0).sum(axis=-1)
         sd = np.where(n - ddof >= 1, np.sqrt(squares / np.maximum(n - ddof, 1)), np.nan)
-    return mean, sd, n
+    return mean, sd
 
 
 def standardise(values: np.ndarray, mean: np.ndarray, sd: np.ndarray, method: str,
