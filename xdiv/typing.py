@@ -20,6 +20,7 @@ __all__ = [
     "PAIR_VARIANCES", "PairVariance", "ProbabilityScheme", "PVALUE_RULES", "PValueRule",
     "RESAMPLING_TESTS",
     "SCORE_FORMATS", "ScoreFormat",
+    "STANDARDISE_METHODS", "StandardiseMethod",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
 ]
 
@@ -156,3 +157,9 @@ statistic: ``(c + 1) / (B + 1)`` (Phipson & Smyth, Statistical Applications in G
 Molecular Biology 2010; never 0, the observed data counting as one resample) or the
 share ``c / B`` (the ASL of Sakai, SIGIR 2006)."""
 PVALUE_RULES: tuple[PValueRule, ...] = get_args(PValueRule)
+
+StandardiseMethod = Literal["z", "cdf", "std-ab"]
+"""How :func:`xdiv.stats.standardise` standardises a score per topic: the z-score against
+the reference runs, its standard normal distribution function (Webber, Moffat & Zobel,
+SIGIR 2008), or Sakai's linear map ``A z + B`` (ICTIR 2016)."""
+STANDARDISE_METHODS: tuple[StandardiseMethod, ...] = get_args(StandardiseMethod)

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 import xdiv
-from xdiv import design, meta, risk
+from xdiv import design, meta, risk, stats
 from xdiv.core.cube import RESULT_SCHEMAS
 
 
@@ -23,6 +23,7 @@ def scores():
 MAKERS = {
     "xdiv.evaluate": lambda s: s,
     "xdiv.summarize": xdiv.summarize,
+    "xdiv.stats.standardise": stats.standardise,
     "xdiv.meta.bootstrap_test": lambda s: meta.bootstrap_test(s, B=100),
     "xdiv.meta.tukey_hsd": lambda s: meta.tukey_hsd(s, B=100),
     "xdiv.meta.discriminative_power": lambda s: meta.discriminative_power(s, B=100),
@@ -40,6 +41,7 @@ MAKERS = {
     "xdiv.design.d_study": design.d_study,
     "xdiv.design.g_coefficients": lambda s: design.g_coefficients(s, [10, 20]),
     "xdiv.design.pair_power": design.pair_power,
+    "xdiv.stats.anova_table": lambda s: stats.anova_table(s, "alpha-nDCG@10"),
     "xdiv.compare": lambda s: xdiv.compare(s),
     "xdiv.compare(baseline=...)": lambda s: xdiv.compare(s, str(s["run"].values[0])),
 }

@@ -26,6 +26,7 @@ EXAMPLES = [
     ("xdiv.analysis.risk", "urisk"),
     ("xdiv.analysis.risk", "trisk"),
     ("xdiv.analysis.design", "topic_set_size"),
+    ("xdiv.analysis.stats", "anova_table"), ("xdiv.analysis.stats", "standardise"),
     ("xdiv.options", "set_options"),
     ("xdiv.kernels.ties", "tie_starts"), ("xdiv.kernels.ties", "group_ends"),
     ("xdiv.io.prels", "read_prels"), ("xdiv.kernels.common", "printed"),
