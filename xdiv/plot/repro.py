@@ -230,8 +230,9 @@ def cutoff_plot(result: xr.Dataset, measure: str = "ktu",
                      * (max(map(len, labels)) * 0.075 + 0.5),
                      max(4.0, legend_height(len(labels))))
     ax = fig.add_subplot()
-    handles = [ax.plot(c, v, **{**style, "marker": style["marker"] or "o"}, markersize=4)[0]
-               for (_, c, v), style in zip(series, style_cycle(len(series)))]
+    handles = [ax.plot(c, v, **{**style, "marker": style["marker"] or "."}, markersize=5,
+                       label=label)[0]
+               for (label, c, v), style in zip(series, style_cycle(len(series)))]
     every = np.unique(np.concatenate([s[1] for s in series]))
     if every.max() >= 20 * every.min():
         ax.set_xscale("log")
