@@ -398,7 +398,10 @@ def _by_pair(qrels, pairs: Mapping, measures, options: dict) -> xr.Dataset:
     for name, (original, repeated) in pairs.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            results.append(evaluate(qrels, original, repeated, measures, **options))
+            try:
+                results.append(evaluate(qrels, original, repeated, measures, **options))
+            except InputError as exc:
+                raise InputError(f"pair {name}: {exc}") from None
         for w in caught:  # a warning on an original run names it "original ..."
             key = (str(w.message), w.category, None if "original" in str(w.message)
                    and not nested else name)
