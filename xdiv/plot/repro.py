@@ -74,13 +74,16 @@ def _metrics(result: xr.Dataset, metrics: Sequence[str] | None) -> list[str]:
     return metrics
 
 
-def _pairs(result: xr.Dataset) -> list[str | None]:
-    """The result's pair names, or ``[None]`` for a result of one pair given by roles."""
-    return [str(p) for p in result["pair"].values] if "pair" in result.dims else [None]
+def _pairs(result: xr.Dataset) -> list[tuple[int | None, str | None]]:
+    """``(position, name)`` of the result's pairs, or ``[(None, None)]`` for a result of
+    one pair given by its roles."""
+    if "pair" not in result.dims:
+        return [(None, None)]
+    return [(k, str(p)) for k, p in enumerate(result["pair"].values)]
 
 
-def _at(da: xr.DataArray, pair: str | None, **where) -> xr.DataArray:
-    return da.sel(pair=pair, **where) if pair is not None else da.sel(**where)
+def _at(da: xr.DataArray, pair: int | None, **where) -> xr.DataArray:
+    return (da.isel(pair=pair) if pair is not None else da).sel(**where)
 
 
 def _limits(values: np.ndarray, reference: float, margin: float) -> tuple[float, float]:
@@ -116,10 +119,10 @@ def er_dri_plot(result: xr.Dataset, metrics: Sequence[str] | None = None) -> Fig
     metrics = _metrics(result, metrics)
     pairs = _pairs(result)
     points = []
-    for pair in pairs:
+    for k, pair in pairs:
         for metric in metrics:
-            x = float(_at(result["er"], pair, metric=metric))
-            y = float(_at(result["dri"], pair, metric=metric))
+            x = float(_at(result["er"], k, metric=metric))
+            y = float(_at(result["dri"], k, metric=metric))
             points.append((metric if pair is None else f"{pair}: {metric}", x, y))
     shown = [p for p in points if math.isfinite(p[1]) and math.isfinite(p[2])]
     names = [p[0] for p in shown]
@@ -151,7 +154,7 @@ def er_dri_plot(result: xr.Dataset, metrics: Sequence[str] | None = None) -> Fig
         ncols = math.ceil(len(names) / LEGEND_ROWS)
         fig.set_size_inches(size[0] + ncols * (max(map(len, names)) * 0.075 + 0.5),
                             max(size[1], legend_height(len(names))))
-        legend_outside(fig, handles, names, title="pair: measure" if pairs[0] else "measure")
+        legend_outside(fig, handles, names, title="pair: measure" if "pair" in result.dims else "measure")
     return fig
 
 
@@ -206,24 +209,25 @@ def cutoff_plot(result: xr.Dataset, measure: str = "ktu",
                              "xdiv repro -m P.5 P.10 P.20)")
         for base, held in groups.items():
             cutoffs = np.array([c for c, _ in held])
-            for pair in pairs:
+            for k, pair in pairs:
                 for role in roles:
-                    values = [float(_at(result[measure], pair, metric=label, role=role))
+                    values = [float(_at(result[measure], k, metric=label, role=role))
                               for _, label in held]
-                    series.append((", ".join(s for s in (base, pair, role) if s), cutoffs,
-                                   np.array(values)))
-        title = "measure, pair, run" if pairs[0] else "measure, run"
+                    series.append((", ".join(s for s in (base, pair, role) if s is not None),
+                                   cutoffs, np.array(values)))
+        title = "measure, pair, run" if "pair" in result.dims else "measure, run"
         xlabel = "cutoff of the measure"
     else:
         if metrics is not None:
             raise InputError(f"cutoff_plot: {CUTOFF_MEASURES[measure]} is of the document "
                              "order, not of a measure; metrics= is for rmse and nrmse")
         cutoffs = result["cutoff"].values
-        for pair in pairs:
+        for k, pair in pairs:
             for role in roles:
-                values = _at(result[measure], pair, role=role).sel(cutoff=cutoffs).values
-                series.append((", ".join(s for s in (pair, role) if s), cutoffs, values))
-        title = "pair, run" if pairs[0] else "run"
+                values = _at(result[measure], k, role=role).sel(cutoff=cutoffs).values
+                series.append((", ".join(s for s in (pair, role) if s is not None), cutoffs,
+                               values))
+        title = "pair, run" if "pair" in result.dims else "run"
         xlabel = "cutoff (depth of the lists compared)"
     labels = [s[0] for s in series]
     fig = new_figure(5.5 + math.ceil(len(labels) / LEGEND_ROWS)
