@@ -550,6 +550,7 @@ def test_single_precision_ranks_as_pytrec_eval(tmp_path):
 PAIRS = ("swapped", "dropped")
 
 
+@pytest.mark.slow  # repro_eval on two pairs
 def test_pairs_equal_each_pair_alone_and_repro_eval(experiment):
     """Two repetitions of the same originals in one call: each pair is what a call of its
     own gives, and its ER, ΔRI, RMSE, nRMSE, p-values, per-topic KTU and RBO are
@@ -638,6 +639,7 @@ def test_pairs_with_their_own_originals_and_bad_pairs(experiment, tmp_path):
                              "y": {"baseline": runs["baseline"]["swapped"]}}, ["P.10"])
 
 
+@pytest.mark.slow  # five runs of xdiv repro
 def test_command_line_takes_several_repetitions(experiment, tmp_path, capsys):
     from xdiv.cli import main
 

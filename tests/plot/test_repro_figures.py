@@ -50,6 +50,7 @@ def _result(n_pairs: int, n_metrics: int, seed: int = 0, pairs: bool = True) -> 
     return result
 
 
+@pytest.mark.slow  # draws and measures every text of 8 figures
 @pytest.mark.parametrize("size", [(1, 1), (20, 5)])
 def test_every_repro_figure_is_readable(size):
     n_pairs, n_metrics = size

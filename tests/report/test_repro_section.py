@@ -106,6 +106,7 @@ def test_section_tables_hold_the_results_values(data, page):
     assert _figures(page) == 4
 
 
+@pytest.mark.slow  # a report of two studies
 def test_one_pair_without_a_pair_dimension_and_another_collection(data):
     cube, result = data
     one = result.isel(pair=0, drop=True)
@@ -124,6 +125,7 @@ def test_one_pair_without_a_pair_dimension_and_another_collection(data):
     assert _figures(page) == 4 + 1
 
 
+@pytest.mark.slow  # xdiv report on NetCDF files
 def test_anything_else_is_no_reproducibility_result(data, page, tmp_path, capsys):
     cube, result = data
     with pytest.raises(xdiv.InputError, match=r"^repro\[1\]: not a reproducibility result "
@@ -150,6 +152,7 @@ def test_anything_else_is_no_reproducibility_result(data, page, tmp_path, capsys
     assert not (tmp_path / "no.html").exists()
 
 
+@pytest.mark.slow  # starts a browser
 @pytest.mark.skipif(browser() is None, reason="no Chromium to lay the page out")
 def test_section_renders_at_1280_px(page, tmp_path):
     path = tmp_path / "report.html"
