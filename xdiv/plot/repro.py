@@ -99,11 +99,11 @@ def _limits(values: np.ndarray, reference: float, margin: float) -> tuple[float,
 
 def er_dri_plot(result: xr.Dataset, metrics: Sequence[str] | None = None) -> Figure:
     """The effect ratio (ER, x) against ΔRI (y) of every pair of repetitions and measure
-    (Breuer et al., SIGIR 2020, Figs. 3 and 5), from :func:`xdiv.repro.evaluate` with an
+    (as Breuer et al., SIGIR 2020, draw it), from :func:`xdiv.repro.evaluate` with an
     advanced run.
 
-    How to read it: a perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0
-    cross. ER is the repetition's mean per-topic improvement of the advanced over the
+    How to read it, for original advanced runs that beat their baselines (the usual
+    case): a perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0 cross. ER is the repetition's mean per-topic improvement of the advanced over the
     baseline run, over the original's; ΔRI is the original's relative improvement minus
     the repetition's. Left of ER = 1 and above ΔRI = 0, the repetition improves less than
     the original did, in absolute and in relative terms; right of it and below, more. In
@@ -177,7 +177,7 @@ def _by_cutoff(result: xr.Dataset, metrics: list[str]) -> dict[str, list[tuple[i
 
 def cutoff_plot(result: xr.Dataset, measure: str = "ktu",
                 metrics: Sequence[str] | None = None) -> Figure:
-    """KTU, RBO or RMSE against the cutoff (Breuer et al., SIGIR 2020, Figs. 1 and 2),
+    """KTU, RBO or RMSE against the cutoff (as Breuer et al., SIGIR 2020, draw them),
     one line per pair of repetitions and run (baseline, advanced), from
     :func:`xdiv.repro.evaluate` on the original collection.
 

@@ -949,7 +949,7 @@ def _repro_part(result: xr.Dataset, key: int, count: int) -> list:
         parts.append(_figure(
             er_dri_plot(result), f"repro{key}-er",
             "The effect ratio (ER) against ΔRI of every pair of repetitions and measure. "
-            "A perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0 cross; "
+            "For original advanced runs that beat their baselines, a perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0 cross; "
             "upper left, it improves less than the original did, lower right more; in "
             "the other two corners the absolute and relative improvements disagree "
             "(the repeated baseline scores higher or lower than the original one); left "
