@@ -134,6 +134,8 @@ def test_anything_else_is_no_reproducibility_result(data, page, tmp_path, capsys
     with pytest.raises(xdiv.InputError, match=r"^r\.nc: not a reproducibility result \(er "
                                               r"has the dimensions"):
         report.check_repro(result.assign(er=result["er"].isel(metric=0)), "r.nc")
+    with pytest.raises(xdiv.InputError, match=r"one of er and dri without the other"):
+        report.check_repro(result.drop_vars("dri"))
     stored, cubes = tmp_path / "repro.nc", tmp_path / "scores.nc"
     xdiv.to_netcdf(result, stored)
     xdiv.to_netcdf(cube, cubes)

@@ -816,6 +816,13 @@ def check_repro(dataset, source: str | os.PathLike | None = None) -> None:
     if sorted(map(str, sides)) != ["original", "repeated"]:
         raise InputError(f"{where}not a reproducibility result (arp lacks the sides "
                          "original and repeated)")
+    for first, second in (("er", "dri"), ("ktu", "rbo")):
+        if (first in dataset.data_vars) != (second in dataset.data_vars):
+            raise InputError(f"{where}not a reproducibility result (it holds one of {first} "
+                             f"and {second} without the other)")
+    if not isinstance(dataset.attrs.get("sig_level", 0.05), (int, float, np.number)):
+        raise InputError(f"{where}not a reproducibility result (its sig_level is no "
+                         "number)")
     for name, dims in _REPRO_DIMS.items():
         if name in dataset.data_vars and (set(dataset[name].dims) - {"pair"} != dims or (
                 "pair" in dataset[name].dims) != ("pair" in dataset.dims)):
