@@ -609,6 +609,7 @@ def test_pairs_with_their_own_originals_and_bad_pairs(experiment, tmp_path):
     assert one.sizes["pair"] == 1 and one.rmse.dims == ("pair", "metric", "role")
     back = xdiv.open_dataset(xdiv.to_netcdf(one, tmp_path / "one.nc"))
     assert list(back.pair.values) == ["only"]
+    assert list(json.loads(back.attrs["sources"])) == ["only"]  # by pair, one pair too
     np.testing.assert_array_equal(back.ktu.values, one.ktu.values)
     # each pair its own originals: the second pair swaps the roles' runs
     swapped = {"baseline": runs["advanced"]["original"],

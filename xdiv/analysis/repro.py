@@ -265,8 +265,9 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         topic)``. Attributes say the case and every option (JSON text where structured).
         With pairs named in ``repeated``, every variable gains a leading ``pair``
         dimension (of length 1 for one named pair) and each pair is measured as if given
-        alone; the ``sources`` attribute maps each pair to its files. One pair given by
-        its roles keeps the layout above, without ``pair``.
+        alone; ``sources`` (the files) and any attribute that differs between the pairs
+        are JSON text mapping each pair to its value. One pair given by its roles keeps
+        the layout above, without ``pair``.
 
     Raises
     ------
@@ -415,9 +416,23 @@ def _by_pair(qrels, pairs: Mapping, measures, options: dict) -> xr.Dataset:
                              f"has {roles}: give every pair the same roles")
     result = xr.concat(results, dim=xr.DataArray(list(pairs), dims="pair"), join="outer",
                        data_vars="all", combine_attrs="drop_conflicts")
-    result.attrs["sources"] = json.dumps({name: json.loads(one.attrs["sources"])
-                                          for name, one in zip(pairs, results)})
+    for key in dict.fromkeys(key for one in results for key in one.attrs):
+        if key not in result.attrs or key == "sources":  # by pair, as JSON text
+            result.attrs[key] = json.dumps({name: _plain(one.attrs.get(key))
+                                            for name, one in zip(pairs, results)})
     return result
+
+
+def _plain(value):
+    """An attribute's value for JSON: JSON text decoded, numpy numbers as Python ones."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value) if value[:1] in ("{", "[") else value
+        except ValueError:
+            return value
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _source(value) -> str:
