@@ -866,7 +866,7 @@ def _repro_table(result: xr.Dataset, dims: Sequence[str], columns: dict,
             da = values[name]
             value = float(da.values[tuple(where[d] for d in da.dims)])
             mark = _WARN if name == warn and value < level else ""
-            cells += f"<td{mark}>{form(value)}</td>"
+            cells += f"<td{mark}>{_e(form(value))}</td>"
         body.append(f"<tr>{cells}</tr>")
     return (f'<div class="scroll"><table class="repro"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
