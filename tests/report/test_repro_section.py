@@ -68,6 +68,7 @@ def test_section_tables_hold_the_results_values(data, page):
     for name in HOSTILE_PAIRS:
         assert name not in page
     assert "&lt;b&gt;tf_1&lt;/b&gt;" in section and "a&amp;b" in section
+    assert "<0.001" not in section  # numbers escaped too
     effect, overall, order = _tables(section)
     level = result.attrs["sig_level"]
     header, *rows = effect

@@ -103,8 +103,9 @@ def er_dri_plot(result: xr.Dataset, metrics: Sequence[str] | None = None) -> Fig
     advanced run.
 
     How to read it, for original advanced runs that beat their baselines (the usual
-    case): a perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0 cross. ER is the repetition's mean per-topic improvement of the advanced over the
-    baseline run, over the original's; ΔRI is the original's relative improvement minus
+    case): a perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0 cross.
+    ER is the repetition's mean per-topic improvement of the advanced over the baseline
+    run, over the original's; ΔRI is the original's relative improvement minus
     the repetition's. Left of ER = 1 and above ΔRI = 0, the repetition improves less than
     the original did, in absolute and in relative terms; right of it and below, more. In
     the other two quadrants the two disagree, because the repeated baseline scores
@@ -154,7 +155,8 @@ def er_dri_plot(result: xr.Dataset, metrics: Sequence[str] | None = None) -> Fig
         ncols = math.ceil(len(names) / LEGEND_ROWS)
         fig.set_size_inches(size[0] + ncols * (max(map(len, names)) * 0.075 + 0.5),
                             max(size[1], legend_height(len(names))))
-        legend_outside(fig, handles, names, title="pair: measure" if "pair" in result.dims else "measure")
+        legend_outside(fig, handles, names,
+                       title="pair: measure" if "pair" in result.dims else "measure")
     return fig
 
 

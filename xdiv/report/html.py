@@ -39,8 +39,8 @@ from scipy.stats import ttest_1samp
 from ..errors import InputError
 from ..core.cube import score_array, summarize
 
-__all__ = ["PRIMARY", "check_pool_study", "check_repro", "default_primary", "html_report", "run_summary",
-           "significance_matrix", "write_report"]
+__all__ = ["PRIMARY", "check_pool_study", "check_repro", "default_primary", "html_report",
+           "run_summary", "significance_matrix", "write_report"]
 
 LEVEL = 0.95
 """Coverage of the confidence intervals of the run table."""
@@ -956,7 +956,8 @@ def _repro_part(result: xr.Dataset, key: int, count: int) -> list:
         parts.append(_figure(
             er_dri_plot(result), f"repro{key}-er",
             "The effect ratio (ER) against ΔRI of every pair of repetitions and measure. "
-            "For original advanced runs that beat their baselines, a perfect repetition sits where the dashed lines ER = 1 and ΔRI = 0 cross; "
+            "For original advanced runs that beat their baselines, a perfect repetition "
+            "sits where the dashed lines ER = 1 and ΔRI = 0 cross; "
             "upper left, it improves less than the original did, lower right more; in "
             "the other two corners the absolute and relative improvements disagree "
             "(the repeated baseline scores higher or lower than the original one); left "
