@@ -7,6 +7,7 @@ with perturbed reproductions."""
 from __future__ import annotations
 
 import gzip
+import json
 import itertools
 import math
 
@@ -542,3 +543,146 @@ def test_single_precision_ranks_as_pytrec_eval(tmp_path):
     scored = evaluator.evaluate({"1": {"a": 1.00000001, "b": 1.0, "c": 0.5}})
     assert scored["1"]["P_1"] == 1.0
     assert float(single.ktu.sel(role="baseline", cutoff=3)) == 1.0
+
+
+# --- several pairs of repetitions (a pair dimension) -----------------------------------
+
+PAIRS = ("swapped", "dropped")
+
+
+@pytest.mark.slow  # repro_eval on two pairs
+def test_pairs_equal_each_pair_alone_and_repro_eval(experiment):
+    """Two repetitions of the same originals in one call: each pair is what a call of its
+    own gives, and its ER, ΔRI, RMSE, nRMSE, p-values, per-topic KTU and RBO are
+    repro_eval's (7 measures × 2 roles × 2 pairs)."""
+    import xarray as xr
+
+    qrels, runs = experiment
+    original = {r: runs[r]["original"] for r in runs}
+    ds = xdiv.repro.evaluate(qrels["first"], original,
+                             {kind: {r: runs[r][kind] for r in runs} for kind in PAIRS},
+                             list(TREC_EVAL), cutoffs=[1000], definitions="repro_eval")
+    assert list(ds.pair.values) == list(PAIRS)
+    assert ds.er.dims == ("pair", "metric") and ds.ktu.dims == ("pair", "role", "cutoff")
+    compared = 0
+    for kind in PAIRS:
+        alone = xdiv.repro.evaluate(qrels["first"], original,
+                                    {r: runs[r][kind] for r in runs}, list(TREC_EVAL),
+                                    cutoffs=[1000], definitions="repro_eval")
+        xr.testing.assert_identical(ds.sel(pair=kind, drop=True).drop_attrs(),
+                                    alone.drop_attrs())
+        assert json.loads(ds.attrs["sources"])[kind] == json.loads(alone.attrs["sources"])
+        rpd = _repro_eval_rpd(qrels["first"], runs, kind)
+        rmse, nrmse, er, dri, pvalue = rpd.rmse(), rpd.nrmse(), rpd.er(), rpd.dri(), \
+            rpd.ttest()
+        for ours, theirs in TREC_EVAL.items():
+            assert float(ds.er.sel(pair=kind, metric=ours)) == pytest.approx(er[theirs],
+                                                                            abs=1e-12)
+            assert float(ds.dri.sel(pair=kind, metric=ours)) == pytest.approx(dri[theirs],
+                                                                             abs=1e-12)
+            for role in ("baseline", "advanced"):
+                cell = dict(pair=kind, metric=ours, role=role)
+                assert float(ds.rmse.sel(cell)) == pytest.approx(rmse[role][theirs],
+                                                                 abs=1e-12)
+                assert float(ds.nrmse.sel(cell)) == pytest.approx(nrmse[role][theirs],
+                                                                  abs=1e-12)
+                if not math.isnan(pvalue[role][theirs]):
+                    assert float(ds.pvalue.sel(cell)) == pytest.approx(
+                        pvalue[role][theirs], abs=1e-12)
+                compared += 1
+        ktu, rbo = rpd.ktu(per_topic=True), rpd.rbo(per_topic=True)
+        for role in ("baseline", "advanced"):
+            for topic, value in ktu[role].items():
+                cell = dict(pair=kind, role=role, cutoff=1000, topic=topic)
+                assert float(ds.ktu_topic.sel(cell)) == pytest.approx(value, abs=1e-12)
+                assert float(ds.rbo_topic.sel(cell)) == pytest.approx(rbo[role][topic],
+                                                                      abs=1e-12)
+    assert compared == 2 * 7 * 2
+
+
+def test_pairs_with_their_own_originals_and_bad_pairs(experiment, tmp_path):
+    qrels, runs = experiment
+    base = {"baseline": runs["baseline"]["original"]}
+    one = xdiv.repro.evaluate(qrels["first"], {"only": base},
+                              {"only": {"baseline": runs["baseline"]["swapped"]}}, ["P.10"],
+                              cutoffs=[10])
+    assert one.sizes["pair"] == 1 and one.rmse.dims == ("pair", "metric", "role")
+    back = xdiv.open_dataset(xdiv.to_netcdf(one, tmp_path / "one.nc"))
+    assert list(back.pair.values) == ["only"]
+    assert list(json.loads(back.attrs["sources"])) == ["only"]  # by pair, one pair too
+    np.testing.assert_array_equal(back.ktu.values, one.ktu.values)
+    # each pair its own originals: the second pair swaps the roles' runs
+    swapped = {"baseline": runs["advanced"]["original"],
+               "advanced": runs["baseline"]["original"]}
+    ds = xdiv.repro.evaluate(
+        qrels["first"], {"a": {r: runs[r]["original"] for r in runs}, "b": swapped},
+        {"a": {r: runs[r]["rescored"] for r in runs},
+         "b": {"baseline": runs["advanced"]["rescored"],
+               "advanced": runs["baseline"]["rescored"]}}, ["map"], cutoffs=[10])
+    np.testing.assert_allclose(ds.arp.sel(pair="b", role="baseline").values,
+                               ds.arp.sel(pair="a", role="advanced").values, rtol=0, atol=0)
+    with pytest.raises(InputError, match="give the same pairs"):
+        xdiv.repro.evaluate(qrels["first"], {"x": base},
+                            {"y": {"baseline": runs["baseline"]["swapped"]}}, ["P.10"])
+    with pytest.raises(InputError, match="not both"):
+        xdiv.repro.evaluate(qrels["first"], base,
+                            {"x": {"baseline": runs["baseline"]["swapped"]},
+                             "baseline": runs["baseline"]["swapped"]}, ["P.10"])
+    with pytest.raises(InputError, match=r"^pair y: original has roles \['advanced', "
+                                         r"'baseline'\] but repeated has \['baseline'\]"):
+        xdiv.repro.evaluate(qrels["first"], {r: runs[r]["original"] for r in runs},
+                            {"x": {r: runs[r]["swapped"] for r in runs},
+                             "y": {"baseline": runs["baseline"]["swapped"]}}, ["P.10"])
+    with pytest.raises(InputError, match="give every pair the same roles"):
+        xdiv.repro.evaluate(qrels["first"],
+                            {"x": {r: runs[r]["original"] for r in runs}, "y": base},
+                            {"x": {r: runs[r]["swapped"] for r in runs},
+                             "y": {"baseline": runs["baseline"]["swapped"]}}, ["P.10"])
+
+
+@pytest.mark.slow  # five runs of xdiv repro
+def test_command_line_takes_several_repetitions(experiment, tmp_path, capsys):
+    from xdiv.cli import main
+
+    qrels, runs = experiment
+    out = tmp_path / "pairs.nc"
+    argv = ["repro", qrels["first"],
+            "--baseline", runs["baseline"]["original"], *(runs["baseline"][k] for k in PAIRS),
+            "--advanced", runs["advanced"]["original"], *(runs["advanced"][k] for k in PAIRS),
+            "--pair-names", *PAIRS, "-m", "map", "--cutoffs", "10", "--format", "tsv",
+            "-o", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.split("\n\n")
+    effect = [line.split("\t") for line in printed[0].splitlines()]
+    order = [line.split("\t") for line in printed[1].splitlines()]
+    assert effect[0][:3] == ["pair", "metric", "role"] and order[0][:3] == ["pair", "role",
+                                                                            "cutoff"]
+    stored = xdiv.open_dataset(out)
+    for kind in PAIRS:
+        alone = xdiv.repro.evaluate(qrels["first"], {r: runs[r]["original"] for r in runs},
+                                    {r: runs[r][kind] for r in runs}, ["map"], cutoffs=[10])
+        row = next(r for r in effect if r[:3] == [kind, "map", "advanced"])
+        assert float(row[-1]) == pytest.approx(float(alone.dri.sel(metric="map")), abs=1e-6)
+        row = next(r for r in order if r[:3] == [kind, "baseline", "10"])
+        assert float(row[3]) == pytest.approx(float(alone.ktu.sel(role="baseline", cutoff=10)),
+                                              abs=1e-6)
+        np.testing.assert_array_equal(stored.rbo.sel(pair=kind).values, alone.rbo.values)
+    # the default names are the repeated baseline files' names
+    assert main(argv[:argv.index("--pair-names")] + ["-m", "map", "--cutoffs", "10"]) == 0
+    assert "baseline.swap" in capsys.readouterr().out
+    for bad, message in (
+            (["--baseline", runs["baseline"]["original"]], "--baseline needs the original "
+                                                           "run file and at least one "
+                                                           "repetition"),
+            (["--baseline", runs["baseline"]["original"], runs["baseline"]["swapped"],
+              "--advanced", runs["advanced"]["original"], runs["advanced"]["swapped"],
+              runs["advanced"]["dropped"]], "--baseline gives 1 repetition(s) but "
+                                            "--advanced 2: give one of each per pair"),
+            (["--baseline", runs["baseline"]["original"], runs["baseline"]["swapped"],
+              runs["baseline"]["swapped"]], "pair names must differ: baseline.swap "
+                                            "baseline.swap (the repeated baseline files' "
+                                            "names; give --pair-names)"),
+            (["--baseline", runs["baseline"]["original"], runs["baseline"]["swapped"],
+              "--pair-names", "a", "b"], "--pair-names gives 2 name(s) for 1 pair(s)")):
+        assert main(["repro", qrels["first"], *bad, "-m", "map"]) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [f"xdiv: error: {message}"]

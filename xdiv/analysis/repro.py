@@ -13,6 +13,10 @@ Two cases, named by what they are:
   *reproducibility*). Topics differ, so only overall effects (ARP, ER, ΔRI) and unpaired
   t-tests are defined.
 
+Several repetitions of the same original runs (or of several original pairs) are measured
+in one call along a ``pair`` dimension: ``repeated`` then maps pair names to the roles'
+runs (see :func:`evaluate`).
+
 Document order is read from the runs as ranked (``order``; ties broken by docno). KTU
 correlates these ranks; RBO reads the tie groups (consecutive equal scores) and treats
 them as ``rbo_ties`` says. At a cutoff, a tie group that crosses it is cut there, with
@@ -205,7 +209,11 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         The original collection (a qrels file or :func:`xdiv.read_qrels`'s collection).
     original, repeated : mapping
         ``{"baseline": RUN, "advanced": RUN}`` (``"advanced"`` optional): run files or
-        Runs datasets of one run each; the original runs and their repetitions.
+        Runs datasets of one run each; the original runs and their repetitions. Several
+        repetitions at once: ``repeated`` maps pair names to such mappings
+        (``{"tf_1": {"baseline": ..., "advanced": ...}, "tf_2": {...}}``), and
+        ``original`` is one roles mapping for every pair or maps the same pair names, in
+        the same order, to each pair's originals. Every pair needs the same roles.
     measures : str or list of str
         Measure names as :func:`xdiv.evaluate` reads them: xdiv, trec_eval (``map``,
         ``P.10``) or ir_measures (``nDCG@10``) spellings.
@@ -255,13 +263,26 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
         ``rbo``, ``rbo_min``, ``rbo_res`` ``(role, cutoff)``, means over the topics where
         they are defined, and their per-topic values ``ktu_topic``, ... ``(role, cutoff,
         topic)``. Attributes say the case and every option (JSON text where structured).
+        With pairs named in ``repeated``, every variable gains a leading ``pair``
+        dimension (of length 1 for one named pair) and each pair is measured as if given
+        alone; ``sources`` (the files) and any attribute that differs between the pairs
+        are JSON text mapping each pair to its value. One pair given by its roles keeps
+        the layout above, without ``pair``.
 
     Raises
     ------
     InputError
-        Unknown role or option, roles differing between the sides, a file that cannot be
-        read, or a run holding more than one run.
+        Unknown role or option, roles differing between the sides or the pairs, pairs
+        differing between ``original`` and ``repeated``, a file that cannot be read, or a
+        run holding more than one run.
     """
+    pairs = _pairs(original, repeated)
+    if pairs is not None:
+        return _by_pair(qrels, pairs, measures, dict(
+            repeated_qrels=repeated_qrels, cutoffs=cutoffs, p=p, rbo_ties=rbo_ties,
+            definitions=definitions, rbo_depth=rbo_depth, missing=missing, adhoc=adhoc,
+            order=order, equal_var=equal_var, sig_level=sig_level,
+            single_precision=single_precision))
     cutoffs_given = list(cutoffs) if isinstance(cutoffs, Iterable) else [cutoffs]
     if definitions not in DEFINITIONS:
         raise InputError(f"definitions must be one of {DEFINITIONS}, not {definitions!r}")
@@ -337,6 +358,81 @@ def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, objec
                                                 ("repeated", repeated))}),
         qrels=_source(qrels), repeated_qrels="" if same else _source(repeated_qrels))
     return result
+
+
+def _is_roles(value) -> bool:
+    """Whether ``value`` maps roles to runs: a mapping that is no Runs dataset."""
+    return isinstance(value, Mapping) and not isinstance(value, xr.Dataset)
+
+
+def _pairs(original, repeated) -> dict | None:
+    """``{pair: (original roles, repeated roles)}`` when ``repeated`` maps pair names to
+    roles (``original`` then one roles mapping for every pair, or one per pair name);
+    None for one pair given by its roles."""
+    if not isinstance(repeated, Mapping) or not repeated or \
+            not any(_is_roles(v) for v in repeated.values()):
+        return None
+    if not all(_is_roles(v) for v in repeated.values()):
+        raise InputError("repeated must map roles ('baseline', 'advanced') to runs, or pair "
+                         "names to such mappings, not both")
+    names = [str(name) for name in repeated]
+    if len(set(names)) != len(names):
+        raise InputError(f"repeated: pair names must differ as text, not {names}")
+    if isinstance(original, Mapping) and original and \
+            all(_is_roles(v) for v in original.values()):
+        if [str(name) for name in original] != names:
+            raise InputError(f"original has the pairs {[str(n) for n in original]} but "
+                             f"repeated has {names}: give the same pairs, in the same order")
+        return {str(name): (original[name], given) for name, given in repeated.items()}
+    return {str(name): (original, given) for name, given in repeated.items()}
+
+
+def _by_pair(qrels, pairs: Mapping, measures, options: dict) -> xr.Dataset:
+    """:func:`evaluate` of each pair, along a ``pair`` dimension; each pair's warnings are
+    given again naming it (once each, for originals shared by the pairs)."""
+    import warnings
+
+    from .._warnings import warn
+
+    results, said = [], set()
+    nested = len({id(original) for original, _ in pairs.values()}) > 1
+    for name, (original, repeated) in pairs.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                results.append(evaluate(qrels, original, repeated, measures, **options))
+            except InputError as exc:
+                raise InputError(f"pair {name}: {exc}") from None
+        for w in caught:  # a warning on an original run names it "original ..."
+            key = (str(w.message), w.category, None if "original" in str(w.message)
+                   and not nested else name)
+            if key not in said:
+                said.add(key)
+                warn(f"pair {name}: {w.message}", w.category)
+        roles = list(results[0]["role"].values)
+        if list(results[-1]["role"].values) != roles:
+            raise InputError(f"pair {name} has the roles "
+                             f"{list(results[-1]['role'].values)} but pair {next(iter(pairs))} "
+                             f"has {roles}: give every pair the same roles")
+    result = xr.concat(results, dim=xr.DataArray(list(pairs), dims="pair"), join="outer",
+                       data_vars="all", combine_attrs="drop_conflicts")
+    for key in dict.fromkeys(key for one in results for key in one.attrs):
+        if key not in result.attrs or key == "sources":  # by pair, as JSON text
+            result.attrs[key] = json.dumps({name: _plain(one.attrs.get(key))
+                                            for name, one in zip(pairs, results)})
+    return result
+
+
+def _plain(value):
+    """An attribute's value for JSON: JSON text decoded, numpy numbers as Python ones."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value) if value[:1] in ("{", "[") else value
+        except ValueError:
+            return value
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _source(value) -> str:

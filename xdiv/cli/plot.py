@@ -13,11 +13,15 @@ from ..typing import MAX_CUTOFF, META_TESTS, RANK_CORRELATIONS
 if TYPE_CHECKING:
     import xarray as xr
 
-KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation")
+KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation", "er-dri", "ktu",
+         "rbo", "rmse")
+REPRO = {"er-dri": None, "ktu": "ktu", "rbo": "rbo", "rmse": "rmse"}
+"""The plots of a reproducibility result ('xdiv repro -o'), and what cutoff_plot draws."""
 ONE_MEASURE = ("topics", "diff")
 """The plots of one measure (-m/--measure, else the cube's first)."""
-MEASURE_PLOTS = (*ONE_MEASURE, "concordance")
-"""The plots that take -m/--measure (concordance two or more measures)."""
+MEASURE_PLOTS = (*ONE_MEASURE, "concordance", "er-dri", "rmse")
+"""The plots that take -m/--measure (concordance two or more measures; er-dri and rmse
+the measures to draw)."""
 
 
 def add_parser(sub) -> None:
@@ -32,7 +36,12 @@ def add_parser(sub) -> None:
                        "measure; concordance: the concordance of every pair of the measures -m "
                        "against the --gold measure(s) as a heat map; correlation: the "
                        "rank-correlation matrix of the measures. All but asl read a score "
-                       "cube from 'xdiv evaluate -o'.",
+                       "cube from 'xdiv evaluate -o'. From 'xdiv repro -o' (Breuer, "
+                       "Ferro, Fuhr, Maistro, Sakai, Schaer & Soboroff, SIGIR 2020): er-dri, "
+                       "the effect ratio against DeltaRI per pair of repetitions and "
+                       "measure; ktu, rbo: KTU and RBO against the cutoff; rmse: RMSE "
+                       "against the cutoff of measures held at several cutoffs, one line "
+                       "per pair and run.",
                  examples="examples:\n"
                           "  xdiv plot asl meta.nc --test tukey -o asl.pdf\n"
                           "  xdiv plot scatter scores.nc --cutoff 10 -o irec-dndcg.png\n"
@@ -41,11 +50,14 @@ def add_parser(sub) -> None:
                           "-o diff.png\n"
                           "  xdiv plot concordance scores.nc -m alpha-nDCG@10 "
                           "D#-nDCG@10 P+Q#@10 --gold I-rec@10 -o concordance.png\n"
-                          "  xdiv plot correlation scores.nc --method tau_ap -o tau.png\n\n"
+                          "  xdiv plot correlation scores.nc --method tau_ap -o tau.png\n"
+                          "  xdiv plot er-dri repro.nc -o er-dri.svg\n"
+                          "  xdiv plot rmse repro.nc -m P.5 P.10 P.20 -o rmse.png\n\n"
                           "scatter needs both I-rec@l and D-nDCG@l in the cube, at the "
                           "--cutoff l.")
     pl.add_argument("kind", choices=KINDS, help="which plot")
-    pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, else xdiv evaluate -o)")
+    pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, xdiv repro -o for "
+                                  "er-dri, ktu, rbo and rmse, else xdiv evaluate -o)")
     pl.add_argument("-o", "--output", required=True,
                     help="image file (.png, .svg or .pdf)")
     pl.add_argument("--test", choices=META_TESTS[:-1],
@@ -54,7 +66,8 @@ def add_parser(sub) -> None:
     pl.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                     metavar="MEASURE",
                     help="topics, diff: the measure (default: the cube's first); "
-                         "concordance: the measures to compare (two or more)")
+                         "concordance: the measures to compare (two or more); er-dri, "
+                         "rmse: the measures to draw (default: all)")
     renamed(pl, "--metric", "-m/--measure", dest="measures", metavar="MEASURE",
             what="the measures", action="append")
     renamed(pl, "--metrics", "-m/--measure", dest="measures", metavar="MEASURE",
@@ -77,9 +90,20 @@ def run(args) -> int:
 
     _check_measures(args)
     figure_output(args.output, args.input)
-    data = open_netcdf(args.input, "meta" if args.kind == "asl" else "scores")
+    if args.kind in REPRO:
+        from ..io.netcdf import open_dataset
+        from ..plot import repro
+
+        data = open_dataset(args.input)
+    else:
+        data = open_netcdf(args.input, "meta" if args.kind == "asl" else "scores")
     with about(args.input):
-        if args.kind == "asl":
+        if args.kind == "er-dri":
+            fig = repro.er_dri_plot(data, args.measures)
+        elif args.kind in REPRO:
+            fig = repro.cutoff_plot(data, REPRO[args.kind],
+                                    args.measures if args.kind == "rmse" else None)
+        elif args.kind == "asl":
             fig = plots.asl_curves(data, test=args.test)
         elif args.kind == "scatter":
             fig = plots.irec_dndcg(data, cutoff=args.cutoff)

@@ -20,12 +20,14 @@ def add_parser(sub) -> None:
                        "correlations of the measures. A cube evaluated with --ties or "
                        "--residuals adds the sections Ties and Unjudged documents; --pools "
                        "adds the pool studies of 'xdiv pools' (leave one run out, "
-                       "judgment downsampling).",
+                       "judgment downsampling); --repro adds the reproducibility measures of "
+                       "'xdiv repro' (Breuer et al., SIGIR 2020).",
                  examples="examples:\n"
                           "  xdiv report scores.nc -o report.html\n"
                           "  xdiv report scores.nc meta.nc -m D#-nDCG@10 -o report.html\n"
                           "  xdiv report scores.nc meta.nc -o report.html --pools loo.nc "
-                          "down.nc")
+                          "down.nc\n"
+                          "  xdiv report scores.nc -o report.html --repro repro.nc")
     rp.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     rp.add_argument("meta", nargs="?", help="its meta-evaluation, written by 'xdiv meta -o'")
     rp.add_argument("-o", "--output", required=True, help="the HTML file to write")
@@ -47,6 +49,10 @@ def add_parser(sub) -> None:
     rp.add_argument("--pools", nargs="+", metavar="FILE",
                     help="add the pool studies in these NetCDF files, written by 'xdiv "
                          "pools leave-one-out -o' or 'xdiv pools downsample -o'")
+    rp.add_argument("--repro", nargs="+", metavar="FILE",
+                    help="add the reproducibility results in these NetCDF files, written by "
+                         "'xdiv repro -o' (tables of KTU, RBO, RMSE, ER, DeltaRI and "
+                         "p-values, and their figures)")
 
 
 def run(args) -> int:
@@ -54,9 +60,9 @@ def run(args) -> int:
 
     matplotlib.use("Agg")
     from ..io.netcdf import open_dataset
-    from ..report.html import check_pool_study, write_report
+    from ..report.html import check_pool_study, check_repro, write_report
 
-    output(args.output, args.scores, args.meta, *(args.pools or ()))
+    output(args.output, args.scores, args.meta, *(args.pools or ()), *(args.repro or ()))
     scores = open_netcdf(args.scores, "scores")
     meta = open_netcdf(args.meta, "meta") if args.meta else None
     pools = []
@@ -64,9 +70,15 @@ def run(args) -> int:
         study = open_dataset(path)
         check_pool_study(study, path)
         pools.append(study)
+    repro = []
+    for path in args.repro or ():
+        result = open_dataset(path)
+        check_repro(result, path)
+        repro.append(result)
     with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
         path = write_report(args.output, scores, meta, metric=args.measure, alpha=args.alpha,
                             full_matrix=args.full_matrix, baseline=args.baseline,
-                            pairs_table=args.pairs_table, pools=pools or None)
+                            pairs_table=args.pairs_table, pools=pools or None,
+                            repro=repro or None)
     print(f"report written to {path}", file=sys.stderr)
     return 0

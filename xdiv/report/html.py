@@ -19,7 +19,8 @@ measure) or ``ties="expected"`` (the largest standard error of the expected scor
 "Unjudged documents" when it holds the residual upper bounds ``score_high`` (or was
 scored on condensed lists, ``judged_only``); and "Pool studies" when the results of
 :func:`xdiv.pools.leave_one_run_out` or :func:`xdiv.pools.downsample` are given
-(``pools=``, ``xdiv report --pools``).
+(``pools=``, ``xdiv report --pools``). A fourth, "Reproducibility", shows the results of
+:func:`xdiv.repro.evaluate` given (``repro=``, ``xdiv report --repro``).
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from scipy.stats import ttest_1samp
 from ..errors import InputError
 from ..core.cube import score_array, summarize
 
-__all__ = ["PRIMARY", "check_pool_study", "default_primary", "html_report", "run_summary",
-           "significance_matrix", "write_report"]
+__all__ = ["PRIMARY", "check_pool_study", "check_repro", "default_primary", "html_report",
+           "run_summary", "significance_matrix", "write_report"]
 
 LEVEL = 0.95
 """Coverage of the confidence intervals of the run table."""
@@ -169,7 +170,8 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 title: str | None = None, full_matrix: bool = False,
                 baseline: str | Sequence[str] | None = None,
                 pairs_table: bool = False,
-                pools: xr.Dataset | Sequence[xr.Dataset] | None = None) -> str:
+                pools: xr.Dataset | Sequence[xr.Dataset] | None = None,
+                repro: xr.Dataset | Sequence[xr.Dataset] | None = None) -> str:
     """The HTML report (one self-contained page) of a score cube.
 
     Parameters
@@ -204,18 +206,24 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         (the pool bias table and figure) and of :func:`xdiv.pools.downsample` (the
         rank correlations against the fraction of judgments kept, and their figures),
         told apart by their variables (:func:`check_pool_study`).
+    repro : xarray.Dataset or list of xarray.Dataset, optional
+        Results of :func:`xdiv.repro.evaluate` (``xdiv repro -o``), each of one or more
+        pairs of repeated runs: adds the section "Reproducibility" with their tables (ARP,
+        RMSE, p-values; ER and ΔRI; KTU and RBO at each cutoff) and figures (ER against
+        ΔRI; KTU, RBO and RMSE against the cutoff), checked by :func:`check_repro`.
 
     Raises
     ------
     InputError
-        A metric the cube lacks, a meta-evaluation of other runs, or a pool study that is
-        none.
+        A metric the cube lacks, a meta-evaluation of other runs, or a pool study or
+        reproducibility result that is none.
     """
     da = score_array(scores)
     metric = str(score_array(scores, [metric or default_primary(scores)])["metric"].values[0])
     if meta is not None:
         _check_runs(meta, [str(r) for r in da["run"].values])
     studies = _pool_studies(pools)
+    repeated = _repro_results(repro)
     summary = run_summary(scores)
     order = [str(r) for r in summary["mean"].sel(metric=metric).to_series()
              .sort_values(ascending=False, kind="stable").index]
@@ -238,6 +246,7 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
     if meta is not None:
         parts += _power_section(meta)
     parts += _pools_section(studies, metric)
+    parts += _repro_section(repeated)
     parts += _plots_section(scores, order)
     return _page(title, parts)
 
@@ -762,6 +771,226 @@ def _downsampling_part(study: xr.Dataset, key: int) -> list:
             "downsampled judgments and under all of them, against the fraction of "
             "judgments kept: one line per measure (the mean over the repeats) in a "
             "band from the lowest to the highest repeat; the dotted line marks 0.9."))
+    return parts
+
+
+# ------------------------------------------------------------------ reproducibility
+
+_REPRO_DIMS = {"arp": {"metric", "side", "role"}, "pvalue": {"metric", "role"},
+               "effect_size": {"metric", "role"}, "rmse": {"metric", "role"},
+               "nrmse": {"metric", "role"}, "er": {"metric"}, "dri": {"metric"},
+               "ktu": {"role", "cutoff"}, "rbo": {"role", "cutoff"},
+               "rbo_min": {"role", "cutoff"}, "rbo_res": {"role", "cutoff"},
+               "ktu_topics": {"role", "cutoff"}}
+"""The variables of :func:`xdiv.repro.evaluate`'s result the report shows, and their
+dimensions besides ``pair``."""
+
+_CASE_WORDS = {
+    "same_collection": "repeated on the original collection (ACM's terms since 2020: "
+                       "reproducibility; Breuer et al.: replicability)",
+    "other_collection": "repeated on another collection (ACM's terms since 2020: "
+                        "replicability; Breuer et al.: reproducibility)",
+}
+
+
+def check_repro(dataset, source: str | os.PathLike | None = None) -> None:
+    """Check that ``dataset`` is a result of :func:`xdiv.repro.evaluate` (``xdiv repro
+    -o``) the report can show: its kind, ``arp`` and ``pvalue``, and the dimensions of
+    every variable it shows.
+
+    Raises
+    ------
+    InputError
+        ``SOURCE: not a reproducibility result (...)``, in one line.
+    """
+    where = f"{os.fspath(source)}: " if source is not None else ""
+    if not isinstance(dataset, xr.Dataset):
+        raise InputError(f"{where}not a reproducibility result (a "
+                         f"{type(dataset).__name__}; write one with 'xdiv repro -o' or "
+                         "xdiv.repro.evaluate)")
+    kind = dataset.attrs.get("xdiv_kind", "")
+    if kind != "repro" or not {"arp", "pvalue"} <= set(dataset.data_vars):
+        raise InputError(f"{where}not a reproducibility result (a dataset of kind "
+                         f"{kind!r}; write one with 'xdiv repro -o' or xdiv.repro.evaluate)")
+    sides = dataset["arp"]["side"].values if "side" in dataset["arp"].dims else []
+    if sorted(map(str, sides)) != ["original", "repeated"]:
+        raise InputError(f"{where}not a reproducibility result (arp lacks the sides "
+                         "original and repeated)")
+    for first, second in (("er", "dri"), ("ktu", "rbo")):
+        if (first in dataset.data_vars) != (second in dataset.data_vars):
+            raise InputError(f"{where}not a reproducibility result (it holds one of {first} "
+                             f"and {second} without the other)")
+    if not isinstance(dataset.attrs.get("sig_level", 0.05), (int, float, np.number)):
+        raise InputError(f"{where}not a reproducibility result (its sig_level is no "
+                         "number)")
+    for name, dims in _REPRO_DIMS.items():
+        if name in dataset.data_vars and (set(dataset[name].dims) - {"pair"} != dims or (
+                "pair" in dataset[name].dims) != ("pair" in dataset.dims)):
+            raise InputError(f"{where}not a reproducibility result ({name} has the "
+                             f"dimensions {', '.join(map(str, dataset[name].dims))})")
+
+
+def _repro_results(repro) -> list:
+    """The reproducibility results given, checked before any work."""
+    if repro is None:
+        return []
+    if isinstance(repro, xr.Dataset):
+        repro = [repro]
+    for k, result in enumerate(repro):
+        try:
+            check_repro(result)
+        except InputError as exc:
+            raise InputError(f"repro[{k}]: {exc}") from None
+    return list(repro)
+
+
+def _repro_table(result: xr.Dataset, dims: Sequence[str], columns: dict,
+                 warn: str | None = None) -> str:
+    """A table of one row per combination of the labels of ``dims`` (``pair`` first when
+    the result has it): the labels, then per ``{variable: (header, format)}`` its value;
+    a ``warn`` variable's cells below the result's significance level are highlighted."""
+    import itertools
+
+    dims = [d for d in ("pair", *dims) if d in result.dims]
+    level = float(result.attrs.get("sig_level", 0.05))
+    head = "".join(f'<th class="run">{_e(d)}</th>' for d in dims) + "".join(
+        f"<th>{_e(header)}</th>" for header, _ in columns.values())
+    values = {name: result[name].transpose(*[d for d in dims if d in result[name].dims])
+              for name in columns}
+    body = []
+    for index in itertools.product(*(range(result.sizes[d]) for d in dims)):
+        where = dict(zip(dims, index))
+        cells = "".join(f'<td class="run">{_e(result[d].values[i])}</td>'
+                        for d, i in where.items())
+        for name, (_, form) in columns.items():
+            da = values[name]
+            value = float(da.values[tuple(where[d] for d in da.dims)])
+            mark = _WARN if name == warn and value < level else ""
+            cells += f"<td{mark}>{_e(form(value))}</td>"
+        body.append(f"<tr>{cells}</tr>")
+    return (f'<div class="scroll"><table class="repro"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _repro_sources(result: xr.Dataset) -> str:
+    """The files of the runs (names, not folders), per pair when there are pairs."""
+    import json
+
+    def names(side: dict) -> str:
+        return ", ".join(f"{role} {_base(path)}" for role, path in side.items())
+
+    try:
+        sources = json.loads(result.attrs.get("sources", "{}"))
+    except ValueError:
+        return ""
+    if not isinstance(sources, dict) or not sources:
+        return ""
+    pairs = sources if "pair" in result.dims else {"": sources}
+    items = []
+    for pair, sides in pairs.items():
+        if not isinstance(sides, dict):
+            return ""
+        text = "; ".join(f"{side}: {names(runs)}" for side, runs in sides.items()
+                         if isinstance(runs, dict))
+        items.append(f"<li>{_e(f'pair {pair}: ' if pair else '')}{_e(text)}</li>")
+    return f"<ul>{''.join(items)}</ul>"
+
+
+def _base(path) -> str:
+    """A file's name without its folders (which a shared report should not disclose)."""
+    return os.path.basename(str(path).rstrip("/\\"))
+
+
+def _repro_section(results: Sequence[xr.Dataset]) -> list:
+    if not results:
+        return []
+    parts = ["<h2>Reproducibility</h2>",
+             _p("How closely repeated runs match the original ones, by the measures of "
+                "Breuer, Ferro, Fuhr, Maistro, Sakai, Schaer & Soboroff (\"How to measure "
+                "the reproducibility of system-oriented IR experiments\", SIGIR 2020): "
+                "the order of the documents (Kendall's tau on the union of the lists, KTU, "
+                "and rank-biased overlap, RBO; 1 for the same order), the per-topic "
+                "scores (RMSE; 0 for the same scores), the overall effect of the advanced "
+                "run over the baseline (the effect ratio ER, 1 for the same improvement, "
+                "and ΔRI, the original's relative improvement minus the repetition's, 0 "
+                "for the same) and t-tests of the original against the repeated scores.")]
+    for k, result in enumerate(results):
+        parts += _repro_part(result, k, len(results))
+    return parts
+
+
+def _repro_part(result: xr.Dataset, key: int, count: int) -> list:
+    from ..plot.repro import cutoff_plot, er_dri_plot
+
+    case = str(result.attrs.get("case", ""))
+    pairs = result.sizes.get("pair", 1)
+    title = f"Study {key + 1}: " if count > 1 else ""
+    qrels = _base(result.attrs.get("qrels", ""))
+    parts = [f"<h3>{_e(title)}{pairs} pair{'s' if pairs > 1 else ''} of repetitions, "
+             f"{_e(_CASE_WORDS.get(case, case.replace('_', ' ')))}</h3>",
+             _p(f"Qrels {qrels}"
+                + (f", repeated on {_base(result.attrs['repeated_qrels'])}"
+                   if str(result.attrs.get("repeated_qrels", "")) else "")
+                + f"; {result.attrs.get('test', 't-test')} of the original against the "
+                f"repeated scores, highlighted where p < "
+                f"{float(result.attrs.get('sig_level', 0.05)):g} (the repetition's scores "
+                "differ significantly from the original's)."),
+             _repro_sources(result)]
+    columns = {"pvalue": ("p-value", _pvalue)}
+    for name, header in (("effect_size", "effect size"), ("rmse", "RMSE"), ("nrmse", "nRMSE")):
+        if name in result:
+            columns[name] = (header, _number)
+    arp = result["arp"]
+    shown = result.assign(arp_original=arp.sel(side="original", drop=True),
+                          arp_repeated=arp.sel(side="repeated", drop=True))
+    columns = {"arp_original": ("ARP original", _number),
+               "arp_repeated": ("ARP repeated", _number), **columns}
+    parts.append(_repro_table(shown, ("metric", "role"), columns, warn="pvalue"))
+    if "er" in result:
+        parts += [_p("The overall effect of the advanced run over the baseline, per pair "
+                     "and measure: ER, the repetition's mean per-topic improvement over the "
+                     "original's (1: the same), and ΔRI, the original's relative "
+                     "improvement minus the repetition's (0: the same)."),
+                  _repro_table(result, ("metric",), {"er": ("ER", _number),
+                                                     "dri": ("ΔRI", _number)})]
+        parts.append(_figure(
+            er_dri_plot(result), f"repro{key}-er",
+            "The effect ratio (ER) against ΔRI of every pair of repetitions and measure. "
+            "For original advanced runs that beat their baselines, a perfect repetition "
+            "sits where the dashed lines ER = 1 and ΔRI = 0 cross; "
+            "upper left, it improves less than the original did, lower right more; in "
+            "the other two corners the absolute and relative improvements disagree "
+            "(the repeated baseline scores higher or lower than the original one); left "
+            "of ER = 0 the improvement was not repeated."))
+    if "ktu" in result:
+        order = {name: (header, _number) for name, header in
+                 (("ktu", "KTU"), ("rbo", "RBO"), ("rbo_min", "RBO min"),
+                  ("rbo_res", "RBO residual")) if name in result}
+        if "ktu_topics" in result:
+            order["ktu_topics"] = ("topics", lambda v: f"{v:.0f}")
+        parts += [_p(f"Document order, means over the topics at each cutoff (RBO p = "
+                     f"{result.attrs.get('p', '?')}, ties {result.attrs.get('rbo_ties', '?')}"
+                     f", {result.attrs.get('definitions', 'xdiv')} definitions)."),
+                  _repro_table(result, ("role", "cutoff"), order)]
+        if result.sizes.get("cutoff", 0) >= 2:
+            for name in ("ktu", "rbo"):
+                parts.append(_figure(
+                    cutoff_plot(result, name), f"repro{key}-{name}",
+                    f"{order[name][0]} against the cutoff, one line per pair and run: 1 "
+                    "for lists in the same order, lower as the repetition orders the "
+                    "documents differently."))
+    if "rmse" in result:
+        try:
+            figure = cutoff_plot(result, "rmse")
+        except InputError:
+            parts.append(_p("No RMSE against the cutoff: it is drawn for measures held "
+                            "at two cutoffs or more (as P@5, P@10, P@20)."))
+        else:
+            parts.append(_figure(
+                figure, f"repro{key}-rmse",
+                "RMSE of the per-topic scores against the cutoff of the measure, one line "
+                "per measure, pair and run: 0 for the same scores, higher as they "
+                "differ."))
     return parts
 
 
