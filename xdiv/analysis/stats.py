@@ -18,6 +18,7 @@ from ..errors import InputError
 from ..core.cube import score_array
 from ..kernels import compare as K
 from .compare import t_pvalue
+from .models import mixed  # noqa: F401  (linear mixed models: xdiv.stats.mixed)
 
 __all__ = ["tidy", "anova", "tukey", "paired_t_tests", "effect_sizes"]
 
