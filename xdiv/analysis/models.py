@@ -256,8 +256,12 @@ def _fit(data: _Data, interaction: bool, reml: bool, fe: np.ndarray, resid: floa
             raise InputError(f"statsmodels could not fit the mixed model "
                              f"({' '.join(str(exc).split()) or type(exc).__name__})"
                              ) from None
+    # statsmodels' "The MLE may be on the boundary" fires for any variance below 0.01,
+    # which most variances of scores in [0, 1] are: the boundary is checked in
+    # _dataset instead, relative to the residual variance
     notes = sorted({" ".join(str(w.message).split()) for w in caught
-                    if issubclass(w.category, (ConvergenceWarning, RuntimeWarning))})
+                    if issubclass(w.category, (ConvergenceWarning, RuntimeWarning))
+                    and "on the boundary" not in str(w.message)})
     for note in notes:
         warn(f"mixed model: statsmodels says: {note}", XdivWarning)
     if not np.all(np.isfinite(fit.fe_params)) or not np.isfinite(fit.scale):
@@ -345,10 +349,12 @@ def _dataset(fit, data: _Data, fitted: np.ndarray, metric: str, interaction: boo
         if name == "residual":
             lo = df_resid * value / chi2.ppf(1 - alpha / 2, df_resid)
             hi = df_resid * value / chi2.ppf(alpha / 2, df_resid)
-        elif value > 0 and np.isfinite(bse):
+        elif value > 1e-8 * fit.scale and np.isfinite(bse):
             lo, hi = value * np.exp(-z_half * bse / value), value * np.exp(z_half * bse / value)
         else:
             lo, hi = 0.0, np.nan
+            warn(f"{metric}: the {name.replace('_', ' x ')} variance is estimated at 0, "
+                 "the boundary of its range; it has no Wald interval", XdivWarning)
         out[f"{name}_variance"] = ((), float(value))
         out[f"{name}_variance_ci_low"] = ((), float(lo))
         out[f"{name}_variance_ci_high"] = ((), float(hi))
@@ -480,7 +486,7 @@ def _advice(rho, p, alpha, scale) -> str:
     if rho > 0 and p < alpha:
         if scale == "linear":
             return (f"the linear model's residuals shrink toward the bounds 0 and 1 ({said}): "
-                    "the scores are bounded; fit scale='logit' (the logit-normal model)")
+                    "the scores are bounded, and the logit-normal model (scale='logit'; xdiv model --scale logit) fits them better")
         return (f"the residuals still shrink toward the bounds on the logit scale ({said})")
     return f"no sign that the bounds 0 and 1 distort the residuals ({said})"
 
