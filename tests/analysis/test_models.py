@@ -295,9 +295,9 @@ def _coverage(n_sets, seed, n_runs=4, n_topics=50, collections=0):
 
 
 def test_simulations_recover_the_effects_quick():
-    coverage = _coverage(60, seed=11)
+    coverage = _coverage(30, seed=11)
     for name in ("mean", "pairs", "topic", "residual"):
-        assert coverage[name] >= 0.85, (name, coverage)
+        assert coverage[name] >= 0.8, (name, coverage)
 
 
 @pytest.mark.slow
