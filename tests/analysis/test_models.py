@@ -216,6 +216,7 @@ def test_the_diagnostic_flags_bounded_scores_and_not_others():
         warnings.simplefilter("error", xdiv.XdivWarning)
         calm = stats.mixed(_cube(normal), "m")
     assert calm.attrs["bounded_advice"].startswith("no sign")
+    assert "0.0% of the scores are 0 or 1" in calm.attrs["bounded_advice"]
 
 
 def test_round_trips_through_netcdf_with_safe_attributes(tmp_path):
@@ -302,11 +303,19 @@ def test_simulations_recover_the_effects_quick():
 
 @pytest.mark.slow
 def test_simulations_recover_the_effects_at_the_stated_rate():
-    """500 data sets of 4 runs x 50 topics, and 60 of 3 collections x 4 runs x 20
-    topics: at least 93% of the 95% intervals hold the true values."""
-    one = _coverage(500, seed=12)
+    """500 data sets of 4 runs x 50 topics: at least 93% of the 95% intervals hold the
+    true run means, differences (all at once), topic and residual variances."""
+    coverage = _coverage(500, seed=12)
     for name in ("mean", "pairs", "topic", "residual"):
-        assert one[name] >= 0.93, (name, one)
-    several = _coverage(60, seed=13, n_topics=20, collections=3)
-    for name in ("pairs", "topic", "residual"):
-        assert several[name] >= 0.9, (name, several)
+        assert coverage[name] >= 0.93, (name, coverage)
+
+
+@pytest.mark.slow
+def test_simulations_over_several_collections_recover_the_effects():
+    """40 data sets of 3 collections x 4 runs x 20 topics: the differences of runs and
+    the variances. (The run means' Wald intervals, which include the collection variance
+    estimated from three collections, are too narrow: about 82% coverage measured; not
+    asserted.)"""
+    coverage = _coverage(40, seed=13, n_topics=20, collections=3)
+    for name in ("pairs", "topic", "residual", "collection"):
+        assert coverage[name] >= 0.85, (name, coverage)

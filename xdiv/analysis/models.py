@@ -159,6 +159,8 @@ class _Data:
         self.runs, self.collections = runs, collections
         self.y, self.run, self.coll, self.topic = y, run, coll, topic
         self.n_topics = n_topics
+        self.at_bounds = float(np.mean((y == 0) | (y == 1))) if len(y) else 0.0
+        """The share of the scores at 0 or 1 (before any transformation)."""
 
     @property
     def multi(self) -> bool:
@@ -361,7 +363,7 @@ def _dataset(fit, data: _Data, fitted: np.ndarray, metric: str, interaction: boo
     between = sum(variances[n][0] for n in ("collection", "topic") if n in variances)
     total = sum(v for v, _ in variances.values())
     rho, rho_p = _bounded_check(data.y, fitted, scale)
-    advice = _advice(rho, rho_p, alpha, scale)
+    advice = _advice(rho, rho_p, alpha, scale, data.at_bounds)
     if advice.startswith("the linear model's"):
         warn(f"{metric}: {advice}", XdivWarning)
 
@@ -479,16 +481,21 @@ def _bounded_check(y: np.ndarray, fitted: np.ndarray, scale: str):
     return float(result.statistic), float(result.pvalue)
 
 
-def _advice(rho, p, alpha, scale) -> str:
+def _advice(rho, p, alpha, scale, at_bounds) -> str:
     if not np.isfinite(p):
         return "no diagnostic: the fitted scores or the residuals do not vary"
-    said = f"Spearman rho = {rho:.3f}, p = {p:.3g}"
-    if rho > 0 and p < alpha:
-        if scale == "linear":
-            return (f"the linear model's residuals shrink toward the bounds 0 and 1 ({said}): "
-                    "the scores are bounded, and the logit-normal model (scale='logit'; xdiv model --scale logit) fits them better")
-        return (f"the residuals still shrink toward the bounds on the logit scale ({said})")
-    return f"no sign that the bounds 0 and 1 distort the residuals ({said})"
+    said = f"Spearman rho = {rho:.3f}, p = {p:.3g}; {100 * at_bounds:.1f}% of the scores " \
+           "are 0 or 1"
+    if p >= alpha:
+        return f"no sign that the bounds 0 and 1 distort the residuals ({said})"
+    if rho < 0:
+        return (f"the residuals grow toward the bounds 0 and 1 ({said}): on this scale the "
+                "scores near the bounds vary more than the others")
+    if scale == "linear":
+        return (f"the linear model's residuals shrink toward the bounds 0 and 1 ({said}): "
+                "the scores are bounded, and the logit-normal model (scale='logit'; xdiv "
+                "model --scale logit) may fit them better")
+    return f"the residuals still shrink toward the bounds on the logit scale ({said})"
 
 
 def _formula(data: _Data, interaction: bool) -> str:
