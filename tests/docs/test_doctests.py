@@ -25,6 +25,7 @@ EXAMPLES = [
     ("xdiv.analysis.meta", "tukey_hsd"),
     ("xdiv.analysis.risk", "urisk"),
     ("xdiv.analysis.risk", "trisk"),
+    ("xdiv.analysis.models", "mixed"),
     ("xdiv.analysis.design", "topic_set_size"),
     ("xdiv.options", "set_options"),
     ("xdiv.kernels.ties", "tie_starts"), ("xdiv.kernels.ties", "group_ends"),
