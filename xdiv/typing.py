@@ -21,6 +21,7 @@ __all__ = [
     "RESAMPLING_TESTS",
     "SCORE_FORMATS", "ScoreFormat",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
+    "MIXED_ADJUSTMENTS", "MIXED_SCALES", "MixedAdjustment", "MixedScale",
 ]
 
 Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
@@ -156,3 +157,15 @@ statistic: ``(c + 1) / (B + 1)`` (Phipson & Smyth, Statistical Applications in G
 Molecular Biology 2010; never 0, the observed data counting as one resample) or the
 share ``c / B`` (the ASL of Sakai, SIGIR 2006)."""
 PVALUE_RULES: tuple[PValueRule, ...] = get_args(PValueRule)
+
+MixedScale = Literal["linear", "logit"]
+"""The scales :func:`xdiv.stats.mixed` models the scores on: as they are, or their logits
+(the logit-normal model of bounded scores)."""
+MIXED_SCALES: tuple[MixedScale, ...] = get_args(MixedScale)
+
+MixedAdjustment = Literal["tukey", "bonferroni", "holm", "fdr_bh", "fdr_by", "none"]
+"""The multiplicity adjustments of :func:`xdiv.stats.mixed`'s pairwise contrasts: the
+single-step Tukey adjustment (as emmeans' ``adjust = "tukey"``), the ``multipletests``
+corrections of :func:`xdiv.compare` (its MaxT corrections resample paired t statistics,
+which a model has not), or none."""
+MIXED_ADJUSTMENTS: tuple[MixedAdjustment, ...] = get_args(MixedAdjustment)

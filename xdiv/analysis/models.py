@@ -14,8 +14,6 @@ adjustment) or by any ``multipletests`` correction :func:`xdiv.compare` offers.
 from __future__ import annotations
 
 import warnings
-from typing import Literal
-
 import numpy as np
 import xarray as xr
 
@@ -23,23 +21,14 @@ from .._warnings import warn
 from ..core.cube import score_array
 from ..core.labels import object_strings, to_json
 from ..errors import InputError, XdivWarning, shown
+from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, MixedAdjustment, MixedScale
 
-__all__ = ["mixed", "MIXED_SCALES", "MIXED_ADJUSTMENTS"]
-
-MixedScale = Literal["linear", "logit"]
-MIXED_SCALES: tuple[str, ...] = ("linear", "logit")
-"""The scales :func:`mixed` fits the scores on: as they are, or logit-normal."""
-MIXED_ADJUSTMENTS: tuple[str, ...] = ("tukey", "bonferroni", "holm", "fdr_bh", "fdr_by",
-                                      "none")
-"""The multiplicity adjustments of :func:`mixed`'s contrasts: the single-step Tukey
-adjustment (as emmeans' ``adjust = "tukey"``), the ``multipletests`` corrections of
-:func:`xdiv.compare`, or none."""
-SQUEEZE_REFERENCE = "Smithson & Verkuilen, Psychological Methods 2006"
-"""Where the squeeze of scores into the open interval (0, 1) comes from."""
+__all__ = ["mixed"]
 
 
 def mixed(scores, metric: str, *, interaction: bool = False, reml: bool = True,
-          alpha: float = 0.05, adjust: str = "tukey", scale: MixedScale = "linear"
+          alpha: float = 0.05, adjust: MixedAdjustment = "tukey",
+          scale: MixedScale = "linear"
           ) -> xr.Dataset:
     r"""Fit the linear mixed model ``score ~ run + (1 | topic)`` to one metric of a score
     cube with statsmodels' ``MixedLM`` and return the fit as a labelled dataset.
@@ -369,16 +358,17 @@ def _dataset(fit, data: _Data, fitted: np.ndarray, metric: str, interaction: boo
     if advice.startswith("the linear model's"):
         warn(f"{metric}: {advice}", XdivWarning)
 
-    def square(values, mirror):
+    def square(values, mirror=None):
+        """Pair values on the (run_a, run_b) square; ``mirror`` reads a pair the other
+        way round (None: the same value)."""
         grid = np.full((n_runs, n_runs), np.nan, dtype=float)
         grid[i, j] = values
-        grid[j, i] = mirror(values)
+        grid[j, i] = values if mirror is None else mirror(values)
         return grid
 
-    same = lambda v: v  # noqa: E731 - the symmetric cells
     diff_low = square(diff - half, lambda v: -(diff + half))
     diff_high = square(diff + half, lambda v: -(diff - half))
-    adjusted_grid = square(adjusted, same)
+    adjusted_grid = square(adjusted)
     with np.errstate(invalid="ignore"):
         significant = adjusted_grid < alpha
     pair = ("run_a", "run_b")
@@ -386,9 +376,9 @@ def _dataset(fit, data: _Data, fitted: np.ndarray, metric: str, interaction: boo
         {"mean": ("run", fe_shown), "mean_se": ("run", se_shown),
          "mean_ci_low": ("run", low), "mean_ci_high": ("run", high),
          "diff": (pair, square(diff, np.negative)),
-         "diff_se": (pair, square(diff_se, same)),
+         "diff_se": (pair, square(diff_se)),
          "statistic": (pair, square(z, np.negative)),
-         "pvalue": (pair, square(pvalue, same)),
+         "pvalue": (pair, square(pvalue)),
          "pvalue_adjusted": (pair, adjusted_grid),
          "significant": (pair, significant),
          "diff_ci_low": (pair, diff_low), "diff_ci_high": (pair, diff_high),

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..typing import TABLE_FORMATS
+from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, TABLE_FORMATS
 from .common import about, command, open_netcdf, output, print_frame, significance_option
 
 if TYPE_CHECKING:
@@ -16,9 +16,6 @@ if TYPE_CHECKING:
     import xarray as xr
 
 MODELS = ("mixed", "anova")
-ADJUSTMENTS = ("tukey", "bonferroni", "holm", "fdr_bh", "fdr_by", "none")
-"""The adjustments of the contrasts (:data:`xdiv.analysis.models.MIXED_ADJUSTMENTS`;
-repeated here so that building the parser imports no statistics)."""
 TABLES = ("runs", "contrasts", "variances")
 """The tables of the mixed model ``--show`` picks."""
 ABOUT = ("Fit a statistical model to one measure of a score cube. --model mixed (the "
@@ -60,10 +57,10 @@ def add_parser(sub) -> None:
                     help="several collections: add the random run x collection interaction")
     md.add_argument("--ml", action="store_true",
                     help="fit by maximum likelihood instead of REML")
-    md.add_argument("--adjust", choices=ADJUSTMENTS, default="tukey",
+    md.add_argument("--adjust", choices=MIXED_ADJUSTMENTS, default="tukey",
                     help="the multiplicity adjustment of the pairwise contrasts of runs "
                          "(default: %(default)s)")
-    md.add_argument("--scale", choices=("linear", "logit"), default="linear",
+    md.add_argument("--scale", choices=MIXED_SCALES, default="linear",
                     help="model the scores as they are (default) or their logits "
                          "(the logit-normal model of bounded scores)")
     significance_option(md, "significance level, and 1 - the coverage of the intervals "
