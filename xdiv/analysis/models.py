@@ -13,7 +13,9 @@ adjustment) or by any ``multipletests`` correction :func:`xdiv.compare` offers.
 
 from __future__ import annotations
 
+import functools
 import warnings
+
 import numpy as np
 import xarray as xr
 
@@ -420,7 +422,7 @@ def _adjust(z, pvalue, diff_se, n_runs, alpha, adjust):
             unique, inverse = np.unique(q[finite], return_inverse=True)
             adjusted[finite] = np.minimum(
                 studentized_range.sf(unique, n_runs, np.inf)[inverse], 1.0)
-        crit = studentized_range.ppf(1 - alpha, n_runs, np.inf) / np.sqrt(2)
+        crit = _range_quantile(1 - alpha, n_runs) / np.sqrt(2)
         return adjusted, crit * diff_se, (
             f"single-step Tukey adjustment: the studentized range of {n_runs} means on "
             "infinite degrees of freedom; simultaneous intervals")
@@ -435,6 +437,16 @@ def _adjust(z, pvalue, diff_se, n_runs, alpha, adjust):
         adjusted[defined] = multipletests(pvalue[defined], alpha=alpha, method=adjust)[1]
     return adjusted, half, (f"statsmodels multipletests method {adjust!r} over all run "
                             "pairs; unadjusted intervals")
+
+
+@functools.lru_cache(maxsize=64)
+def _range_quantile(level: float, n_runs: int) -> float:
+    """The ``level`` quantile of the range of ``n_runs`` standard normals (the
+    studentized range on infinite degrees of freedom); remembered, as each costs a
+    numerical integration."""
+    from scipy.stats import studentized_range
+
+    return float(studentized_range.ppf(level, n_runs, np.inf))
 
 
 def _variances(fit, data: _Data, interaction: bool):
