@@ -251,6 +251,11 @@ def test_bad_options_and_layouts_are_one_line():
         stats.mixed(cube, "nDCG@10")
     with pytest.raises(InputError, match="within \\[0, 1\\]"):
         stats.mixed(_cube(np.random.default_rng(0).random((3, 5)) * 3), "m", scale="logit")
+    empty = np.random.default_rng(1).random((3, 5))
+    empty[:] = np.nan
+    with pytest.raises(InputError, match="collection 'b': m: no run has a score there"):
+        stats.mixed(_collections([np.random.default_rng(0).random((3, 5)), empty],
+                                 ["a", "b"]), "m")
     with pytest.raises(InputError, match="one collection"):
         stats.mixed(_collections([np.random.default_rng(0).random((3, 5))], ["a"]), "m")
 

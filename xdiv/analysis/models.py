@@ -187,7 +187,10 @@ def _layout(scores, metric: str) -> _Data:
         present = ~np.isnan(values).all(axis=1)
         kept = ~np.isnan(values[present]).any(axis=0)
         where = "" if labels is None else f"collection {shown(labels[k])!r}: "
-        if present.sum() and kept.sum() < 2:
+        if not present.any():
+            raise InputError(f"{where}{metric}: no run has a score there; leave the "
+                             "collection out")
+        if kept.sum() < 2:
             raise InputError(f"{where}{metric}: fewer than two topics have scores for "
                              "every run; the model needs two topics or more")
         block = values[np.ix_(present, kept)]
@@ -197,7 +200,7 @@ def _layout(scores, metric: str) -> _Data:
         coll_codes.append(np.full(block.size, k))
         topic_codes.append(offset + t)
         offset += int(kept.sum())
-        n_topics.append(int(kept.sum()) if present.any() else 0)
+        n_topics.append(int(kept.sum()))
     if len(runs) < 2:
         raise InputError(f"{metric}: the cube holds one run; the model compares two runs "
                          "or more")
@@ -214,8 +217,9 @@ def _layout(scores, metric: str) -> _Data:
 
 
 def _fit(data: _Data, interaction: bool, reml: bool, fe: np.ndarray, resid: float):
-    """statsmodels' ``MixedLM`` fit of the rows, started from the run means ``fe`` and
-    the moment estimates of the variances (``resid``: the residual mean square)."""
+    """statsmodels' ``MixedLM`` fit of the rows; one collection's from the run means
+    ``fe`` and the moment estimate of the topic variance (``resid``: the residual mean
+    square of the two-way fit), several collections' from statsmodels' own start."""
     from statsmodels.regression.mixed_linear_model import MixedLM, MixedLMParams, VCSpec
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
