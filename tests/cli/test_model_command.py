@@ -70,14 +70,18 @@ def test_several_cubes_are_several_collections(cubes, capsys):
     assert rows == ["collection", "topic", "run_collection", "residual"]
 
 
-def test_anova_prints_what_stats_anova_gives(cubes, capsys):
+def test_anova_prints_and_writes_what_stats_anova_gives(cubes, tmp_path, capsys):
+    out_path = tmp_path / "anova.nc"
     assert main(["-q", "model", str(cubes[0]), "-m", "alpha-nDCG@10", "--model", "anova",
-                 "--format", "tsv"]) == 0
+                 "--format", "tsv", "-o", str(out_path)]) == 0
     out = capsys.readouterr().out
     result = stats.anova(xdiv.open_dataset(cubes[0]), "alpha-nDCG@10")
     table = result[1] if isinstance(result, tuple) else result
     assert out.splitlines()[0].split("\t")[0] == "term"
     assert f"{table.iloc[0, 0]:.6f}" in out
+    written = xdiv.open_dataset(out_path)
+    assert [str(t) for t in written["term"].values] == [str(t) for t in table.index]
+    np.testing.assert_allclose(written[table.columns[0]].values, table.iloc[:, 0])
 
 
 @pytest.mark.parametrize(("extra", "message"), [
