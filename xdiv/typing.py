@@ -22,6 +22,7 @@ __all__ = [
     "SCORE_FORMATS", "ScoreFormat",
     "STANDARDISE_METHODS", "StandardiseMethod",
     "TABLE_FORMATS", "TOOLS", "TableFormat", "Tool",
+    "MIXED_ADJUSTMENTS", "MIXED_SCALES", "MixedAdjustment", "MixedScale",
 ]
 
 Order = Literal["score-docno-desc", "score-docno-asc", "rank"]
@@ -163,3 +164,15 @@ StandardiseMethod = Literal["z", "cdf", "std-ab"]
 the reference runs, its standard normal distribution function (Webber, Moffat & Zobel,
 SIGIR 2008), or Sakai's linear map ``A z + B`` (ICTIR 2016)."""
 STANDARDISE_METHODS: tuple[StandardiseMethod, ...] = get_args(StandardiseMethod)
+
+MixedScale = Literal["linear", "logit"]
+"""The scales :func:`xdiv.stats.mixed` models the scores on: as they are, or their logits
+(the logit-normal model of bounded scores)."""
+MIXED_SCALES: tuple[MixedScale, ...] = get_args(MixedScale)
+
+MixedAdjustment = Literal["tukey", "bonferroni", "holm", "fdr_bh", "fdr_by", "none"]
+"""The multiplicity adjustments of :func:`xdiv.stats.mixed`'s pairwise contrasts: the
+single-step Tukey adjustment (as emmeans' ``adjust = "tukey"``), the ``multipletests``
+corrections of :func:`xdiv.compare` (its MaxT corrections resample paired t statistics,
+which a model has not), or none."""
+MIXED_ADJUSTMENTS: tuple[MixedAdjustment, ...] = get_args(MixedAdjustment)

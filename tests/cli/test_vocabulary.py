@@ -38,6 +38,7 @@ ACCEPTED = {
     "concordance": ["s.nc", "A", "B", "--gold", "C"],
     "correlate": ["s.nc"],
     "compare": ["s.nc"],
+    "model": ["s.nc"],
     "risk": ["s.nc"],
     "design": [],
     "design size": ["s.nc", "--diff", "0.1"],

@@ -25,6 +25,7 @@ EXAMPLES = [
     ("xdiv.analysis.meta", "tukey_hsd"),
     ("xdiv.analysis.risk", "urisk"),
     ("xdiv.analysis.risk", "trisk"),
+    ("xdiv.analysis.models", "mixed"),
     ("xdiv.analysis.design", "topic_set_size"),
     ("xdiv.analysis.stats", "anova_table"), ("xdiv.analysis.stats", "standardise"),
     ("xdiv.options", "set_options"),

@@ -27,6 +27,7 @@ from ..kernels import compare as K
 from ..kernels import standardise as KS
 from ..typing import STANDARDISE_METHODS, StandardiseMethod
 from .compare import t_pvalue
+from .models import mixed  # noqa: F401  (linear mixed models: xdiv.stats.mixed)
 
 __all__ = ["tidy", "anova", "anova_table", "standardise", "tukey", "paired_t_tests",
            "effect_sizes"]

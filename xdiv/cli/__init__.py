@@ -43,12 +43,14 @@ EXAMPLES = """examples:
   xdiv ndeval qrels.txt runs/*.gz
   xdiv meta scores.nc --test both -o meta.nc
   xdiv risk scores.nc --baseline RUN --test trisk
+  xdiv model scores.nc -m alpha-nDCG@20
   xdiv concordance scores.nc alpha-nDCG@10 D#-nDCG@10 --gold I-rec@10
   xdiv plot asl meta.nc -o asl.png
   xdiv report scores.nc meta.nc -o report.html
 """
 COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "ntcireval", "measures", "meta",
-                    "compare", "risk", "design", "convert", "plot", "report", "pools", "repro")
+                    "compare", "model", "risk", "design", "convert", "plot", "report", "pools",
+                    "repro")
 """The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
 
 FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
@@ -56,7 +58,7 @@ FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
              "ntcireval": "ntcireval",
              "measures": "measures",
              "meta": "meta", "concordance": "meta", "correlate": "meta",
-             "compare": "compare", "risk": "risk", "design": "design", "convert": "convert",
+             "compare": "compare", "model": "model", "risk": "risk", "design": "design", "convert": "convert",
              "plot": "plot", "report": "report", "pools": "pools", "repro": "repro"}
 """The family (module) that declares each command. A command line that names a command
 first (``xdiv evaluate ...``) builds that family's parser alone: a command starts without
