@@ -7,7 +7,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
+import xarray as xr
 
 import xdiv
 from xdiv import stats
@@ -75,13 +77,57 @@ def test_anova_prints_and_writes_what_stats_anova_gives(cubes, tmp_path, capsys)
     assert main(["-q", "model", str(cubes[0]), "-m", "alpha-nDCG@10", "--model", "anova",
                  "--format", "tsv", "-o", str(out_path)]) == 0
     out = capsys.readouterr().out
-    result = stats.anova(xdiv.open_dataset(cubes[0]), "alpha-nDCG@10")
-    table = result[1] if isinstance(result, tuple) else result
-    assert out.splitlines()[0].split("\t")[0] == "term"
-    assert f"{table.iloc[0, 0]:.6f}" in out
+    table = stats.anova_table(xdiv.open_dataset(cubes[0]), "alpha-nDCG@10")
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert lines[0][0] == "term" and [row[0] for row in lines[1:]] == ["run", "topic",
+                                                                      "Residual"]
+    column = lines[0].index("omega_sq")
+    assert [row[column] for row in lines[1:3]] == [
+        f"{v:.6f}" for v in table["omega_sq"].values[:2]]
     written = xdiv.open_dataset(out_path)
-    assert [str(t) for t in written["term"].values] == [str(t) for t in table.index]
-    np.testing.assert_allclose(written[table.columns[0]].values, table.iloc[:, 0])
+    xr.testing.assert_identical(written.drop_attrs(), table.drop_attrs())
+    assert written.attrs["formula"] == table.attrs["formula"]
+
+
+def test_anova_of_a_grid_of_factors_and_of_standardised_scores(cubes, tmp_path, capsys):
+    """--factors (a CSV table of the runs' components), --typ 3, --no-interactions and
+    --standardise give what xdiv.stats gives on the same cube."""
+    cube = xdiv.open_dataset(cubes[0])
+    runs = [str(r) for r in cube["run"].values]
+    factors = pd.DataFrame({"run": runs, "model": [f"m{k % 2}" for k in range(len(runs))],
+                            "stem": [f"s{(k // 2) % 2}" for k in range(len(runs))]})
+    path = tmp_path / "factors.csv"
+    factors.to_csv(path, index=False)
+    out_path = tmp_path / "grid.nc"
+    assert main(["-q", "model", str(cubes[0]), "-m", "alpha-nDCG@10", "--model", "anova",
+                 "--factors", str(path), "--typ", "3", "--no-interactions",
+                 "--standardise", "cdf", "--reference", *runs[:4],
+                 "-o", str(out_path)]) == 0
+    capsys.readouterr()
+    expected = stats.anova_table(stats.standardise(cube, "cdf", reference=runs[:4]),
+                                 "alpha-nDCG@10", factors, interactions=False, typ=3)
+    written = xdiv.open_dataset(out_path)
+    assert [str(t) for t in written["term"].values] == ["model", "stem", "topic",
+                                                         "Residual"]
+    np.testing.assert_array_equal(written["sum_sq"].values, expected["sum_sq"].values)
+    np.testing.assert_array_equal(written["stem"].values.astype(str),
+                                  expected["stem"].values.astype(str))
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--factors", "MISSING.csv"], "MISSING.csv: no such file"),
+    (["--factors", "BAD"], "no 'run' column"),
+    (["--reference", "x"], "give --standardise"),
+])
+def test_bad_anova_options_are_one_line(cubes, tmp_path, extra, message, capsys):
+    if "BAD" in extra:
+        (tmp_path / "bad.csv").write_text("name,model\nr1,a\n")
+        extra = ["--factors", str(tmp_path / "bad.csv")]
+    extra = [str(tmp_path / e) if e == "MISSING.csv" else e for e in extra]
+    model = [] if "--reference" in extra else ["--model", "anova"]
+    assert main(["model", str(cubes[0]), "-m", "I-rec@10", *model, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
 
 
 @pytest.mark.parametrize(("extra", "message"), [

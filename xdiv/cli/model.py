@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, TABLE_FORMATS
+from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, STANDARDISE_METHODS, TABLE_FORMATS
 from .common import about, command, open_netcdf, output, print_frame, significance_option
 
 if TYPE_CHECKING:
@@ -29,7 +29,13 @@ ABOUT = ("Fit a statistical model to one measure of a score cube. --model mixed 
          "--interaction adds the random run x collection interaction. --scale logit fits "
          "the logit-normal model of bounded scores, which a diagnostic recommends when the "
          "linear model's residuals shrink toward 0 and 1. --model anova: the analysis of "
-         "variance of xdiv.stats.anova.")
+         "variance of xdiv.stats.anova_table with eta squared, omega squared, partial "
+         "omega squared and variance components (Olejnik & Algina, Psychological Methods "
+         "2003); with --factors, a table of the runs' components (a CSV or TSV file with a "
+         "'run' column), the runs are points of a grid and the model holds the factors, "
+         "their interactions and the topics (Ferro & Silvello, SIGIR 2016). "
+         "--standardise models standardised scores (Webber, Moffat & Zobel, SIGIR 2008; "
+         "Sakai, ICTIR 2016) against the --reference runs (default: all).")
 EXAMPLES = """examples:
   xdiv model scores.nc -m alpha-nDCG@20
   xdiv model scores.nc -m alpha-nDCG@20 --show contrasts --format tsv
@@ -37,6 +43,8 @@ EXAMPLES = """examples:
   xdiv model 2009.nc 2010.nc 2011.nc -m alpha-nDCG@20 --interaction
   xdiv model scores.nc -m alpha-nDCG@20 --scale logit
   xdiv model scores.nc -m alpha-nDCG@20 --model anova
+  xdiv model scores.nc -m alpha-nDCG@20 --model anova --factors runs.csv --typ 3
+  xdiv model scores.nc -m alpha-nDCG@20 --standardise cdf --reference r1 r2 r3
 """
 
 
@@ -63,6 +71,19 @@ def add_parser(sub) -> None:
     md.add_argument("--scale", choices=MIXED_SCALES, default="linear",
                     help="model the scores as they are (default) or their logits "
                          "(the logit-normal model of bounded scores)")
+    md.add_argument("--factors", metavar="FILE",
+                    help="--model anova: a CSV or TSV file of the runs' factors, one row "
+                         "per run, a 'run' column and one column per factor")
+    md.add_argument("--typ", type=int, choices=(2, 3), default=2,
+                    help="--model anova: type II (default) or III sums of squares")
+    md.add_argument("--no-interactions", action="store_true",
+                    help="--model anova with --factors: the factors' main effects only")
+    md.add_argument("--standardise", choices=STANDARDISE_METHODS, metavar="METHOD",
+                    help="model standardised scores: z, cdf (the normal distribution "
+                         "function of z) or std-ab (0.15 z + 0.5)")
+    md.add_argument("--reference", nargs="+", metavar="RUN",
+                    help="with --standardise: the runs whose scores define each topic's "
+                         "mean and standard deviation (default: every run)")
     significance_option(md, "significance level, and 1 - the coverage of the intervals "
                             "(default: 0.05)")
     md.add_argument("--show", choices=TABLES, metavar="TABLE",
@@ -88,11 +109,22 @@ def run(args) -> int:
         raise XdivError("--model anova takes one score cube; the mixed model takes several")
     if args.model == "anova" and (args.interaction or args.show or args.scale != "linear"):
         raise XdivError("--interaction, --show and --scale are options of --model mixed")
+    if args.model == "mixed" and (args.factors or args.typ != 2 or args.no_interactions):
+        raise XdivError("--factors, --typ and --no-interactions are options of --model anova")
+    if args.reference and not args.standardise:
+        raise XdivError("--reference names the runs of --standardise; give --standardise")
     cubes = [open_netcdf(path, "scores") for path in args.scores]
     measure = args.measure or _only_measure(cubes[0], args.scores[0])
+    if args.standardise:
+        from ..analysis.stats import standardise
+
+        for k, path in enumerate(args.scores):
+            with about(path):
+                cubes[k] = standardise(cubes[k], args.standardise, reference=args.reference)
     if args.model == "anova":
+        factors = _factors(args.factors) if args.factors else None
         with about(args.scores[0]):
-            result = _anova(cubes[0], measure)
+            result = _anova(cubes[0], measure, factors, args.typ, not args.no_interactions)
         _print_anova(result, measure, args.format)
     else:
         scores = _collections(cubes, names, measure, args.scores)
@@ -135,27 +167,44 @@ def _collections(cubes, names, measure: str, paths) -> xr.DataArray | xr.Dataset
     return xr.concat(planes, dim=pd.Index(list(names), name="collection"), join="outer")
 
 
-def _anova(cube: xr.Dataset, measure: str) -> xr.Dataset:
-    """:func:`xdiv.stats.anova`'s table of ``measure`` as a dataset over ``term``."""
-    import pandas as pd
-
+def _anova(cube: xr.Dataset, measure: str, factors, typ: int,
+           interactions: bool) -> xr.Dataset:
+    """:func:`xdiv.stats.anova_table` of ``measure``, marked as an ANOVA result."""
     from ..analysis import stats
 
-    result = stats.anova(cube, measure)
-    table = result[1] if isinstance(result, tuple) else result
-    if not isinstance(table, pd.DataFrame):
-        table = table.to_dataframe()
-    table = table.rename_axis("term")
-    out = table.to_xarray()
-    out = out.assign_coords(term=out["term"].astype(object))
-    out.attrs.update(xdiv_kind="anova", metric=str(measure))
+    out = stats.anova_table(cube, measure, factors, interactions=interactions, typ=typ)
+    out.attrs.update(xdiv_kind="anova")
     return out
 
 
+def _factors(path: str) -> pd.DataFrame:
+    """The runs' factors read from a CSV or TSV file (the separator of its header line)
+    with a ``run`` column, every value text."""
+    import pandas as pd
+
+    from ..io._guard import check_file
+
+    check_file(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            header = handle.readline()
+        frame = pd.read_csv(path, sep="\t" if "\t" in header else ",", dtype=str,
+                            keep_default_na=False)
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise XdivError(f"{path}: not a CSV or TSV table of the runs' factors ({first})") \
+            from None
+    if "run" not in frame.columns:
+        raise XdivError(f"{path}: no 'run' column (its columns: "
+                        f"{', '.join(map(str, frame.columns))})")
+    return frame
+
+
 def _print_anova(result: xr.Dataset, measure: str, fmt: str) -> None:
-    frame = result.to_dataframe()
+    frame = result.drop_dims("run").to_dataframe()
     if fmt == "table":
-        print(f"Analysis of variance of {measure} (statsmodels anova_lm)")
+        print(f"Analysis of variance of {measure}: {result.attrs['formula']}, type "
+              f"{result.attrs['typ']} sums of squares (statsmodels anova_lm)")
     print_frame(frame, fmt)
 
 
