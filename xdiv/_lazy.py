@@ -6,6 +6,11 @@ already loaded; otherwise it puts a finder first on :data:`sys.meta_path` that w
 loaders of ``pandas`` and ``xarray``, so that the registration runs right after either
 finishes loading (after xarray when xarray's own import loads pandas). The finder removes
 itself once the accessors are registered.
+
+Then :func:`defer_dask_array` keeps xarray from importing ``dask.array`` (and, through
+it, scipy) when it builds its first variable, which costs a command about half a second
+of CPU: xarray asks whether each new variable's data is a dask array, and a dask array
+exists only once ``dask.array`` is imported.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import _thread
 import importlib
 import sys
 
-__all__ = ["register_accessors_when_loaded"]
+__all__ = ["defer_dask_array", "register_accessors_when_loaded"]
 
 _WATCHED = ("pandas", "xarray")
 _LOCK = _thread.RLock()
@@ -40,6 +45,7 @@ def _register(finished: str | None = None) -> None:
             return
         _remove_finder()
         importlib.import_module("xdiv.accessors")
+        defer_dask_array()
 
 
 class _Loader:
@@ -95,3 +101,42 @@ def register_accessors_when_loaded() -> None:
             _register()
         elif _FINDER not in sys.meta_path:
             sys.meta_path.insert(0, _FINDER)
+
+
+class _DaskArrayModule:
+    """xarray's record of dask as a duck-array library
+    (``xarray.namedarray.pycompat.DuckArrayModule``), read when needed: its array type
+    is ``dask.array.Array`` once ``dask.array`` is imported (no dask array exists before),
+    no type before; the module and version import dask when asked for."""
+
+    @property
+    def type(self) -> tuple[type, ...]:
+        dask_array = sys.modules.get("dask.array")
+        array = getattr(dask_array, "Array", None)
+        return (array,) if isinstance(array, type) else ()
+
+    def _record(self):
+        from xarray.namedarray.pycompat import DuckArrayModule
+
+        return DuckArrayModule("dask")
+
+    @property
+    def module(self):
+        return self._record().module
+
+    @property
+    def version(self):
+        return self._record().version
+
+    @property
+    def available(self) -> bool:
+        return self._record().available
+
+
+def defer_dask_array() -> None:
+    """Give xarray a :class:`_DaskArrayModule` record of dask, unless xarray has recorded
+    dask already (or keeps its records otherwise than this xarray version does)."""
+    pycompat = sys.modules.get("xarray.namedarray.pycompat")
+    cache = getattr(pycompat, "_cached_duck_array_modules", None)
+    if isinstance(cache, dict) and callable(getattr(pycompat, "array_type", None)):
+        cache.setdefault("dask", _DaskArrayModule())

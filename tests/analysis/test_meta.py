@@ -258,21 +258,6 @@ def test_sampling_is_seeded():
         meta.sample_runs(scores, 9)
 
 
-def test_reproduction_script_runs(trec2009, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "docs" / "reproduce_2009.py"
-    out = tmp_path / "repro.md"
-    proc = subprocess.run([sys.executable, str(script), "-o", str(out)], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    text = out.read_text()
-    assert "Discriminative power" in text and "Concordance tests" in text
-    assert text.count("| D#-nDCG@10 |") >= 3
-
-
 @pytest.mark.parametrize("method", ["bootstrap", "tukey"])
 def test_a_metrics_result_does_not_depend_on_the_other_metrics(method):
     rng = np.random.default_rng(8)

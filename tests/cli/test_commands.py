@@ -394,14 +394,14 @@ def test_strec_label_is_kept_and_selected(tmp_path):
         xdiv.evaluate(runs, col, ["strec@5", "I-rec@5"])
 
 
-def test_unknown_and_unsupported_names_are_one_line_errors(tmp_path):
+def test_unknown_and_unsupported_names_are_one_line_errors(tmp_path, capsys):
     qrels, run = _tiny(tmp_path)
     for words, expected in ((["P@10,AP,nope"], "unknown measure 'nope'"),
                             (["relstring"], "trec_eval relstring")):
-        proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "evaluate", qrels, run, "-m",
-                               *words], capture_output=True, text=True)
-        assert proc.returncode == 2, proc.stderr
-        assert len(proc.stderr.strip().splitlines()) == 1 and expected in proc.stderr
+        status = main(["evaluate", qrels, run, "-m", *words])
+        err = capsys.readouterr().err
+        assert status == 2, err
+        assert len(err.strip().splitlines()) == 1 and expected in err
 
 
 def test_rank_column_warning_names_the_run(trec2009_run_paths, capsys):
@@ -418,17 +418,16 @@ def test_rank_column_warning_names_the_run(trec2009_run_paths, capsys):
     assert len(warned[0]) < 200  # one short line
 
 
-def test_strict_topics_option(tmp_path):
+def test_strict_topics_option(tmp_path, capsys):
     (tmp_path / "q").write_text("1 1 a 1\n1 2 b 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 2 s\n")
     (tmp_path / "t.xml").write_text('<webtrack2011><topic number="1" type="faceted">'
                                     '<query>q</query><subtopic number="1" type="inv">x'
                                     '</subtopic><subtopic number="2" type="nav">y</subtopic>'
                                     '</topic></webtrack2011>')
-    args = [sys.executable, "-m", "xdiv.cli", "evaluate", str(tmp_path / "q"),
-            str(tmp_path / "r"), "-m", "DIN-nDCG@10", "--topics", str(tmp_path / "t.xml")]
-    proc = subprocess.run(args, capture_output=True, text=True)
-    assert proc.returncode == 0 and "type 'inv'" in proc.stderr
-    proc = subprocess.run(args + ["--strict-topics"], capture_output=True, text=True)
-    assert proc.returncode == 2 and "type 'inv'" in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+    args = ["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "DIN-nDCG@10",
+            "--topics", str(tmp_path / "t.xml")]
+    assert main(args) == 0 and "type 'inv'" in capsys.readouterr().err
+    assert main(args + ["--strict-topics"]) == 2
+    err = capsys.readouterr().err
+    assert "type 'inv'" in err and len(err.strip().splitlines()) == 1

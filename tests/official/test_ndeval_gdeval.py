@@ -14,7 +14,6 @@ import gzip
 import math
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -296,17 +295,15 @@ def test_gdeval_risk_by_hand(tmp_path, capsys):
         assert out[-1] == f"{label},amean,{mean[0]:.5f},{mean[1]:.5f}"
 
 
-def test_gdeval_refuses_what_gdeval_refuses(tmp_path):
+def test_gdeval_refuses_what_gdeval_refuses(tmp_path, capsys):
     (tmp_path / "q").write_text("1 0 a 5\n")
     (tmp_path / "d").write_text("1 1 a 1\n1 2 b 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 1 r\n")
-    proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "gdeval", str(tmp_path / "q"),
-                           str(tmp_path / "r")], capture_output=True, text=True)
-    assert proc.returncode == 2 and "grades go up to 4" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "gdeval", str(tmp_path / "d"),
-                           str(tmp_path / "r")], capture_output=True, text=True)
-    assert proc.returncode == 2 and "--adhoc max" in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+    assert main(["gdeval", str(tmp_path / "q"), str(tmp_path / "r")]) == 2
+    assert "grades go up to 4" in capsys.readouterr().err
+    assert main(["gdeval", str(tmp_path / "d"), str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "--adhoc max" in err and len(err.strip().splitlines()) == 1
 
 
 # ------------------------------------------------------------------ risk

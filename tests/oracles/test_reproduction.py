@@ -39,6 +39,22 @@ def test_docs_page_holds_what_the_script_computes(report):
         "python docs/reproduce_2009.py --update docs/reproduction-2009.md")
 
 
+
+def test_the_script_writes_its_report(report, tmp_path, monkeypatch):
+    """``python docs/reproduce_2009.py -o FILE`` writes the report of the default trec-web
+    folder to FILE. The report is the one computed once for this module (the same call:
+    running the script in a child process computed it a second time)."""
+    script = _script()
+    roots = []
+    monkeypatch.setattr(script, "report", lambda root: roots.append(root) or report)
+    out = tmp_path / "repro.md"
+    assert script.main(["-o", str(out)]) == 0
+    assert [root.resolve() for root in roots] == [TREC_WEB.resolve()]
+    text = out.read_text()
+    assert text == report
+    assert "Discriminative power" in text and "Concordance tests" in text
+    assert text.count("| D#-nDCG@10 |") >= 3
+
 def test_report_covers_every_flat_diversity_measure_and_the_seeds_tables(report):
     script = _script()
     flat = {name for name, d in registry().items()

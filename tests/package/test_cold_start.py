@@ -83,3 +83,17 @@ def test_the_trec_eval_start_loads_no_numpy():
                      "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
                      "('numpy', 'dataclasses', 'pathlib', 'tempfile', 'inspect')))")
     assert loaded == "[]"
+
+
+def test_xarray_imports_dask_array_only_for_dask_data():
+    """xarray asks of every new variable whether its data is a dask array; once xdiv is
+    imported, that question no longer imports ``dask.array`` (half a second of CPU per
+    command), and dask arrays are still recognised as such once there can be one."""
+    assert _python(
+        "import sys, numpy, xdiv, xarray\n"
+        "plain = xarray.Dataset({'v': ('x', numpy.arange(3))})\n"
+        "before = 'dask.array' in sys.modules\n"
+        "import dask.array\n"
+        "lazy = xarray.DataArray(dask.array.ones(4, chunks=2), dims='x')\n"
+        "print(before, type(lazy.data).__name__, lazy.chunks, plain.chunks == {},"
+        " (lazy + 1).sum().compute().item())") == "False Array ((2, 2),) True 8.0"
