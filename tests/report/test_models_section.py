@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+import xarray as xr  # noqa: E402
 
 import xdiv  # noqa: E402
 from xdiv import report, stats  # noqa: E402
@@ -183,6 +184,33 @@ def test_beyond_40_runs_the_contrasts_are_counted_per_run():
     assert better + worse > 0 or any(int(r[1][0]) for r in rows)
     full = _section(report.html_report(cube, models=model, full_matrix=True), "Models")
     assert '<table class="matrix">' in full
+
+
+@pytest.mark.slow  # a mixed model of two collections
+def test_a_model_of_two_collections_names_its_components():
+    planes = []
+    for seed in (1, 2):
+        plane = _cube(4, 6, seed=seed)["score"].drop_vars("canonical", errors="ignore")
+        planes.append(plane.assign_coords(topic=[f"{seed}-{t}" for t in
+                                                 plane["topic"].values]))
+    cube = xr.concat(planes, dim=pd.Index(["y1", "y2"], name="collection"), join="outer")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        model = stats.mixed(cube, METRIC, interaction=True)
+    section = _section(report.html_report(planes[0].to_dataset(), models=model), "Models")
+    text = html.unescape(section)
+    assert "topics per collection: y1 6, y2 6" in text
+    assert "between topics and collections" in text
+    _, components, _ = _tables(section)
+    names = ["collection", "topic", "run_collection", "residual"]
+    total = sum(float(model[f"{name}_variance"]) for name in names)
+    assert [[t for t, _ in row] for row in components[1:]] == [
+        [label, _fmt(float(model[f"{name}_variance"]), 6),
+         _fmt(float(model[f"{name}_variance_ci_low"]), 6),
+         _fmt(float(model[f"{name}_variance_ci_high"]), 6),
+         _fmt(float(model[f"{name}_variance"]) / total, 3)]
+        for label, name in zip(["collection", "topic within collection", "run × collection",
+                                "residual"], names)]
 
 
 def test_anything_else_is_no_model_result(data):

@@ -1153,9 +1153,11 @@ def _mixed_part(result: xr.Dataset, key: int, title: str, full_matrix: bool) -> 
                 "runs sorted by the mean"
                 + (", back-transformed to scores (the score of a typical topic; the "
                    "standard errors by the delta method)" if logit else "")
-                + ". The intervals include the topic variance, which every run shares: "
-                "runs whose intervals overlap may still differ significantly, as the "
-                "contrasts below say.")]
+                + ". The intervals include the "
+                + ("topic and collection variances" if "collection_variance" in result
+                   else "topic variance")
+                + ", which every run shares: runs whose intervals overlap may still differ "
+                "significantly, as the contrasts below say.")]
     by_run = {name: result[name].to_series() for name in
               ("mean", "mean_se", "mean_ci_low", "mean_ci_high")}
     parts.append(_value_table(
@@ -1176,7 +1178,9 @@ def _mixed_part(result: xr.Dataset, key: int, title: str, full_matrix: bool) -> 
             else np.nan
         high = float(result[f"{c}_variance_ci_high"]) if f"{c}_variance_ci_high" in result \
             else np.nan
-        rows.append([_COMPONENT_WORDS.get(c, c.replace("_", " ")), _number(value, 6),
+        words = ("topic within collection" if c == "topic" and "collection_variance" in result
+                 else _COMPONENT_WORDS.get(c, c.replace("_", " ")))
+        rows.append([words, _number(value, 6),
                      _number(low, 6), _number(high, 6),
                      _number(value / total if total > 0 else np.nan, 3)])
     parts += [_p(f"Variance components with their {level} intervals (the residual "
@@ -1195,8 +1199,6 @@ def _mixed_part(result: xr.Dataset, key: int, title: str, full_matrix: bool) -> 
     said = (f"Pairwise contrasts of the runs, mean(A) - mean(B)"
             + (" on the logit scale" if logit else "") + ", p-values adjusted: "
             f"{attrs.get('adjustment', attrs.get('adjust', '?'))}; alpha = {alpha:g}")
-    if len(runs) < 2:
-        return parts
     if full_matrix or len(runs) <= MATRIX_RUNS:
         parts += [_p(f"{said}. The cell in row A and column B gives the adjusted p-value of "
                      "A against B; green when A is significantly better than B (a higher "
