@@ -1196,7 +1196,7 @@ def _mixed_part(result: xr.Dataset, key: int, title: str, full_matrix: bool) -> 
               _p(f"Bounded scores: {attrs.get('bounded_advice', 'no diagnostic')}.")]
     matrix = xr.Dataset({"pvalue": result["pvalue_adjusted"], "diff": result["diff"]},
                         attrs={"alpha": alpha})
-    said = (f"Pairwise contrasts of the runs, mean(A) - mean(B)"
+    said = ("Pairwise contrasts of the runs, mean(A) - mean(B)"
             + (" on the logit scale" if logit else "") + ", p-values adjusted: "
             f"{attrs.get('adjustment', attrs.get('adjust', '?'))}; alpha = {alpha:g}")
     if full_matrix or len(runs) <= MATRIX_RUNS:
