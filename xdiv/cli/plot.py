@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import xarray as xr
 
 KINDS = ("asl", "scatter", "topics", "diff", "concordance", "correlation", "er-dri", "ktu",
-         "rbo", "rmse")
+         "rbo", "rmse", "model")
 REPRO = {"er-dri": None, "ktu": "ktu", "rbo": "rbo", "rmse": "rmse"}
 """The plots of a reproducibility result ('xdiv repro -o'), and what cutoff_plot draws."""
 ONE_MEASURE = ("topics", "diff")
@@ -41,7 +41,9 @@ def add_parser(sub) -> None:
                        "the effect ratio against DeltaRI per pair of repetitions and "
                        "measure; ktu, rbo: KTU and RBO against the cutoff; rmse: RMSE "
                        "against the cutoff of measures held at several cutoffs, one line "
-                       "per pair and run.",
+                       "per pair and run. model: the run means of a mixed model with their "
+                       "confidence intervals, one row per run (a forest plot), from 'xdiv "
+                       "model -o'.",
                  examples="examples:\n"
                           "  xdiv plot asl meta.nc --test tukey -o asl.pdf\n"
                           "  xdiv plot scatter scores.nc --cutoff 10 -o irec-dndcg.png\n"
@@ -52,12 +54,14 @@ def add_parser(sub) -> None:
                           "D#-nDCG@10 P+Q#@10 --gold I-rec@10 -o concordance.png\n"
                           "  xdiv plot correlation scores.nc --method tau_ap -o tau.png\n"
                           "  xdiv plot er-dri repro.nc -o er-dri.svg\n"
-                          "  xdiv plot rmse repro.nc -m P.5 P.10 P.20 -o rmse.png\n\n"
+                          "  xdiv plot rmse repro.nc -m P.5 P.10 P.20 -o rmse.png\n"
+                          "  xdiv plot model model.nc -o means.svg\n\n"
                           "scatter needs both I-rec@l and D-nDCG@l in the cube, at the "
                           "--cutoff l.")
     pl.add_argument("kind", choices=KINDS, help="which plot")
     pl.add_argument("input", help="NetCDF file (xdiv meta -o for asl, xdiv repro -o for "
-                                  "er-dri, ktu, rbo and rmse, else xdiv evaluate -o)")
+                                  "er-dri, ktu, rbo and rmse, xdiv model -o for model, else "
+                                  "xdiv evaluate -o)")
     pl.add_argument("-o", "--output", required=True,
                     help="image file (.png, .svg or .pdf)")
     pl.add_argument("--test", choices=META_TESTS[:-1],
@@ -90,15 +94,17 @@ def run(args) -> int:
 
     _check_measures(args)
     figure_output(args.output, args.input)
-    if args.kind in REPRO:
+    if args.kind in (*REPRO, "model"):
         from ..io.netcdf import open_dataset
-        from ..plot import repro
+        from ..plot import models, repro
 
         data = open_dataset(args.input)
     else:
         data = open_netcdf(args.input, "meta" if args.kind == "asl" else "scores")
     with about(args.input):
-        if args.kind == "er-dri":
+        if args.kind == "model":
+            fig = models.model_means_plot(data)
+        elif args.kind == "er-dri":
             fig = repro.er_dri_plot(data, args.measures)
         elif args.kind in REPRO:
             fig = repro.cutoff_plot(data, REPRO[args.kind],

@@ -21,13 +21,17 @@ def add_parser(sub) -> None:
                        "--residuals adds the sections Ties and Unjudged documents; --pools "
                        "adds the pool studies of 'xdiv pools' (leave one run out, "
                        "judgment downsampling); --repro adds the reproducibility measures of "
-                       "'xdiv repro' (Breuer et al., SIGIR 2020).",
+                       "'xdiv repro' (Breuer et al., SIGIR 2020); --model adds the models of "
+                       "'xdiv model' (run means with confidence intervals, variance "
+                       "components and adjusted contrasts of a mixed model; an ANOVA table "
+                       "with its effect sizes).",
                  examples="examples:\n"
                           "  xdiv report scores.nc -o report.html\n"
                           "  xdiv report scores.nc meta.nc -m D#-nDCG@10 -o report.html\n"
                           "  xdiv report scores.nc meta.nc -o report.html --pools loo.nc "
                           "down.nc\n"
-                          "  xdiv report scores.nc -o report.html --repro repro.nc")
+                          "  xdiv report scores.nc -o report.html --repro repro.nc\n"
+                          "  xdiv report scores.nc -o report.html --model model.nc anova.nc")
     rp.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     rp.add_argument("meta", nargs="?", help="its meta-evaluation, written by 'xdiv meta -o'")
     rp.add_argument("-o", "--output", required=True, help="the HTML file to write")
@@ -53,6 +57,10 @@ def add_parser(sub) -> None:
                     help="add the reproducibility results in these NetCDF files, written by "
                          "'xdiv repro -o' (tables of KTU, RBO, RMSE, ER, DeltaRI and "
                          "p-values, and their figures)")
+    rp.add_argument("--model", nargs="+", metavar="FILE", dest="models",
+                    help="add the models in these NetCDF files, written by 'xdiv model -o' "
+                         "(a mixed model's run means, variance components and contrasts; an "
+                         "ANOVA table)")
 
 
 def run(args) -> int:
@@ -60,9 +68,10 @@ def run(args) -> int:
 
     matplotlib.use("Agg")
     from ..io.netcdf import open_dataset
-    from ..report.html import check_pool_study, check_repro, write_report
+    from ..report.html import check_model, check_pool_study, check_repro, write_report
 
-    output(args.output, args.scores, args.meta, *(args.pools or ()), *(args.repro or ()))
+    output(args.output, args.scores, args.meta, *(args.pools or ()), *(args.repro or ()),
+           *(args.models or ()))
     scores = open_netcdf(args.scores, "scores")
     meta = open_netcdf(args.meta, "meta") if args.meta else None
     pools = []
@@ -75,10 +84,15 @@ def run(args) -> int:
         result = open_dataset(path)
         check_repro(result, path)
         repro.append(result)
+    models = []
+    for path in args.models or ():
+        result = open_dataset(path)
+        check_model(result, path)
+        models.append(result)
     with about(f"{args.scores} with {args.meta}" if args.meta else args.scores):
         path = write_report(args.output, scores, meta, metric=args.measure, alpha=args.alpha,
                             full_matrix=args.full_matrix, baseline=args.baseline,
                             pairs_table=args.pairs_table, pools=pools or None,
-                            repro=repro or None)
+                            repro=repro or None, models=models or None)
     print(f"report written to {path}", file=sys.stderr)
     return 0

@@ -20,7 +20,9 @@ measure) or ``ties="expected"`` (the largest standard error of the expected scor
 scored on condensed lists, ``judged_only``); and "Pool studies" when the results of
 :func:`xdiv.pools.leave_one_run_out` or :func:`xdiv.pools.downsample` are given
 (``pools=``, ``xdiv report --pools``). A fourth, "Reproducibility", shows the results of
-:func:`xdiv.repro.evaluate` given (``repro=``, ``xdiv report --repro``).
+:func:`xdiv.repro.evaluate` given (``repro=``, ``xdiv report --repro``), and a fifth,
+"Models", the linear mixed models of :func:`xdiv.stats.mixed` and the analyses of
+variance of :func:`xdiv.stats.anova_table` given (``models=``, ``xdiv report --model``).
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from scipy.stats import ttest_1samp
 from ..errors import InputError
 from ..core.cube import score_array, summarize
 
-__all__ = ["PRIMARY", "check_pool_study", "check_repro", "default_primary", "html_report",
-           "run_summary", "significance_matrix", "write_report"]
+__all__ = ["PRIMARY", "check_model", "check_pool_study", "check_repro", "default_primary",
+           "html_report", "run_summary", "significance_matrix", "write_report"]
 
 LEVEL = 0.95
 """Coverage of the confidence intervals of the run table."""
@@ -171,7 +173,8 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
                 baseline: str | Sequence[str] | None = None,
                 pairs_table: bool = False,
                 pools: xr.Dataset | Sequence[xr.Dataset] | None = None,
-                repro: xr.Dataset | Sequence[xr.Dataset] | None = None) -> str:
+                repro: xr.Dataset | Sequence[xr.Dataset] | None = None,
+                models: xr.Dataset | Sequence[xr.Dataset] | None = None) -> str:
     """The HTML report (one self-contained page) of a score cube.
 
     Parameters
@@ -211,12 +214,21 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         pairs of repeated runs: adds the section "Reproducibility" with their tables (ARP,
         RMSE, p-values; ER and ΔRI; KTU and RBO at each cutoff) and figures (ER against
         ΔRI; KTU, RBO and RMSE against the cutoff), checked by :func:`check_repro`.
+    models : xarray.Dataset or list of xarray.Dataset, optional
+        Results of :func:`xdiv.stats.mixed` and :func:`xdiv.stats.anova_table` (``xdiv
+        model -o``), checked by :func:`check_model`: adds the section "Models" with, for a
+        mixed model, the run means and their confidence intervals (a table and a forest
+        plot, :func:`xdiv.plot.models.model_means_plot`), the variance components and
+        the ICC, the bounded-scores advice and the adjusted p-values of the pairwise
+        contrasts (beyond :data:`MATRIX_RUNS` runs, unless ``full_matrix``, per run the
+        number of runs it is significantly above and below); for an analysis of variance,
+        its table with the effect sizes.
 
     Raises
     ------
     InputError
-        A metric the cube lacks, a meta-evaluation of other runs, or a pool study or
-        reproducibility result that is none.
+        A metric the cube lacks, a meta-evaluation of other runs, or a pool study,
+        reproducibility result or model result that is none.
     """
     da = score_array(scores)
     metric = str(score_array(scores, [metric or default_primary(scores)])["metric"].values[0])
@@ -224,6 +236,7 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         _check_runs(meta, [str(r) for r in da["run"].values])
     studies = _pool_studies(pools)
     repeated = _repro_results(repro)
+    fitted = _model_results(models)
     summary = run_summary(scores)
     order = [str(r) for r in summary["mean"].sel(metric=metric).to_series()
              .sort_values(ascending=False, kind="stable").index]
@@ -247,6 +260,7 @@ def html_report(scores: xr.Dataset, meta: xr.Dataset | None = None, *,
         parts += _power_section(meta)
     parts += _pools_section(studies, metric)
     parts += _repro_section(repeated)
+    parts += _models_section(fitted, full_matrix)
     parts += _plots_section(scores, order)
     return _page(title, parts)
 
@@ -994,6 +1008,249 @@ def _repro_part(result: xr.Dataset, key: int, count: int) -> list:
     return parts
 
 
+# ------------------------------------------------------------------------------ models
+
+MIXED, ANOVA = "mixed", "anova"
+"""The kinds of model result :func:`check_model` tells apart: :func:`xdiv.stats.mixed`'s
+linear mixed model and :func:`xdiv.stats.anova_table`'s analysis of variance."""
+
+_MIXED_DIMS = {"mean": ("run",), "mean_se": ("run",), "mean_ci_low": ("run",),
+               "mean_ci_high": ("run",), "diff": ("run_a", "run_b"),
+               "pvalue_adjusted": ("run_a", "run_b"), "residual_variance": (), "icc": ()}
+_ANOVA_DIMS = {name: ("term",) for name in ("sum_sq", "df", "mean_sq", "statistic", "pvalue",
+                                            "eta_sq", "omega_sq", "partial_omega_sq",
+                                            "variance_component")}
+"""The variables of the model results the report shows, and their dimensions."""
+
+_COMPONENT_WORDS = {"collection": "collection", "topic": "topic",
+                    "run_collection": "run × collection", "residual": "residual"}
+
+
+def check_model(dataset, source: str | os.PathLike | None = None) -> str:
+    """The kind of a model result: ``"mixed"`` for one of :func:`xdiv.stats.mixed` (its
+    ``xdiv_kind``, the run means with their intervals over ``run``, the contrasts over
+    ``run_a`` and ``run_b`` of the same runs, the variance components and the ICC),
+    ``"anova"`` for a table of :func:`xdiv.stats.anova_table` (a ``term`` dimension
+    with ``sum_sq``, ``df``, ``mean_sq``, ``statistic``, ``pvalue``, ``eta_sq``,
+    ``omega_sq``, ``partial_omega_sq`` and ``variance_component``); both as ``xdiv model
+    -o`` writes them.
+
+    Raises
+    ------
+    InputError
+        ``SOURCE: not a model result (...)``, in one line, for anything else.
+    """
+    where = f"{os.fspath(source)}: " if source is not None else ""
+    fix = "write one with 'xdiv model -o', xdiv.stats.mixed or xdiv.stats.anova_table"
+    if not isinstance(dataset, xr.Dataset):
+        raise InputError(f"{where}not a model result (a {type(dataset).__name__}; {fix})")
+    kind = str(dataset.attrs.get("xdiv_kind", ""))
+    if kind == MIXED:
+        expected = _MIXED_DIMS
+    elif kind in (ANOVA, "") and "term" in dataset.dims:
+        kind, expected = ANOVA, _ANOVA_DIMS
+    else:
+        what = f"a dataset of kind {kind!r}" if kind else "a dataset without the variables of one"
+        raise InputError(f"{where}not a model result ({what}; {fix})")
+    for name, dims in expected.items():
+        if name not in dataset.data_vars:
+            raise InputError(f"{where}not a model result (the {kind} result lacks {name})")
+        if dataset[name].dims != dims:
+            raise InputError(f"{where}not a model result ({name} has the dimensions "
+                             f"{', '.join(map(str, dataset[name].dims)) or 'none'}, not "
+                             f"{', '.join(dims) or 'none'})")
+    if kind == MIXED:
+        runs = [str(r) for r in dataset["run"].values]
+        if any([str(r) for r in dataset[d].values] != runs for d in ("run_a", "run_b")):
+            raise InputError(f"{where}not a model result (its contrasts are not of its runs)")
+        alpha = dataset.attrs.get("alpha")
+        if not isinstance(alpha, (int, float, np.number)) or not 0 < float(alpha) < 1:
+            raise InputError(f"{where}not a model result (its alpha is no number between 0 "
+                             "and 1)")
+    return kind
+
+
+def _model_results(models) -> list:
+    """``(kind, dataset)`` of each model result given, checked before any work."""
+    if models is None:
+        return []
+    if isinstance(models, xr.Dataset):
+        models = [models]
+    out = []
+    for k, result in enumerate(models):
+        try:
+            out.append((check_model(result), result))
+        except InputError as exc:
+            raise InputError(f"models[{k}]: {exc}") from None
+    return out
+
+
+def _models_section(results: Sequence, full_matrix: bool) -> list:
+    if not results:
+        return []
+    parts = ["<h2>Models</h2>",
+             _p("Statistical models of the scores of one measure, fitted by statsmodels: "
+                "the linear mixed model with the runs as fixed and the topics as random "
+                "effects (Carterette, \"Model-based inference about IR systems\", ICTIR "
+                "2011), which estimates each run's mean, the share of the score variance "
+                "that lies between topics and every pairwise contrast of runs with a "
+                "multiplicity adjustment; and the analysis of variance with its effect "
+                "sizes (Olejnik & Algina, Psychological Methods 2003; Ferro & Silvello, "
+                "SIGIR 2016).")]
+    for k, (kind, result) in enumerate(results):
+        title = f"Model {k + 1}: " if len(results) > 1 else ""
+        parts += (_mixed_part(result, k, title, full_matrix) if kind == MIXED
+                  else _anova_part(result, title))
+    return parts
+
+
+_RUN = ' class="run"'
+
+
+def _value_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of text cells, the first of each row a label; every cell escaped here."""
+    def cells(tag: str, texts: Sequence[str]) -> str:
+        return "".join(f'<{tag}{_RUN if k == 0 else ""}>{_e(text)}</{tag}>'
+                       for k, text in enumerate(texts))
+
+    body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    return (f'<div class="scroll"><table class="models"><thead><tr>{cells("th", head)}'
+            f"</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _topics_said(result: xr.Dataset) -> str:
+    if "n_topics" not in result:
+        return ""
+    topics = result["n_topics"]
+    if "collection" in topics.dims:
+        return "; topics per collection: " + ", ".join(
+            f"{c} {int(n)}" for c, n in zip(result["collection"].values, topics.values))
+    return f" on {int(topics)} topics"
+
+
+def _mixed_part(result: xr.Dataset, key: int, title: str, full_matrix: bool) -> list:
+    from ..plot.models import model_means_plot
+
+    attrs = result.attrs
+    metric = str(attrs.get("metric", "?"))
+    alpha = float(attrs["alpha"])
+    level = f"{100 * (1 - alpha):g}%"
+    logit = str(attrs.get("scale", "linear")) == "logit"
+    runs = [str(r) for r in result["run"].values]
+    mean = result["mean"].values.astype(float)
+    order = [runs[k] for k in np.argsort(np.where(np.isnan(mean), np.inf, -mean),
+                                         kind="stable")]
+    n_obs = f"{int(result['n_obs'])} scores" if "n_obs" in result else "the scores"
+    fit = (f"{attrs.get('formula', 'score ~ 0 + run + (1 | topic)')}, fitted by "
+           f"{attrs.get('method', 'REML')} to {n_obs}{_topics_said(result)}"
+           + (" on the logit scale (the logit-normal model of bounded scores)" if logit
+              else "") + ".")
+    if not _flag(attrs.get("converged", 1)):
+        fit += " statsmodels says the fit did not converge: read the estimates with care."
+    parts = [f"<h3>{_e(title)}Mixed model of {_e(metric)}</h3>",
+             _p(f"{fit} The table gives each run's estimated mean (its fixed effect), "
+                f"statsmodels' standard error and the {level} Wald confidence interval, "
+                "runs sorted by the mean"
+                + (", back-transformed to scores (the score of a typical topic; the "
+                   "standard errors by the delta method)" if logit else "")
+                + ". The intervals include the "
+                + ("topic and collection variances" if "collection_variance" in result
+                   else "topic variance")
+                + ", which every run shares: runs whose intervals overlap may still differ "
+                "significantly, as the contrasts below say.")]
+    by_run = {name: result[name].to_series() for name in
+              ("mean", "mean_se", "mean_ci_low", "mean_ci_high")}
+    parts.append(_value_table(
+        ["run", "mean", "standard error", f"{level} CI low", f"{level} CI high"],
+        [[run, *(_number(float(by_run[name][run])) for name in by_run)] for run in order]))
+    parts.append(_figure(
+        model_means_plot(result), f"model{key}-means",
+        f"Each run's estimated mean of {metric} (point) and its {level} confidence interval "
+        "(bar), the best run at the top; blue: the best run and the runs the contrasts "
+        "do not find significantly below it, orange: the runs significantly below it."))
+    components = [str(name)[:-len("_variance")] for name in result.data_vars
+                  if str(name).endswith("_variance") and result[name].dims == ()]
+    total = sum(float(result[f"{c}_variance"]) for c in components)
+    rows = []
+    for c in components:
+        value = float(result[f"{c}_variance"])
+        low = float(result[f"{c}_variance_ci_low"]) if f"{c}_variance_ci_low" in result \
+            else np.nan
+        high = float(result[f"{c}_variance_ci_high"]) if f"{c}_variance_ci_high" in result \
+            else np.nan
+        words = ("topic within collection" if c == "topic" and "collection_variance" in result
+                 else _COMPONENT_WORDS.get(c, c.replace("_", " ")))
+        rows.append([words, _number(value, 6),
+                     _number(low, 6), _number(high, 6),
+                     _number(value / total if total > 0 else np.nan, 3)])
+    parts += [_p(f"Variance components with their {level} intervals (the residual "
+                 "variance's is the chi-squared interval on the residual degrees of freedom, "
+                 "the others Wald intervals of the log variance; – where a variance is "
+                 "estimated at 0 and has none), and each one's share of their sum. The "
+                 f"intraclass correlation (ICC) is {_number(float(result['icc']), 4)}: the "
+                 "share of the score variance that lies between topics"
+                 + (" and collections" if "collection_variance" in result else "")
+                 + ", which the contrasts of runs on the same topics leave out."),
+              _value_table(["component", "variance", f"{level} CI low", f"{level} CI high",
+                            "share"], rows),
+              _p(f"Bounded scores: {attrs.get('bounded_advice', 'no diagnostic')}.")]
+    matrix = xr.Dataset({"pvalue": result["pvalue_adjusted"], "diff": result["diff"]},
+                        attrs={"alpha": alpha})
+    said = ("Pairwise contrasts of the runs, mean(A) - mean(B)"
+            + (" on the logit scale" if logit else "") + ", p-values adjusted: "
+            f"{attrs.get('adjustment', attrs.get('adjust', '?'))}; alpha = {alpha:g}")
+    if full_matrix or len(runs) <= MATRIX_RUNS:
+        parts += [_p(f"{said}. The cell in row A and column B gives the adjusted p-value of "
+                     "A against B; green when A is significantly better than B (a higher "
+                     "mean), red when significantly worse. Runs in the order of the table "
+                     "above."),
+                  _significance_table(matrix, order)]
+    else:
+        parts += [_p(f"{said}; summarised for {len(runs)} runs (the full matrix of "
+                     f"{len(runs) * (len(runs) - 1) // 2} run pairs is shown up to "
+                     f"{MATRIX_RUNS} runs, or on request: full_matrix=True, xdiv report "
+                     "--full-matrix): for every run, the number of runs it is significantly "
+                     "better than (a higher mean), significantly worse than and not told "
+                     "apart from. Runs in the order of the table above."),
+                  _significance_summary(matrix, order)]
+    return parts
+
+
+def _anova_part(result: xr.Dataset, title: str) -> list:
+    columns = {"sum_sq": ("sum of squares", _number), "df": ("df", lambda v: f"{v:g}"),
+               "mean_sq": ("mean square", _number), "statistic": ("F", _number),
+               "pvalue": ("p-value", _pvalue), "eta_sq": ("η²", _number),
+               "omega_sq": ("ω²", _number), "partial_omega_sq": ("partial ω²", _number),
+               "variance_component": ("variance component", lambda v: _number(v, 6))}
+    attrs = result.attrs
+    metric = str(attrs.get("metric", "?"))
+    factors = [str(name) for name in result.coords
+               if result[name].dims == ("run",) and str(name) != "run"]
+    grid = ""
+    if factors:
+        grid = " The runs are points of a grid of factors: " + "; ".join(
+            f"{name} ({len(set(map(str, result[name].values)))} levels)"
+            for name in factors) + "."
+    counts = ", ".join(f"{attrs[name]} {words}" for name, words in
+                       (("n_obs", "scores"), ("n_topics", "topics")) if name in attrs)
+    parts = [f"<h3>{_e(title)}Analysis of variance of {_e(metric)}</h3>",
+             _p(f"{attrs.get('formula', 'score ~ C(run) + C(topic)')}, type "
+                f"{attrs.get('typ', '?')} sums of squares (statsmodels' anova_lm)"
+                + (f", {counts}" if counts else "") + f".{grid} With N the number of "
+                "scores, SS_total their sum of squares about the mean and MS_error the "
+                "residual mean square: η² = SS / SS_total, the share of the observed "
+                "sum of squares; ω² = (SS - df MS_error) / (SS_total + MS_error), that "
+                "share corrected for what noise alone explains (below 0 for a term that "
+                "explains less than noise); partial ω² = (SS - df MS_error) / (SS + (N - "
+                "df) MS_error), without the other terms' variance; the variance "
+                "component (SS - df MS_error) / N, MS_error on the residual row.")]
+    rows = [[str(term), *(form(float(result[name].values[k]))
+                          for name, (_, form) in columns.items())]
+            for k, term in enumerate(result["term"].values)]
+    parts.append(_value_table(["term", *(h for h, _ in columns.values())], rows))
+    return parts
+
+
 def write_report(path: str | os.PathLike, scores: xr.Dataset,
                  meta: xr.Dataset | None = None, **options) -> str:
     """Write :func:`html_report` to ``path`` atomically (:func:`xdiv.io.atomic.atomic_output`);
@@ -1087,7 +1344,7 @@ def _significance_table(matrix: xr.Dataset, order: Sequence[str]) -> str:
                 continue
             kind = "" if not pvalue[i, j] < alpha else (' class="up"' if diff[i, j] > 0
                                                        else ' class="down"')
-            cells.append(f"<td{kind}>{_pvalue(pvalue[i, j])}</td>")
+            cells.append(f"<td{kind}>{_e(_pvalue(pvalue[i, j]))}</td>")
         rows.append(f'<tr><th class="run">{_e(run)}</th>{"".join(cells)}</tr>')
     # column labels written upwards, so that a matrix of 20 runs fits the page's width
     return (f'<div class="scroll"><table class="matrix"><thead><tr><th class="run">run</th>'
