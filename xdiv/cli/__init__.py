@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
-from .common import QUIET_HELP, apply_renamed, refuse_empty_outputs
+from .common import OUTPUT_OPTIONS, QUIET_HELP, apply_renamed, refuse_empty_outputs
 
 __all__ = ["main", "measures_page"]
 
@@ -46,9 +46,11 @@ EXAMPLES = """examples:
   xdiv concordance scores.nc alpha-nDCG@10 D#-nDCG@10 --gold I-rec@10
   xdiv plot asl meta.nc -o asl.png
   xdiv report scores.nc meta.nc -o report.html
+  xdiv verify meta.nc
 """
 COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "ntcireval", "measures", "meta",
-                    "compare", "risk", "design", "convert", "plot", "report", "pools", "repro")
+                    "compare", "risk", "design", "convert", "plot", "report", "pools", "repro",
+                    "verify")
 """The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
 
 FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
@@ -57,7 +59,8 @@ FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
              "measures": "measures",
              "meta": "meta", "concordance": "meta", "correlate": "meta",
              "compare": "compare", "risk": "risk", "design": "design", "convert": "convert",
-             "plot": "plot", "report": "report", "pools": "pools", "repro": "repro"}
+             "plot": "plot", "report": "report", "pools": "pools", "repro": "repro",
+             "verify": "verify"}
 """The family (module) that declares each command. A command line that names a command
 first (``xdiv evaluate ...``) builds that family's parser alone: a command starts without
 declaring the other commands' hundreds of options, and a drop-in for a C tool (``xdiv
@@ -79,6 +82,16 @@ def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParse
     return top
 
 
+def _recording(argv: list[str], args: argparse.Namespace):
+    """The provenance context of the command line ``argv``: every result written records
+    it (:mod:`xdiv.io.provenance`)."""
+    from ..io.provenance import recording_command
+
+    outputs = {name: getattr(args, name) for name in OUTPUT_OPTIONS
+               if isinstance(getattr(args, name, None), str)}
+    return recording_command(argv, args, outputs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -98,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             apply_renamed(args)
             refuse_empty_outputs(args)
-            status = args.handler(args)
+            with _recording(argv, args):
+                status = args.handler(args)
             sys.stdout.flush()
             return status
         except XdivError as exc:

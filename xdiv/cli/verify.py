@@ -1,0 +1,181 @@
+"""``xdiv verify``: check the input files a result records and recompute it from them."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import tempfile
+
+from ..errors import XdivError, shown
+from .common import OUTPUT_OPTIONS, command
+
+ABOUT = ("Check that a result can be made again from its inputs. Every NetCDF result xdiv "
+         "writes records its provenance: the size and SHA-256 of each input file, the "
+         "version of xdiv, the measures with all their parameters, the options, and the "
+         "command line (or the Python call) that made it, with the provenance of the "
+         "results it was made from. 'xdiv verify' checks each input file, then makes the "
+         "result again by running the recorded command (or call), seeds included, and "
+         "compares every variable, coordinate and attribute bit for bit (NaN equal to "
+         "NaN). It prints one line per input file and per variable: identical, differs "
+         "(how many cells, the largest difference), file changed or file missing. Exit "
+         "status 0 when everything is identical, 1 otherwise.")
+EXAMPLES = """examples:
+  xdiv verify scores.nc
+  xdiv verify meta.nc
+  xdiv verify scores.nc moved/qrels.txt moved/run1.txt
+
+Input files are read where the result says they were (relative paths from the folder
+the command ran in); FILES given on the command line replace the recorded files of the
+same base name.
+"""
+
+
+def add_parser(sub) -> None:
+    vf = command(sub, "verify", "check a result's input files and recompute it", run,
+                 about=ABOUT, examples=EXAMPLES)
+    vf.add_argument("result", help="a NetCDF result written by xdiv (xdiv evaluate -o, "
+                                   "xdiv meta -o, xdiv.to_netcdf, ...)")
+    vf.add_argument("files", nargs="*", metavar="FILE",
+                    help="input files where they are now, matched to the recorded ones by "
+                         "base name (default: the recorded paths)")
+
+
+def run(args) -> int:
+    from ..io.netcdf import open_dataset
+    from ..io.provenance import (check_file_record, compare_datasets, file_records,
+                                 provenance_of, replay_blockers)
+
+    result = open_dataset(args.result)
+    record = provenance_of(result)
+    if record is None:
+        if "xdiv_kind" not in result.attrs:
+            raise XdivError(f"{args.result}: not an xdiv result (no xdiv_kind attribute "
+                            "and no provenance)")
+        raise XdivError(f"{args.result}: has no provenance (written by an xdiv without "
+                        "provenance records, or its provenance attribute was removed)")
+    given: dict[str, str] = {}
+    for path in args.files:
+        name = os.path.basename(path)
+        if name in given:
+            raise XdivError(f"{path}: two files named {name!r} given ({given[name]}); "
+                            "files are matched to the recorded ones by base name")
+        if not os.path.isfile(path):
+            raise XdivError(f"{path}: no such file")
+        given[name] = path
+    same = True
+    for via, item in file_records(record):
+        ok, _, what = check_file_record(item, given)
+        same &= ok
+        through = f", via {' -> '.join(via)}" if via else ""
+        _say(f"{item['path']} ({item['role']}{through}): {what}")
+    blockers = replay_blockers(record)
+    if blockers:
+        _say(f"recomputation: not possible ({'; '.join(blockers)})")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="xdiv-verify-") as scratch:
+        try:
+            again = recompute(record, given, scratch)
+        except XdivError as exc:
+            _say(f"recomputation: failed ({exc})")
+            return 1
+        for name, ok, what in compare_datasets(result, again):
+            same &= ok
+            _say(f"{name}: {what}")
+    return 0 if same else 1
+
+
+def _say(line: str) -> None:
+    print(shown(line, None))
+
+
+def recompute(record: dict, given: dict[str, str], scratch: str):
+    """The result of ``record`` made again (read back from NetCDF, as the result was),
+    in the folder ``scratch``: its command line run again with its outputs written there,
+    or its Python call made again."""
+    from ..io.netcdf import open_dataset, to_netcdf
+
+    if "command" in record:
+        return open_dataset(_rerun(record["command"], given, scratch))
+    with _in_folder(record["call"]["cwd"]), _quiet():
+        again = replay_call(record, given)
+    return open_dataset(to_netcdf(again, os.path.join(scratch, "again.nc")))
+
+
+def _moved(path: str, scratch: str) -> str:
+    """Where an output ``path`` of the command is written when it is run again."""
+    return os.path.join(scratch, "out", path.lstrip(os.sep))
+
+
+def _rerun(command_record: dict, given: dict[str, str], scratch: str) -> str:
+    """Run the recorded command line again, in the folder it ran in, its input files
+    replaced by ``given`` (by base name) and its outputs moved under ``scratch``; return
+    the path of the result written again."""
+    from . import main, parser
+
+    with _in_folder(command_record["cwd"]):
+        argv = [given.get(os.path.basename(word), word) if os.path.isfile(word) else word
+                for word in command_record["argv"]]
+        try:
+            args, _ = parser().parse_known_args(argv)
+        except SystemExit:
+            raise XdivError("the recorded command line does not parse") from None
+        for name in OUTPUT_OPTIONS:
+            value = getattr(args, name, None)
+            if isinstance(value, str) and value:
+                moved = _moved(value, scratch)
+                os.makedirs(os.path.dirname(moved), exist_ok=True)
+                argv += [f"--{name}", moved]
+        errors = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errors):
+            status = main(["-q", *argv])
+    if status:
+        last = (errors.getvalue().strip().splitlines() or ["exit status " + str(status)])[-1]
+        raise XdivError(f"the command failed again: {last}")
+    written = _moved(command_record["output"], scratch)
+    if not os.path.isfile(written):
+        raise XdivError(f"the command wrote no {command_record['output']} again")
+    return written
+
+
+def replay_call(record: dict, given: dict[str, str]):
+    """The result of the Python call of ``record`` made again (its parent datasets made
+    again first)."""
+    from ..io.provenance import decode_argument
+
+    call = record["call"]
+    module, _, name = call["function"].rpartition(".")
+    function = None
+    if module == "xdiv" or module.startswith("xdiv."):
+        function = getattr(importlib.import_module(module), name, None)
+    if function is None or not hasattr(function, "__wrapped__"):
+        raise XdivError(f"{call['function']} is not a function whose results xdiv records")
+    arguments = {key: decode_argument(value, given, lambda parent: replay_call(parent, given))
+                 for key, value in call["arguments"].items()}
+    result = function(**arguments)
+    return result[record["item"]] if "item" in record else result
+
+
+@contextlib.contextmanager
+def _in_folder(folder: str):
+    if not os.path.isdir(folder):
+        raise XdivError(f"{folder}: the folder the result was made in is gone")
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+@contextlib.contextmanager
+def _quiet():
+    import warnings
+
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        yield
+
+
+__all__ = ["add_parser", "run", "recompute", "replay_call"]
