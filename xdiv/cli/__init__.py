@@ -14,6 +14,7 @@ each handler imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -84,11 +85,14 @@ def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParse
 
 def _recording(argv: list[str], args: argparse.Namespace):
     """The provenance context of the command line ``argv``: every result written records
-    it (:mod:`xdiv.io.provenance`)."""
-    from ..io.provenance import recording_command
-
+    it (:mod:`xdiv.io.provenance`). Only a command given a file to write has one (the
+    others start without loading it)."""
     outputs = {name: getattr(args, name) for name in OUTPUT_OPTIONS
                if isinstance(getattr(args, name, None), str)}
+    if not outputs:
+        return contextlib.nullcontext()
+    from ..io.provenance import recording_command
+
     return recording_command(argv, args, outputs)
 
 

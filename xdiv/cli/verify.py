@@ -55,6 +55,10 @@ def run(args) -> int:
                             "and no provenance)")
         raise XdivError(f"{args.result}: has no provenance (written by an xdiv without "
                         "provenance records, or its provenance attribute was removed)")
+    if record.get("kind", "") != result.attrs.get("xdiv_kind", ""):
+        raise XdivError(f"{args.result}: its provenance is that of a {record.get('kind')!r} "
+                        f"result, not of this {result.attrs.get('xdiv_kind', '')!r} result "
+                        "(its attributes were copied from the result it was made from)")
     given: dict[str, str] = {}
     for path in args.files:
         name = os.path.basename(path)

@@ -219,7 +219,8 @@ def _encode(value, role: str):
         return text
     if isinstance(value, (xr.Dataset, xr.DataArray)):
         parent = provenance_of(value)
-        if parent is not None and parent.get("content_sha256") in (
+        if parent is not None and parent.get("kind") == value.attrs.get(
+                "xdiv_kind", "") and parent.get("content_sha256") in (
                 None, content_sha256(_without_record(value))):
             parent.pop("content_sha256", None)  # the fingerprint served this check only
             return {"parent": parent}
