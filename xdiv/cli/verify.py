@@ -67,12 +67,17 @@ def run(args) -> int:
                             "files are matched to the recorded ones by base name")
         if not os.path.isfile(path):
             raise XdivError(f"{path}: no such file")
-        given[name] = path
+        given[name] = os.path.abspath(path)  # the command runs again in its own folder
     same = True
+    renamed = {}
     for via, item in file_records(record):
-        ok, _, what = check_file_record(item, given)
+        ok, path, what = check_file_record(item, given)
+        if path == given.get(os.path.basename(item["path"])):
+            renamed[path] = item["path"]
         same &= ok
         through = f", via {' -> '.join(via)}" if via else ""
+        if path != item.get("absolute", item["path"]) and path != item["path"]:
+            what += f", read from {path}"
         _say(f"{item['path']} ({item['role']}{through}): {what}")
     blockers = replay_blockers(record)
     if blockers:
@@ -84,7 +89,7 @@ def run(args) -> int:
         except XdivError as exc:
             _say(f"recomputation: failed ({exc})")
             return 1
-        for name, ok, what in compare_datasets(result, again):
+        for name, ok, what in compare_datasets(result, again, renamed):
             same &= ok
             _say(f"{name}: {what}")
     return 0 if same else 1
@@ -101,7 +106,8 @@ def recompute(record: dict, given: dict[str, str], scratch: str):
     from ..io.netcdf import open_dataset, to_netcdf
 
     if "command" in record:
-        return open_dataset(_rerun(record["command"], given, scratch))
+        inputs = {item["path"] for item in record.get("files", [])}
+        return open_dataset(_rerun(record["command"], inputs, given, scratch))
     with _in_folder(record["call"]["cwd"]), _quiet():
         again = replay_call(record, given)
     return open_dataset(to_netcdf(again, os.path.join(scratch, "again.nc")))
@@ -112,14 +118,15 @@ def _moved(path: str, scratch: str) -> str:
     return os.path.join(scratch, "out", path.lstrip(os.sep))
 
 
-def _rerun(command_record: dict, given: dict[str, str], scratch: str) -> str:
+def _rerun(command_record: dict, inputs: set[str], given: dict[str, str],
+           scratch: str) -> str:
     """Run the recorded command line again, in the folder it ran in, its input files
-    replaced by ``given`` (by base name) and its outputs moved under ``scratch``; return
-    the path of the result written again."""
+    (``inputs``, as named on it) replaced by ``given`` (by base name) and its outputs
+    moved under ``scratch``; return the path of the result written again."""
     from . import main, parser
 
     with _in_folder(command_record["cwd"]):
-        argv = [given.get(os.path.basename(word), word) if os.path.isfile(word) else word
+        argv = [given.get(os.path.basename(word), word) if word in inputs else word
                 for word in command_record["argv"]]
         try:
             args, _ = parser().parse_known_args(argv)

@@ -104,8 +104,8 @@ def file_record(path: str | os.PathLike, role: str) -> dict:
 
 def content_sha256(data) -> str | None:
     """A SHA-256 of an in-memory dataset, data array or frame: every variable's name,
-    dimensions, type and values; None for a dask-backed dataset (reading it would compute
-    it)."""
+    dimensions, type and values (texts as texts, however NumPy stores them); None for a
+    dask-backed dataset (reading it would compute it)."""
     import numpy as np
     import pandas as pd
     import xarray as xr
@@ -122,9 +122,11 @@ def content_sha256(data) -> str | None:
     for name in sorted(map(str, data.variables)):
         variable = data.variables[name]
         values = np.asarray(variable.values)
-        digest.update(json.dumps([name, list(variable.dims), str(values.dtype),
+        text = values.dtype.kind in "OUS"  # texts, however stored (NetCDF reads back <U)
+        digest.update(json.dumps([name, list(variable.dims),
+                                  "text" if text else str(values.dtype),
                                   list(values.shape)]).encode())
-        if values.dtype.kind == "O":  # texts
+        if text:
             items = values.ravel().tolist()
             try:
                 text = "\x1f".join(items)
@@ -498,10 +500,13 @@ def _bits_differ(a, b):
     return a != b
 
 
-def compare_datasets(found, expected) -> list[tuple[str, bool, str]]:
+def compare_datasets(found, expected, renamed: Mapping[str, str] | None = None
+                     ) -> list[tuple[str, bool, str]]:
     """``(name, identical, what)`` for each data variable, each coordinate and the
     attributes (the provenance left out) of ``found`` against ``expected``: identical
-    bit for bit (NaN equal to NaN), or how many cells differ and by how much at most."""
+    bit for bit (NaN equal to NaN), or how many cells differ and by how much at most.
+    ``renamed`` maps the paths of input files read from elsewhere to the recorded ones,
+    which ``expected``'s attributes (file names) are read with."""
     import numpy as np
 
     lines = []
@@ -535,6 +540,9 @@ def compare_datasets(found, expected) -> list[tuple[str, bool, str]]:
             lines.append((label, False, what + ")"))
     mine = {k: v for k, v in found.attrs.items() if k != ATTR}
     theirs = {k: v for k, v in expected.attrs.items() if k != ATTR}
+    for new, old in (renamed or {}).items():
+        theirs = {k: v.replace(new, old) if isinstance(v, str) else v
+                  for k, v in theirs.items()}
     keys = sorted(k for k in set(mine) | set(theirs)
                   if str(mine.get(k, "\x00")) != str(theirs.get(k, "\x00")))
     lines.append(("attributes", not keys, "identical" if not keys
