@@ -4,7 +4,6 @@ and that it survives NetCDF (issue 37, item 2)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import warnings
 
 import numpy as np

@@ -8,6 +8,7 @@ import io
 import os
 import tempfile
 
+from .._version import __version__
 from ..errors import XdivError, shown
 from .common import OUTPUT_OPTIONS, command
 
@@ -79,6 +80,8 @@ def run(args) -> int:
         if path != item.get("absolute", item["path"]) and path != item["path"]:
             what += f", read from {path}"
         _say(f"{item['path']} ({item['role']}{through}): {what}")
+    if record.get("xdiv") != __version__:
+        _say(f"xdiv: made by xdiv {record.get('xdiv')}, made again by xdiv {__version__}")
     blockers = replay_blockers(record)
     if blockers:
         _say(f"recomputation: not possible ({'; '.join(blockers)})")
@@ -86,8 +89,8 @@ def run(args) -> int:
     with tempfile.TemporaryDirectory(prefix="xdiv-verify-") as scratch:
         try:
             again = recompute(record, given, scratch)
-        except XdivError as exc:
-            _say(f"recomputation: failed ({exc})")
+        except Exception as exc:  # noqa: BLE001 - a record may name any call or argument
+            _say(f"recomputation: failed ({' '.join(str(exc).split()) or type(exc).__name__})")
             return 1
         for name, ok, what in compare_datasets(result, again, renamed):
             same &= ok
@@ -108,7 +111,7 @@ def recompute(record: dict, given: dict[str, str], scratch: str):
     if "command" in record:
         inputs = {item["path"] for item in record.get("files", [])}
         return open_dataset(_rerun(record["command"], inputs, given, scratch))
-    with _in_folder(record["call"]["cwd"]), _quiet():
+    with _quiet():
         again = replay_call(record, given)
     return open_dataset(to_netcdf(again, os.path.join(scratch, "again.nc")))
 
@@ -132,27 +135,32 @@ def _rerun(command_record: dict, inputs: set[str], given: dict[str, str],
             args, _ = parser().parse_known_args(argv)
         except SystemExit:
             raise XdivError("the recorded command line does not parse") from None
+        written = _moved(command_record["output"], scratch)
         for name in OUTPUT_OPTIONS:
             value = getattr(args, name, None)
             if isinstance(value, str) and value:
                 moved = _moved(value, scratch)
                 os.makedirs(os.path.dirname(moved), exist_ok=True)
                 argv += [f"--{name}", moved]
+                # a file the command writes beside this output (xdiv demo's OUTPUT-meta.nc)
+                if os.path.dirname(os.path.abspath(value)) == os.path.dirname(
+                        os.path.abspath(command_record["output"])):
+                    written = os.path.join(os.path.dirname(moved),
+                                           os.path.basename(command_record["output"]))
         errors = io.StringIO()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errors):
             status = main(["-q", *argv])
     if status:
         last = (errors.getvalue().strip().splitlines() or ["exit status " + str(status)])[-1]
         raise XdivError(f"the command failed again: {last}")
-    written = _moved(command_record["output"], scratch)
     if not os.path.isfile(written):
         raise XdivError(f"the command wrote no {command_record['output']} again")
     return written
 
 
 def replay_call(record: dict, given: dict[str, str]):
-    """The result of the Python call of ``record`` made again (its parent datasets made
-    again first)."""
+    """The result of the Python call of ``record`` made again, in the folder it was made
+    in (its parent datasets made again first)."""
     from ..io.provenance import decode_argument
 
     call = record["call"]
@@ -162,9 +170,11 @@ def replay_call(record: dict, given: dict[str, str]):
         function = getattr(importlib.import_module(module), name, None)
     if function is None or not hasattr(function, "__wrapped__"):
         raise XdivError(f"{call['function']} is not a function whose results xdiv records")
-    arguments = {key: decode_argument(value, given, lambda parent: replay_call(parent, given))
-                 for key, value in call["arguments"].items()}
-    result = function(**arguments)
+    with _in_folder(call["cwd"]):  # where its relative paths were read from
+        arguments = {key: decode_argument(value, given,
+                                          lambda parent: replay_call(parent, given))
+                     for key, value in call["arguments"].items()}
+        result = function(**arguments)
     return result[record["item"]] if "item" in record else result
 
 

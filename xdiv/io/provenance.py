@@ -37,7 +37,7 @@ holds its parent's provenance), ``{"dataset_sha256": HEX}`` or ``{"frame_sha256"
 (data built in memory, which cannot be reread: only its fingerprint is kept),
 ``{"mapping": {KEY: VALUE}}`` (a dictionary of such values) or ``{"object": TEXT}`` (any
 other object, described only). Only the arguments that can change a number are kept
-(progress bars, chunk sizes and worker counts are left out), defaults included.
+(progress bars, chunk and block sizes are left out), defaults included.
 """
 
 from __future__ import annotations
@@ -55,10 +55,11 @@ from typing import Any
 
 from .._version import __version__
 
-__all__ = ["ATTR", "SCHEMA", "NOT_NUMBERS", "recorded", "record_call", "file_record",
-           "file_sha256", "content_sha256", "provenance_of", "attach", "command_inputs",
-           "recording_command", "with_command", "attach_call", "parent_record", "file_records", "compare_datasets",
-           "check_file_record", "replay_blockers", "decode_argument", "SCORE_OPTIONS"]
+__all__ = ["ATTR", "SCHEMA", "NOT_NUMBERS", "SCORE_OPTIONS", "recorded", "record_call",
+           "attach_call", "attach", "parent_record", "file_record", "file_sha256",
+           "content_sha256", "provenance_of", "command_inputs", "recording_command",
+           "with_command", "file_records", "check_file_record", "replay_blockers",
+           "decode_argument", "compare_datasets"]
 
 ATTR = "provenance"
 """The attribute holding the record."""
@@ -66,7 +67,7 @@ ATTR = "provenance"
 SCHEMA = 1
 """The version of the record's layout."""
 
-NOT_NUMBERS = frozenset({"progress", "chunks", "block", "n_jobs", "workers", "quiet"})
+NOT_NUMBERS = frozenset({"progress", "chunks", "block"})
 """Arguments no number of a result depends on: never recorded."""
 
 SCORE_OPTIONS = ("order", "missing", "adhoc", "judged_only", "residuals", "ties",
