@@ -136,6 +136,11 @@ def test_moved_files_are_given_by_name(study, capsys):
     assert status == 0, verdicts
     assert verdicts["qrels.txt (qrels)"].endswith(
         f"read from {study / 'elsewhere' / 'qrels.txt'}")
+    (study / "other.txt").write_text("x\n")
+    status, lines = _run(capsys, "verify", "scores.nc", "other.txt")
+    assert status == 2 and lines == [
+        f"xdiv: error: {study / 'other.txt'}: the result records no input file named "
+        "'other.txt'"]
 
 
 def test_results_made_in_python_are_made_again_from_their_call(tmp_path, monkeypatch,
@@ -170,7 +175,11 @@ def test_files_that_are_no_result_get_one_line(tmp_path, monkeypatch, capsys):
     xdiv.to_netcdf(cube, "bare.nc")
     summary = xdiv.summarize(xdiv.evaluate(runs, collection, ["nDCG@5"]))
     xdiv.to_netcdf(summary, "summary.nc")
+    cube = xdiv.evaluate(runs, collection, ["nDCG@5"])
+    cube.attrs["provenance"] = '{"schema": 1, "kind": "scores", "files": [{"path": 3}]}'
+    xdiv.to_netcdf(cube, "odd.nc")
     for name, message in (("text.nc", "not a readable NetCDF file"),
+                          ("odd.nc", "its provenance record is malformed"),
                           ("plain.nc", "not an xdiv result"),
                           ("bare.nc", "has no provenance"),
                           ("summary.nc", "its provenance is that of a 'scores' result"),

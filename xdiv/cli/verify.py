@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..io.netcdf import open_dataset
-    from ..io.provenance import (check_file_record, compare_datasets, file_records,
+    from ..io.provenance import (SCHEMA, check_file_record, compare_datasets, file_records,
                                  provenance_of, replay_blockers)
 
     result = open_dataset(args.result)
@@ -56,6 +56,9 @@ def run(args) -> int:
                             "and no provenance)")
         raise XdivError(f"{args.result}: has no provenance (written by an xdiv without "
                         "provenance records, or its provenance attribute was removed)")
+    if record.get("schema") != SCHEMA:
+        raise XdivError(f"{args.result}: its provenance has layout {record.get('schema')!r}; "
+                        f"this xdiv reads layout {SCHEMA}")
     if record.get("kind", "") != result.attrs.get("xdiv_kind", ""):
         raise XdivError(f"{args.result}: its provenance is that of a {record.get('kind')!r} "
                         f"result, not of this {result.attrs.get('xdiv_kind', '')!r} result "
@@ -69,10 +72,20 @@ def run(args) -> int:
         if not os.path.isfile(path):
             raise XdivError(f"{path}: no such file")
         given[name] = os.path.abspath(path)  # the command runs again in its own folder
+    try:
+        inputs = list(file_records(record))
+        unknown = sorted(set(given) - {os.path.basename(item["path"]) for _, item in inputs})
+        checked = [(via, item, *check_file_record(item, given)) for via, item in inputs]
+        blockers = replay_blockers(record)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise XdivError(f"{args.result}: its provenance record is malformed "
+                        f"({type(exc).__name__}: {exc})") from None
+    if unknown:
+        raise XdivError(f"{given[unknown[0]]}: the result records no input file named "
+                        f"{unknown[0]!r}")
     same = True
     renamed = {}
-    for via, item in file_records(record):
-        ok, path, what = check_file_record(item, given)
+    for via, item, ok, path, what in checked:
         if path == given.get(os.path.basename(item["path"])):
             renamed[path] = item["path"]
         same &= ok
@@ -82,7 +95,6 @@ def run(args) -> int:
         _say(f"{item['path']} ({item['role']}{through}): {what}")
     if record.get("xdiv") != __version__:
         _say(f"xdiv: made by xdiv {record.get('xdiv')}, made again by xdiv {__version__}")
-    blockers = replay_blockers(record)
     if blockers:
         _say(f"recomputation: not possible ({'; '.join(blockers)})")
         return 1

@@ -396,7 +396,11 @@ def check_file_record(item: dict, given: Mapping[str, str]) -> tuple[bool, str, 
     size = os.path.getsize(path)
     if size != item["size"]:
         return False, path, f"file changed ({item['size']} bytes then, {size} now)"
-    if file_sha256(path) != item["sha256"]:
+    try:
+        digest = file_sha256(path)
+    except OSError as exc:
+        return False, path, f"cannot be read ({exc.strerror or exc})"
+    if digest != item["sha256"]:
         return False, path, f"file changed (same size, {item['size']} bytes, different SHA-256)"
     return True, path, f"identical ({size} bytes, SHA-256 {item['sha256'][:12]})"
 
