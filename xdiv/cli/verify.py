@@ -33,6 +33,10 @@ same base name.
 """
 
 
+VERSION_LINE = "xdiv version"
+"""The subject of the line that says a result was made by another version of xdiv."""
+
+
 def add_parser(sub) -> None:
     vf = command(sub, "verify", "check a result's input files and recompute it", run,
                  about=ABOUT, examples=EXAMPLES)
@@ -92,9 +96,11 @@ def run(args) -> int:
         through = f", via {' -> '.join(via)}" if via else ""
         if path != item.get("absolute", item["path"]) and path != item["path"]:
             what += f", read from {path}"
-        _say(f"{item['path']} ({item['role']}{through}): {what}")
+        role = item.get("role") if isinstance(item.get("role"), str) else "input"
+        _say(f"{item['path']} ({role}{through}): {what}")
     if record.get("xdiv") != __version__:
-        _say(f"xdiv: made by xdiv {record.get('xdiv')}, made again by xdiv {__version__}")
+        _say(f"{VERSION_LINE}: made by xdiv {record.get('xdiv')}, made again by xdiv "
+             f"{__version__} (information: the numbers are compared below)")
     if blockers:
         _say(f"recomputation: not possible ({'; '.join(blockers)})")
         return 1
@@ -161,7 +167,10 @@ def _rerun(command_record: dict, inputs: set[str], given: dict[str, str],
                                            os.path.basename(command_record["output"]))
         errors = io.StringIO()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(errors):
-            status = main(["-q", *argv])
+            try:
+                status = main(["-q", *argv])
+            except SystemExit as stop:  # argparse refuses the command line
+                status = stop.code if isinstance(stop.code, int) and stop.code else 2
     if status:
         last = (errors.getvalue().strip().splitlines() or ["exit status " + str(status)])[-1]
         raise XdivError(f"the command failed again: {last}")

@@ -327,7 +327,7 @@ def replay_blockers(record: dict) -> list[str]:
     data built in memory, standard input, objects described only."""
     found: list[str] = []
     if "command" in record:
-        found += [f"{f['path']} ({f['role']}) was not a file that can be read again"
+        found += [f"{f['path']} ({f.get('role', 'input')}) was not a file that can be read again"
                   for f in record.get("files", []) if not f.get("readable", True)]
         return found
     if "call" not in record:
