@@ -151,7 +151,9 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         ``residuals``, ``score_high(metric, run, topic)`` too, and with ``ties`` the
         variables and ``ties_method`` coordinate described there. The attributes
         ``judged_only`` and ``residuals`` (0 or 1), ``ties`` (``""`` for None),
-        ``tie_samples`` and ``tie_seed`` record the options. Topics are the union
+        ``tie_samples`` and ``tie_seed`` record the options, and ``provenance`` the
+        call with its input files, measures and options (:mod:`xdiv.io.provenance`;
+        ``xdiv verify`` makes the cube again from it). Topics are the union
         of the runs' and the collection's; retrieved topics absent from the qrels are
         listed in ``topics_not_in_qrels``.
 
@@ -253,12 +255,12 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     _warn_alignment(result)
     _warn_tie_spread(result)
     # recorded as what it computes, evaluate(read_runs(paths), ...)
-    runs = parent_record("runs", record_call(read_runs, (paths,), {
-        "order": order, "duplicates": duplicates}, roles={"paths": "runs"}))
     return attach_call(result, evaluate, (None, collection, metrics), {
         "missing": missing, "adhoc": adhoc, "ties": ties, "tie_samples": tie_samples,
         "seed": seed, "judged_only": judged_only, "residuals": residuals},
-        encoded={"runs": runs})
+        encoded={"runs": lambda: parent_record("runs", record_call(
+            read_runs, (paths,), {"order": order, "duplicates": duplicates},
+            roles={"paths": "runs"}))})
 
 
 @dataclass

@@ -255,7 +255,7 @@ def record_call(function: Callable, args: tuple = (), kwargs: Mapping | None = N
     """The ``call`` record of ``function(*args, **kwargs)``: its name and its arguments
     (defaults included, :data:`NOT_NUMBERS` left out), paths named by their ``roles``
     (argument name → role, e.g. ``{"path": "qrels"}``); ``encoded`` gives some
-    arguments' recorded values directly (by name)."""
+    arguments' recorded values directly (by name), or functions that make them."""
     function = inspect.unwrap(function)
     bound = inspect.signature(function).bind_partial(*args, **(kwargs or {}))
     bound.apply_defaults()
@@ -265,7 +265,8 @@ def record_call(function: Callable, args: tuple = (), kwargs: Mapping | None = N
         if name in NOT_NUMBERS:
             continue
         if name in encoded:
-            arguments[name] = encoded[name]
+            value = encoded[name]
+            arguments[name] = value() if callable(value) else value
             continue
         value = bound.arguments.get(name)
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
