@@ -123,6 +123,14 @@ class Hang(Exception):
     """Raised inside :func:`time_limit` when its time is up."""
 
 
+def without_provenance(dataset):
+    """``dataset`` without its provenance record (:mod:`xdiv.io.provenance`): for
+    comparing the data two ways of making it give, whose calls differ."""
+    out = dataset.copy(deep=False)
+    out.attrs = {k: v for k, v in dataset.attrs.items() if k != "provenance"}
+    return out
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float):
     """Raise :class:`Hang` in the block if it runs longer than ``seconds`` (SIGALRM: the

@@ -19,6 +19,7 @@ from .measures.names import expand_resolved
 from .measures.registry import SINGLE_INTENT_FAMILY, Measure, with_adhoc
 from .core.judge import check_runs, judged_cube, unjudged_as_relevant
 from .io.ir_metadata import IR_METADATA_ATTR
+from .io.provenance import attach_call, parent_record, record_call, recorded
 from .core.ties import TIE_START, shuffled_samples, sorted_within_ties, untied_depth
 from ._warnings import warn
 from .typing import (ADHOC_METHODS, MISSING, TIES, AdhocMethod, Duplicates, Missing,
@@ -48,6 +49,7 @@ def requested_measures(metrics) -> tuple[list[str], list[Measure]]:
     return labels, [r.measure for r in resolved]
 
 
+@recorded
 def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[str | Measure],
              *, missing: Missing = "zero",
              adhoc: AdhocMethod | None = None, ties: Ties | None = None,
@@ -149,7 +151,9 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         ``residuals``, ``score_high(metric, run, topic)`` too, and with ``ties`` the
         variables and ``ties_method`` coordinate described there. The attributes
         ``judged_only`` and ``residuals`` (0 or 1), ``ties`` (``""`` for None),
-        ``tie_samples`` and ``tie_seed`` record the options. Topics are the union
+        ``tie_samples`` and ``tie_seed`` record the options, and ``provenance`` the
+        call with its input files, measures and options (:mod:`xdiv.io.provenance`;
+        ``xdiv verify`` makes the cube again from it). Topics are the union
         of the runs' and the collection's; retrieved topics absent from the qrels are
         listed in ``topics_not_in_qrels``.
 
@@ -237,7 +241,7 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     True
     >>> folder.cleanup()
     """
-    from .io.runfiles import read_run_blocks  # the engine reads files only here
+    from .io.runfiles import read_run_blocks, read_runs  # the engine reads files only here
 
     plan = _plan(collection, metrics, missing, adhoc, warn_types=False,
                  judged_only=judged_only, residuals=residuals, ties=ties,
@@ -250,7 +254,13 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     _warn_unjudged_runs([run for _, unjudged in parts for run in unjudged])
     _warn_alignment(result)
     _warn_tie_spread(result)
-    return result
+    # recorded as what it computes, evaluate(read_runs(paths), ...)
+    return attach_call(result, evaluate, (None, collection, metrics), {
+        "missing": missing, "adhoc": adhoc, "ties": ties, "tie_samples": tie_samples,
+        "seed": seed, "judged_only": judged_only, "residuals": residuals},
+        encoded={"runs": lambda: parent_record("runs", record_call(
+            read_runs, (paths,), {"order": order, "duplicates": duplicates},
+            roles={"paths": "runs"}))})
 
 
 @dataclass

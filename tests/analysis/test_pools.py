@@ -19,6 +19,7 @@ from xdiv.analysis.pools import downsample, leave_one_run_out, without_judgments
 from xdiv.kernels.meta import tau_ap
 
 from ..conftest import require_trec_2009
+from ..helpers import without_provenance
 
 
 def tiny():
@@ -244,7 +245,8 @@ def test_downsampling_is_seeded(synthetic):
                    seed=11)
     c = downsample(runs, collection, ["alpha-nDCG@10"], fractions=(0.2, 0.5), repeats=3,
                    seed=12)
-    xr.testing.assert_identical(a, b)  # fractions are sorted
+    # fractions are sorted (the calls, recorded in the provenance, differ by their order)
+    xr.testing.assert_identical(without_provenance(a), without_provenance(b))
     assert not np.array_equal(a["mean"].values, c["mean"].values)
     assert not np.array_equal(a["mean"].isel(repeat=0).values,
                               a["mean"].isel(repeat=1).values)  # repeats differ

@@ -53,6 +53,7 @@ ACCEPTED = {
     "pools leave-one-out": ["q.txt", "r.txt", "-m", "P@10"],
     "pools downsample": ["q.txt", "r.txt", "-m", "P@10"],
     "repro": ["q.txt", "--baseline", "o.txt", "r.txt", "-m", "P@10"],
+    "verify": ["s.nc"],
 }
 USAGE_STATUS: dict[str, int] = {}
 """Exit status of a usage error where it is not argparse's 2."""

@@ -98,6 +98,7 @@ from ..typing import (COMPARE_CIS, COMPARE_CORRECTIONS, COMPARE_FAMILIES, COMPAR
                       MAXT_CORRECTIONS, RESAMPLING_TESTS, CompareCI, CompareCorrection,
                       CompareFamily, CompareTest)
 from .meta import check_resampling
+from ..io.provenance import recorded
 
 __all__ = ["compare"]
 
@@ -109,6 +110,7 @@ WILCOXON_EXACT_TIES = 13
 by the exact distribution of their sign flips (beyond: the normal approximation)."""
 
 
+@recorded
 def compare(scores, baseline: str | Sequence[str] | None = None,
             tests: CompareTest | Sequence[CompareTest] = ("t",),
             correction: CompareCorrection | None = None, family: CompareFamily = "metric",

@@ -44,6 +44,7 @@ from ..errors import InputError
 from .._warnings import warn
 from ..core.cube import score_array
 from ..kernels import design as K
+from ..io.provenance import recorded
 from ..core.labels import object_strings
 from .meta import check_resampling
 from ..typing import PAIR_VARIANCES
@@ -216,6 +217,7 @@ def power(scores, n_topics, min_diff, alpha: float = 0.05, test: str = "paired-t
                                                           variance))
 
 
+@recorded
 def topic_set_size(scores, min_diff, alpha: float = 0.05, beta: float = 0.2,
                    test: str = "paired-t", n_systems: int | None = None) -> xr.DataArray:
     """The smallest number of topics that meets a statistical requirement, per metric
@@ -278,6 +280,7 @@ def topic_set_size(scores, min_diff, alpha: float = 0.05, beta: float = 0.2,
             .assign_attrs(_design_attrs(test, alpha, beta, n_systems, variance)))
 
 
+@recorded
 def detectable_difference(scores, n_topics, alpha: float = 0.05, beta: float = 0.2,
                           test: str = "paired-t",
                           n_systems: int | None = None) -> xr.DataArray:
@@ -306,6 +309,7 @@ VARIANCES = PAIR_VARIANCES
 """The variances of the differences :func:`pair_power` can assume."""
 
 
+@recorded
 def pair_power(scores, alpha: float = 0.05, variance: str = "pooled") -> xr.Dataset:
     """The power the two-sided paired t test on the cube's topics had for a true
     difference as large as each run pair's observed mean difference: which comparisons
@@ -350,6 +354,7 @@ def _default_sizes(n_topics: int, replace: bool) -> list[int]:
     return sorted({*range(step, largest + 1, step), largest})
 
 
+@recorded
 def swap_rates(scores, sizes: Sequence[int] | None = None, B: int = 1000,
                seed: int = 0, bin_width: float = 0.01, max_diff: float = 0.2,
                replace: bool = False, max_rate: float = 0.05, *,
@@ -436,6 +441,7 @@ def swap_rates(scores, sizes: Sequence[int] | None = None, B: int = 1000,
                "bin_width": width, "max_rate": max_rate})
 
 
+@recorded
 def g_study(scores) -> xr.Dataset:
     """A G-study of the system × topic design of every metric (Bodoff & Li, SIGIR 2007;
     Urbano, Marrero & Martín, SIGIR 2013): the variance components from the two-way
@@ -473,6 +479,7 @@ def _components(scores) -> xr.Dataset:
     return g_study(scores)
 
 
+@recorded
 def g_coefficients(scores, n_topics) -> xr.Dataset:
     """A D-study: ``erho2`` and ``phi`` (see :func:`g_study`) for other numbers of topics.
 
@@ -495,6 +502,7 @@ def g_coefficients(scores, n_topics) -> xr.Dataset:
     return xr.Dataset({"erho2": erho2, "phi": phi}, attrs={"method": "D-study"})
 
 
+@recorded
 def d_study(scores, target=0.95) -> xr.Dataset:
     """A D-study: the smallest numbers of topics whose ``erho2`` and ``phi`` reach
     ``target`` (:func:`xdiv.kernels.design.d_study_topics`).

@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..core.cube import score_array, with_aliases, without_aliases
+from ..io.provenance import recorded
 from ..kernels import meta as K
 from ..core.labels import object_strings, to_json
 from ..typing import PVALUE_RULES, PValueRule
@@ -123,6 +124,7 @@ def _progress(da: xr.DataArray, B: int, progress: bool, desc: str) -> tqdm:
                 unit="block")
 
 
+@recorded
 def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
                    progress: bool = False, pvalue_rule: PValueRule = "plus-one") -> xr.Dataset:
     """Paired bootstrap test of every run pair for every metric (Sakai, SIGIR 2006; the
@@ -202,6 +204,7 @@ def bootstrap_test(scores, B: int = 1000, seed: int = 0, alpha: float = 0.05,
     return result
 
 
+@recorded
 def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
               progress: bool = False, pvalue_rule: PValueRule = "plus-one") -> xr.Dataset:
     """Randomised Tukey HSD test of every run pair for every metric (Carterette, TOIS 2012;
@@ -265,6 +268,7 @@ def tukey_hsd(scores, B: int = 5000, seed: int = 0, alpha: float = 0.05,
     return result
 
 
+@recorded
 def discriminative_power(scores, method: str = "bootstrap", alpha: float = 0.05,
                          B: int | None = None, seed: int = 0,
                          progress: bool = False,
@@ -299,6 +303,7 @@ TEST_SETTINGS = ("B", "seed", "alpha")
 """The attributes of a test's result that :func:`combine_tests` keeps per test."""
 
 
+@recorded
 def combine_tests(results: dict[str, xr.Dataset]) -> xr.Dataset:
     """Results of :func:`discriminative_power` for several tests, keyed by method
     (``"bootstrap"``, ``"tukey"``), stacked along a ``test`` dimension as ``xdiv meta -o``
@@ -356,6 +361,7 @@ def _differences(values: np.ndarray) -> np.ndarray:
     return values[i] - values[j]
 
 
+@recorded
 def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Dataset:
     """The concordance test of two metrics against one or more gold standards (Sakai,
     WWW 2012 / JIP 2013, Fig. 6), over all run pairs × topics with scores for both runs.
@@ -395,6 +401,7 @@ def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Datas
                           attrs={"metric_1": m1, "metric_2": m2, "gold": to_json(gold)})
 
 
+@recorded
 def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str) -> xr.Dataset:
     """:func:`concordance` for every ordered pair of ``metrics``: dims (metric_1, metric_2),
     labelled with the cube's names of the metrics."""
@@ -425,6 +432,7 @@ CORRELATIONS = dict(zip(K.RANK_CORRELATIONS, (
 """Rank correlation coefficients by name: ``f(metric_1 means, metric_2 means)``."""
 
 
+@recorded
 def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
     """Correlation of the run rankings (by mean score over topics) of every metric pair.
 
@@ -446,6 +454,7 @@ def rank_correlation(scores, method: str = "kendall") -> xr.DataArray:
                         coords={"metric_1": names, "metric_2": names}, name=method)
 
 
+@recorded
 def significance_agreement(test: xr.Dataset, alpha: float | None = None) -> xr.Dataset:
     """Agreement of metrics' sets of significantly different run pairs (Sakai & Song,
     SIGIR 2011, Table 5): ``jaccard = |A ∩ B| / |A ∪ B|``, ``only_1 = |A - B|``,

@@ -46,6 +46,7 @@ from ..core.judge import check_runs
 from ..core.labels import object_strings, to_json
 from ..engine import evaluate
 from ..errors import InputError, XdivWarning
+from ..io.provenance import recorded
 from ..typing import PROBABILITY_SCHEMES, RANK_CORRELATIONS, RankCorrelation
 from .meta import CORRELATIONS, check_resampling
 
@@ -200,6 +201,7 @@ def _check_inputs(runs, collection) -> None:
 
 # ---------------------------------------------------------------------------- leave one out
 
+@recorded
 def leave_one_run_out(runs: xr.Dataset, qrels: xr.Dataset, measures, *, depth: int = 100,
                       groups: Mapping[str, str] | None = None) -> xr.Dataset:
     """Pool bias: each run scored with and without the judged documents only it pooled.
@@ -348,6 +350,7 @@ def _kept_ranks(judged: np.ndarray, repeats: int, seed: int) -> np.ndarray:
     return rank
 
 
+@recorded
 def downsample(runs: xr.Dataset, qrels: xr.Dataset, measures, *,
                fractions: Sequence[float] = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0),
                repeats: int = 10, seed: int = 0,

@@ -63,6 +63,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import InputError
+from ..io.provenance import recorded
 from ..kernels import compare as KC
 from ..kernels import repro as K
 from .compare import t_pvalue
@@ -193,6 +194,7 @@ def _scores(sides: Mapping[str, Mapping[str, xr.Dataset]], collection: xr.Datase
     return out
 
 
+@recorded
 def evaluate(qrels, original: Mapping[str, object], repeated: Mapping[str, object],
              measures: str | Iterable[str], *, repeated_qrels=None,
              cutoffs: Sequence[int] = CUTOFFS, p: float = 0.95, rbo_ties: str = "a",

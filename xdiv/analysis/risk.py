@@ -31,6 +31,7 @@ import xarray as xr
 
 from ..errors import InputError, XdivWarning
 from ..core.cube import score_array
+from ..io.provenance import recorded
 from ..kernels import risk as K
 from ..core.labels import preview
 from .._warnings import warn
@@ -52,6 +53,7 @@ def _against(scores, baseline: str, alpha: float) -> tuple[xr.DataArray, xr.Data
     return da, score_array(scores, runs=[baseline]).squeeze("run", drop=True)
 
 
+@recorded
 def risk_differences(scores, baseline: str, alpha: float = 0.0) -> xr.DataArray:
     """Per-topic risk-weighted differences from the baseline run.
 
@@ -77,6 +79,7 @@ def risk_differences(scores, baseline: str, alpha: float = 0.0) -> xr.DataArray:
     return out.rename("risk").assign_attrs(baseline=str(baseline), alpha=float(alpha))
 
 
+@recorded
 def urisk(scores, baseline: str, alpha: float = 0.0) -> xr.DataArray:
     """URisk of every run and metric against a baseline run.
 
@@ -114,6 +117,7 @@ def urisk(scores, baseline: str, alpha: float = 0.0) -> xr.DataArray:
     return out.rename("urisk").assign_attrs(baseline=str(baseline), alpha=float(alpha))
 
 
+@recorded
 def trisk(scores, baseline: str, alpha: float = 0.0) -> xr.Dataset:
     """TRisk of every run and metric against a baseline run, with its p-value.
 
@@ -172,6 +176,7 @@ def trisk(scores, baseline: str, alpha: float = 0.0) -> xr.Dataset:
                "alternative": "two-sided"})
 
 
+@recorded
 def georisk(scores, alpha: float = 0.0) -> xr.Dataset:
     """ZRisk and GeoRisk of every run and metric against the whole set of runs.
 

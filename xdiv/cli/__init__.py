@@ -14,6 +14,7 @@ each handler imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import MESSAGE_LIMIT, XdivError, XdivWarning, shown
-from .common import QUIET_HELP, apply_renamed, refuse_empty_outputs
+from .common import OUTPUT_OPTIONS, QUIET_HELP, apply_renamed, refuse_empty_outputs
 
 __all__ = ["main", "measures_page"]
 
@@ -47,10 +48,11 @@ EXAMPLES = """examples:
   xdiv concordance scores.nc alpha-nDCG@10 D#-nDCG@10 --gold I-rec@10
   xdiv plot asl meta.nc -o asl.png
   xdiv report scores.nc meta.nc -o report.html
+  xdiv verify meta.nc
 """
 COMMAND_FAMILIES = ("demo", "evaluate", "official", "trec_eval", "ntcireval", "measures", "meta",
                     "compare", "model", "risk", "design", "convert", "plot", "report", "pools",
-                    "repro")
+                    "repro", "verify")
 """The modules of :mod:`xdiv.cli` that declare the commands, in the order of the help."""
 
 FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
@@ -58,8 +60,9 @@ FAMILY_OF = {"demo": "demo", "evaluate": "evaluate", "ndeval": "official",
              "ntcireval": "ntcireval",
              "measures": "measures",
              "meta": "meta", "concordance": "meta", "correlate": "meta",
-             "compare": "compare", "model": "model", "risk": "risk", "design": "design", "convert": "convert",
-             "plot": "plot", "report": "report", "pools": "pools", "repro": "repro"}
+             "compare": "compare", "model": "model", "risk": "risk", "design": "design",
+             "convert": "convert", "plot": "plot", "report": "report", "pools": "pools",
+             "repro": "repro", "verify": "verify"}
 """The family (module) that declares each command. A command line that names a command
 first (``xdiv evaluate ...``) builds that family's parser alone: a command starts without
 declaring the other commands' hundreds of options, and a drop-in for a C tool (``xdiv
@@ -81,6 +84,19 @@ def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParse
     return top
 
 
+def _recording(argv: list[str], args: argparse.Namespace):
+    """The provenance context of the command line ``argv``: every result written records
+    it (:mod:`xdiv.io.provenance`). Only a command given a file to write has one (the
+    others start without loading it)."""
+    outputs = {name: getattr(args, name) for name in OUTPUT_OPTIONS
+               if isinstance(getattr(args, name, None), str)}
+    if not outputs:
+        return contextlib.nullcontext()
+    from ..io.provenance import recording_command
+
+    return recording_command(argv, args, outputs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -100,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             apply_renamed(args)
             refuse_empty_outputs(args)
-            status = args.handler(args)
+            with _recording(argv, args):
+                status = args.handler(args)
             sys.stdout.flush()
             return status
         except XdivError as exc:

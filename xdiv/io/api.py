@@ -21,6 +21,7 @@ from ._spool import spooled_inputs
 from ._columns import read_columns
 from .topics import read_topics
 from .ir_metadata import IR_METADATA_ATTR, file_block, run_blocks
+from .provenance import recorded
 from . import ntcir
 from .trec import (RUN_LAYOUT, RunColumns, line_numbers, read_doc_lengths, read_probabilities,
                    read_qrels_codes, read_qrels_frame, read_run_columns, read_run_frame, write_qrels_frame,
@@ -70,6 +71,7 @@ def build_collection(qrels: pd.DataFrame, *, topics: pd.DataFrame | None = None,
                                    locate=file_lines(source), renormalise=renormalise)
 
 
+@recorded
 def set_probabilities(collection: xr.Dataset, probabilities, *,
                       renormalise: bool | None = None) -> xr.Dataset:
     """Return ``collection`` with ``intent_prob`` set by a scheme name (``"uniform"``,
@@ -88,6 +90,7 @@ def set_probabilities(collection: xr.Dataset, probabilities, *,
                                     renormalise=renormalise)
 
 
+@recorded(roles={"lengths": "doc_lengths"})
 def set_doc_lengths(collection: xr.Dataset, lengths, *,
                     default: float | None = None) -> xr.Dataset:
     """Add ``doc_length(topic, doc)`` (characters) for the U-measures.
@@ -104,6 +107,7 @@ def set_doc_lengths(collection: xr.Dataset, lengths, *,
                                   source=os.fspath(lengths), locate=file_lines(lengths))
 
 
+@recorded(roles={"path": "qrels"})
 def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
                doc_lengths=None, default_length: float | None = None,
                strict_topics: bool = False, format: QrelsFormat | EqrelsFormat = "trec",

@@ -17,6 +17,7 @@ from .atomic import atomic_path, is_special_file
 from ..errors import InputError
 from ._guard import check_file, check_output_path
 from ..core.labels import to_json
+from .provenance import with_command
 from ..core.cube import CUBE_KINDS, check_cube, with_aliases, without_aliases
 
 __all__ = ["to_netcdf", "open_dataset", "open_cube", "check_cube"]
@@ -67,8 +68,8 @@ def to_netcdf(dataset: xr.Dataset, path: str | os.PathLike) -> str:
                 raise InputError(f"{text}: cannot write {name} {cut[0]!r}: NetCDF ends a "
                                  "text at its first NUL character, so it would read back "
                                  "cut short")
-    out = without_aliases(dataset).copy()
-    out.attrs = _safe_attrs(dataset.attrs)
+    out = without_aliases(with_command(dataset, text)).copy()
+    out.attrs = _safe_attrs(out.attrs)
     for name in out.variables:
         out[name].attrs = _safe_attrs(out[name].attrs)
     with atomic_path(text) as partial:

@@ -28,6 +28,7 @@ from ..core.collection import build_collection
 from ..errors import InputError, shown
 from ..typing import LEVEL_RANGE
 from ._guard import DECIMAL_INTEGER, DECIMAL_NUMBER, control_message, numbered_fields
+from .provenance import recorded
 
 __all__ = ["PRELS_LAYOUTS", "read_prels"]
 
@@ -90,6 +91,7 @@ def _parse_line(where: str, fields: list[str], width: int):
     return topic, docno, level, value
 
 
+@recorded(roles={"path": "prels"})
 def read_prels(path) -> xr.Dataset:
     """Read sampled judgments with inclusion probabilities into a collection dataset.
 

@@ -36,6 +36,7 @@ from ..core.labels import natural_sorted, to_json
 from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
                          warn_rank_disagreements)
 from .ir_metadata import IR_METADATA_ATTR
+from .provenance import recorded
 from .trec import RunColumns, read_run_columns, read_run_table
 from ._guard import is_gzip
 from ..typing import DUPLICATES
@@ -52,6 +53,7 @@ _VOCABULARY_BATCH = 1 << 22
 """Docnos gathered from files before the lazy first pass removes repeats among them."""
 
 
+@recorded(roles={"path": "runs"})
 def read_run(path, *, order: Order = "score-docno-desc",
              duplicates: Duplicates = "error") -> xr.Dataset:
     """Read one TREC run file (``topic Q0 docno rank score tag``, gzip allowed).
@@ -68,6 +70,7 @@ def read_run(path, *, order: Order = "score-docno-desc",
     return read_runs([path], order=order, duplicates=duplicates)
 
 
+@recorded(roles={"paths": "runs"})
 def read_runs(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
               order: Order = "score-docno-desc", duplicates: Duplicates = "error",
               progress: bool = False, chunks: Mapping[str, int] | None = None) -> xr.Dataset:
