@@ -246,7 +246,7 @@ def test_plot_takes_its_measures_with_m(cube, tmp_path, capsys, kind, new, old):
     (["plot", "topics", "{s}", "-m", "I-rec@10", "D#-nDCG@10", "-o", "{o}"],
      "plot topics draws one measure; -m/--measure gave 2: I-rec@10 D#-nDCG@10"),
     (["plot", "scatter", "{s}", "-m", "I-rec@10", "-o", "{o}"],
-     "plot scatter takes no -m/--measure (only topics, diff, concordance do)"),
+     "plot scatter takes no -m/--measure (only topics, diff, concordance, er-dri, rmse do)"),
     (["plot", "concordance", "{s}", "-m", "I-rec@10", "--gold", "D#-nDCG@10", "-o", "{o}"],
      "plot concordance needs -m M1 M2 [...] and --gold MEASURE"),
 ])
