@@ -129,6 +129,24 @@ def test_a_tampered_variable_is_named(study, capsys):
     assert verdicts["qrels.txt (qrels)"].startswith("identical")
 
 
+def test_python_results_of_a_cube_made_on_the_command_line_are_made_again(study, capsys):
+    """A Python call on a cube that a command line wrote (standardised scores, then a
+    mixed model and an ANOVA of them): the command is run again for the parent, then
+    each call is made again."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        standard = xdiv.stats.standardise(xdiv.open_dataset("scores.nc"), "cdf")
+        xdiv.to_netcdf(standard, "standard.nc")
+        reread = xdiv.open_dataset("standard.nc")
+        xdiv.to_netcdf(xdiv.stats.mixed(reread, "alpha-nDCG@10"), "mixed.nc")
+        xdiv.to_netcdf(xdiv.stats.anova_table(reread, "alpha-nDCG@10"), "anova.nc")
+    for name in ("standard.nc", "mixed.nc", "anova.nc"):
+        status, verdicts = _verify(capsys, name)
+        assert status == 0, verdicts
+        assert verdicts["attributes"] == "identical"
+        assert verdicts["qrels.txt (qrels)"].startswith("identical"), verdicts
+
+
 def test_moved_files_are_given_by_name(study, capsys):
     (study / "elsewhere").mkdir()
     (study / "qrels.txt").rename(study / "elsewhere" / "qrels.txt")

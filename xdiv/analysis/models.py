@@ -23,11 +23,13 @@ from .._warnings import warn
 from ..core.cube import score_array
 from ..core.labels import object_strings, to_json
 from ..errors import InputError, XdivWarning, shown
+from ..io.provenance import recorded
 from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, MixedAdjustment, MixedScale
 
 __all__ = ["mixed"]
 
 
+@recorded
 def mixed(scores, metric: str, *, interaction: bool = False, reml: bool = True,
           alpha: float = 0.05, adjust: MixedAdjustment = "tukey",
           scale: MixedScale = "linear"

@@ -23,6 +23,7 @@ from scipy.stats import ttest_rel  # noqa: F401  (the former engine; tests patch
 from .._warnings import warn
 from ..errors import InputError, XdivWarning, shown
 from ..core.cube import score_array
+from ..io.provenance import recorded
 from ..kernels import compare as K
 from ..kernels import standardise as KS
 from ..typing import STANDARDISE_METHODS, StandardiseMethod
@@ -129,6 +130,7 @@ def anova(scores, metric: str, factors=None, *, topic: bool = True,
     return fit, table
 
 
+@recorded
 def anova_table(scores, metric: str, factors=None, *, topic: bool = True,
                 interactions: bool = True, typ: int = 2) -> xr.Dataset:
     """:func:`anova` as one labelled dataset: its table and the factor table.
@@ -298,6 +300,7 @@ def _term_name(name: str) -> str:
     return re.sub(r"C\((\w+)(?:, Sum)?\)", r"\1", name)
 
 
+@recorded
 def standardise(scores, method: StandardiseMethod = "z",
                 reference: str | Iterable[str] | None = None, *, ddof: int = 1,
                 a: float = 0.15, b: float = 0.5) -> xr.Dataset:

@@ -130,7 +130,7 @@ def recompute(record: dict, given: dict[str, str], scratch: str):
         inputs = {item["path"] for item in record.get("files", [])}
         return open_dataset(_rerun(record["command"], inputs, given, scratch))
     with _quiet():
-        again = replay_call(record, given)
+        again = replay_call(record, given, scratch)
     return open_dataset(to_netcdf(again, os.path.join(scratch, "again.nc")))
 
 
@@ -179,10 +179,16 @@ def _rerun(command_record: dict, inputs: set[str], given: dict[str, str],
     return written
 
 
-def replay_call(record: dict, given: dict[str, str]):
+def replay_call(record: dict, given: dict[str, str], scratch: str):
     """The result of the Python call of ``record`` made again, in the folder it was made
-    in (its parent datasets made again first)."""
+    in (its parent datasets made again first: a parent made by a command line is made
+    again by :func:`recompute` in a folder of its own under ``scratch``)."""
     from ..io.provenance import decode_argument
+
+    def parent_again(parent: dict):
+        if "command" in parent:
+            return recompute(parent, given, tempfile.mkdtemp(prefix="parent-", dir=scratch))
+        return replay_call(parent, given, scratch)
 
     call = record["call"]
     module, _, name = call["function"].rpartition(".")
@@ -192,8 +198,7 @@ def replay_call(record: dict, given: dict[str, str]):
     if function is None or not hasattr(function, "__wrapped__"):
         raise XdivError(f"{call['function']} is not a function whose results xdiv records")
     with _in_folder(call["cwd"]):  # where its relative paths were read from
-        arguments = {key: decode_argument(value, given,
-                                          lambda parent: replay_call(parent, given))
+        arguments = {key: decode_argument(value, given, parent_again)
                      for key, value in call["arguments"].items()}
         result = function(**arguments)
     return result[record["item"]] if "item" in record else result
