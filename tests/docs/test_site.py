@@ -25,6 +25,7 @@ import pytest
 from xdiv.cli import measures_page, parser
 
 from ..browser import browser, hidden, layout
+from ..conftest import built_once
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_NOTE = re.compile(r"seeds?[\s_-]*0\d|spec\s*§", re.IGNORECASE)
@@ -34,12 +35,19 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    """The site built once per test session (``mkdocs build --strict``), whichever
+    pytest-xdist workers run the tests that read it."""
     for module in ("mkdocs", "material", "markdown_exec", "latex2mathml"):
         pytest.importorskip(module, reason="the docs site needs the docs extra")
-    out = tmp_path_factory.mktemp("site")
+    return built_once(tmp_path_factory, "docs-site", _build_site)
+
+
+def _build_site(folder: Path) -> Path:
+    out = folder / "site"
     # the examples' scratch folders go to a temporary folder of this build's own: another
     # build at the same time (another checkout's tests) cannot remove them under it
-    scratch = tmp_path_factory.mktemp("scratch")
+    scratch = folder / "scratch"
+    scratch.mkdir()
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=1200,

@@ -81,7 +81,12 @@ def mixed(scores, metric: str, *, interaction: bool = False, reml: bool = True,
 
         - ``mean``, ``mean_se``, ``mean_ci_low``, ``mean_ci_high`` (run): the run's fixed
           effect (its estimated mean), statsmodels' standard error and its ``1 - alpha``
-          Wald interval (``conf_int``);
+          Wald interval (``conf_int``); over several collections, the interval is
+          Student's t on ``n_collections - 1`` degrees of freedom times that standard
+          error (the between-within degrees of freedom: the mean holds the collections'
+          random effect, estimated from that many collections, and the normal interval
+          would be too narrow: about 83% coverage of 95% intervals over 3 collections
+          in simulations);
         - ``diff``, ``diff_se``, ``statistic``, ``pvalue``, ``pvalue_adjusted``,
           ``significant``, ``diff_ci_low``, ``diff_ci_high`` (run_a, run_b):
           ``mean(run_a) - mean(run_b)`` with statsmodels' Wald test (``t_test``, normal);
@@ -328,6 +333,14 @@ def _dataset(fit, data: _Data, fitted: np.ndarray, metric: str, interaction: boo
     se = np.sqrt(np.diag(cov))
     bounds = np.asarray(fit.conf_int(alpha=alpha), dtype=float)[:n_runs]
     low, high = bounds[:, 0], bounds[:, 1]
+    if data.multi:
+        # a run's mean holds the collections' random effect, whose variance rests on
+        # n_collections - 1 degrees of freedom: Student's t on them (the between-within
+        # degrees of freedom), where statsmodels' normal interval is too narrow
+        from scipy.stats import t as t_dist
+
+        half = t_dist.ppf(1 - alpha / 2, len(data.collections) - 1) * se
+        low, high = fe - half, fe + half
     if scale == "logit":
         fe_shown, low, high = _expit(fe), _expit(low), _expit(high)
         se_shown = se * fe_shown * (1 - fe_shown)  # the delta method
