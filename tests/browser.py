@@ -109,3 +109,18 @@ def hidden(measured: dict) -> list[str]:
         if item["spill"]:
             problems.append(f"{item['what']!r}: cells overflow: {item['spill'][:3]}")
     return problems
+
+
+def check_section_tables_fit(page: str, folder: Path, table_class: str, count: int) -> None:
+    """``page`` laid out at 1280 px: it loads nothing, shows everything, and its ``count``
+    tables of class ``table_class`` fit their box without a scroll bar."""
+    path = folder / "report.html"
+    path.write_text(page, encoding="utf-8")
+    measured, failed = layout(path, 1280)
+    assert not failed, failed
+    assert not hidden(measured), hidden(measured)
+    tables = [item for item in measured["items"]
+              if item["what"].startswith(f"table.{table_class}")]
+    assert len(tables) == count
+    for table in tables:
+        assert table["right"] <= table["edge"] + 1 and not table["scrolls"], table

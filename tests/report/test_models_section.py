@@ -24,7 +24,7 @@ import xdiv  # noqa: E402
 from xdiv import report, stats  # noqa: E402
 from xdiv.cli import main  # noqa: E402
 
-from ..browser import browser, hidden, layout  # noqa: E402
+from ..browser import browser, check_section_tables_fit  # noqa: E402
 from .test_honesty_sections import _fmt, _section, _tables  # noqa: E402
 from .test_html import _check_page  # noqa: E402
 
@@ -265,13 +265,5 @@ def test_report_command_adds_the_models_of_xdiv_model(tmp_path, capsys):
 @pytest.mark.slow  # starts a browser
 @pytest.mark.skipif(browser() is None, reason="no Chromium to lay the page out")
 def test_section_renders_at_1280_px(page, tmp_path):
-    path = tmp_path / "report.html"
-    path.write_text(page, encoding="utf-8")
-    measured, failed = layout(path, 1280)
-    assert not failed, failed
-    assert not hidden(measured), hidden(measured)
-    tables = [item for item in measured["items"] if item["what"].startswith("table.models")]
-    assert len(tables) == 3
-    for table in tables:
-        assert table["right"] <= table["edge"] + 1 and not table["scrolls"], table
+    check_section_tables_fit(page, tmp_path, "models", 3)
     assert not re.search(r"seed 0\d|spec §", page)
