@@ -16,6 +16,8 @@ import xarray as xr
 import xdiv
 from xdiv.cli import main
 
+from ..docs.test_site import site  # noqa: F401 (the site built once per session)
+
 ROOT = Path(__file__).resolve().parents[2]
 MEASURES = ["alpha-nDCG@10", "ERR-IA@10", "nDCG@5"]
 
@@ -215,6 +217,9 @@ DOCS = {"cli.md": ("A worked pipeline", False), "risk.md": ("On the command line
 in, and whether they need the page's Python session from its start."""
 RISK_FOLDER = "/tmp/xdiv-risk-docs"
 """Where the risk page's examples write (a fixed folder)."""
+DOCS_FOLDERS = ("xdiv-tour", "xdiv-provenance")
+"""The folders of the examples' temporary folder (``$TMPDIR``) where the command line's and
+the reproducibility page's examples write."""
 
 
 def _blocks(page: str, section: str, session: bool) -> list[tuple[str, str]]:
@@ -242,16 +247,27 @@ def _blocks(page: str, section: str, session: bool) -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow
-def test_every_result_the_docs_examples_make_verifies(tmp_path):
+@pytest.mark.xdist_group("docs-site")  # the docs tests' worker: the site is built there
+def test_every_result_the_docs_examples_make_verifies(request, tmp_path, capsys):
     """The docs' examples (the command line's worked pipeline, the risk page on the TREC
     2009 runs, the reproducibility page) run as the docs build runs them; every NetCDF
-    result they write is then identical when made again."""
+    result they write is then identical when made again.
+
+    The results checked are those the session's site build made (its examples' scratch
+    folder, tests/docs/test_site.py), but for the risk page's: its folder is a fixed one,
+    which every build writes, so its examples run again here, into a folder of this
+    test's own. Without the docs extra (no site), every page's examples run here."""
     if not (ROOT.parent / "shared" / "reference" / "trec-web" / "2009").exists():
         pytest.skip("../shared/reference/trec-web/2009 is not available")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
+    try:
+        built = request.getfixturevalue("site").parent / "scratch"
+    except pytest.skip.Exception:
+        built = None
+    here = {page: where for page, where in DOCS.items() if built is None or page == "risk.md"}
     env = {**os.environ, "TMPDIR": str(scratch), "PYTHONWARNINGS": "ignore"}
-    for page, (section, session) in DOCS.items():
+    for page, (section, session) in here.items():
         for language, code in _blocks(page, section, session):
             # the risk page's fixed folder, which other builds write too, made this run's
             code = code.replace(RISK_FOLDER, str(scratch / "risk"))
@@ -260,17 +276,23 @@ def test_every_result_the_docs_examples_make_verifies(tmp_path):
             proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True,
                                   text=True, timeout=600)
             assert proc.returncode == 0, (page, code, proc.stderr[-2000:])
-    results = sorted(scratch.rglob("*.nc"))
-    assert {p.relative_to(scratch).as_posix() for p in results} >= {
+    results = {p.relative_to(scratch).as_posix(): p for p in scratch.rglob("*.nc")}
+    if built is not None:
+        results |= {p.relative_to(built).as_posix(): p for folder in DOCS_FOLDERS
+                    for p in (built / folder).rglob("*.nc")}
+    assert set(results) >= {
         "xdiv-tour/scores.nc", "xdiv-tour/meta.nc", "risk/scores.nc", "risk/georisk.nc",
         "xdiv-provenance/scores.nc", "xdiv-provenance/meta.nc"}
-    for result in results:
-        proc = subprocess.run([sys.executable, "-m", "xdiv.cli", "verify", str(result)],
-                              env=env, capture_output=True, text=True, timeout=600)
-        if "xdiv-provenance" in str(result):  # the page changes a run file on purpose
-            assert proc.returncode == 1, proc.stdout
-            assert re.search(r"^runs/run01.txt \(runs.*\): file changed", proc.stdout, re.M)
+    for name, result in sorted(results.items()):
+        capsys.readouterr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            status = main(["verify", str(result)])
+        out, err = capsys.readouterr()
+        if name.startswith("xdiv-provenance/"):  # the page changes a run file on purpose
+            assert status == 1, out
+            assert re.search(r"^runs/run01.txt \(runs.*\): file changed", out, re.M)
             continue
-        assert proc.returncode == 0, (result, proc.stdout, proc.stderr)
+        assert status == 0, (name, out, err)
         assert all(line.split(": ", 1)[1].startswith("identical")
-                   for line in proc.stdout.splitlines()), proc.stdout
+                   for line in out.splitlines()), out

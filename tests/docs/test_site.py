@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import importlib.util
 import os
 import re
 import shutil
@@ -244,3 +245,51 @@ def test_an_example_calling_a_deprecated_name_fails_the_build(tmp_path):
     assert proc.returncode != 0
     assert "DeprecationWarning: swap_rates(replicates=...) is now swap_rates(B=...)" in \
         proc.stderr
+
+
+SHELL_COMMANDS = [
+    "xdiv --version",
+    "xdiv evaluate --help | head -n 4",
+    "COLUMNS=50 xdiv verify --help",
+    'cd sub && xdiv evaluate ../qrels.txt absent.txt -m P@10; echo "status $?"',
+    "printf '1 Q0 d1 1 high r\\n' | xdiv evaluate qrels.txt - -m P@10; echo \"status $?\"",
+    'xdiv -q evaluate qrels.txt run.txt -m P@10 alpha-nDCG@5 --format lines | head -n 1',
+    'xdiv evaluate qrels.txt run.txt -m no-such-measure 2>&1 >/dev/null; echo "status $?"',
+    "xdiv no-such-command",
+]
+"""Shell lines like the pages': pipes, standard input, another folder, the environment,
+errors and exit statuses."""
+
+
+def test_the_build_s_xdiv_prints_and_ends_as_the_console_script(tmp_path):
+    """docs/hooks/commands.py: while the site builds, ``xdiv`` in the examples' shells is a
+    client of a server that forks a process for each command; each prints the same bytes
+    on the same streams and ends with the same status as the installed ``xdiv``."""
+    pytest.importorskip("mkdocs", reason="the docs site needs the docs extra")
+    installed = shutil.which("xdiv")
+    if installed is None or not hasattr(os, "fork"):
+        pytest.skip("no installed xdiv console script, or no fork")
+    spec = importlib.util.spec_from_file_location("commands_hook",
+                                                  ROOT / "docs" / "hooks" / "commands.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "qrels.txt").write_text("1 1 d1 1\n1 2 d2 1\n")
+    (tmp_path / "run.txt").write_text("1 Q0 d1 1 2.0 r\n1 Q0 d3 2 1.0 r\n")
+
+    def shell(line: str) -> tuple[bytes, bytes, int]:
+        done = subprocess.run(["sh", "-c", line], cwd=tmp_path, capture_output=True,
+                              timeout=300)
+        return done.stdout, done.stderr, done.returncode
+
+    expected = [shell(line) for line in SHELL_COMMANDS]
+    hook.on_pre_build(None)
+    try:
+        assert shutil.which("xdiv") not in (None, installed), "the server did not start"
+        made = [shell(line) for line in SHELL_COMMANDS]
+    finally:
+        hook.on_post_build(None)
+    assert shutil.which("xdiv") == installed
+    for line, want, got in zip(SHELL_COMMANDS, expected, made):
+        assert got == want, line
+    assert expected[3][0].endswith(b"status 2\n") and expected[0][0].startswith(b"xdiv ")
