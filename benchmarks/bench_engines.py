@@ -3,7 +3,7 @@ DuckDB or polars doing the reading and a (topic, docno) hash join with the qrels
 
 Usage: python benchmarks/bench_engines.py [--sizes small large] [--repeat 2]
                                           [--engines xdiv duckdb polars] [--stream]
-                                          [--data DIR]
+                                          [--data DIR] [--steps]
 
 DuckDB and polars are not dependencies of xdiv: ``pip install duckdb polars`` first (an
 engine that is not installed is left out). The files are those of ``bench_adhoc.py``
@@ -27,7 +27,9 @@ reader ``read_run_blocks``; DuckDB and polars: the same query on one file at a t
 holding one block's lines at a time. GNU time gives each process's wall time, CPU time
 (user + system) and peak resident memory (the shortest times, the median peak, over
 ``--repeat`` alternating runs). The grids of every engine are checked to be identical,
-bit for bit, to xdiv's eager grid.
+bit for bit, to xdiv's eager grid. ``--steps`` prints instead, in this process, the CPU
+and wall times of DuckDB's and polars' steps on all the files: parsing alone, parsing
+and the join, then the ranking as well.
 """
 
 from __future__ import annotations
@@ -161,6 +163,57 @@ def worker_polars(qrels: str, runs: list[str], stream: bool):
     return grid, [_stem(p) for p in runs], topics
 
 
+def steps(qrels: str, runs: list[str]) -> None:
+    """Print the CPU and wall seconds of each engine's steps on ``runs``, cumulative."""
+    import time
+
+    def timed(label: str, fn) -> None:
+        cpu, wall = time.process_time(), time.perf_counter()
+        fn()
+        print(f"  {label}: CPU {time.process_time() - cpu:.2f} s, "
+              f"wall {time.perf_counter() - wall:.2f} s", flush=True)
+
+    if importlib.util.find_spec("duckdb") is not None:
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute("SET threads = 2")
+        con.execute("""CREATE TABLE qrels AS SELECT topic, docno, max(level)::TINYINT AS level
+            FROM read_csv(?, delim = ' ', header = false, auto_detect = false,
+                          columns = {'topic': 'VARCHAR', 'intent': 'VARCHAR',
+                                     'docno': 'VARCHAR', 'level': 'INTEGER'})
+            GROUP BY topic, docno""", [qrels])
+        source = DUCKDB_QUERY.split("FROM ", 1)[1].split(" AS r")[0]
+        joined = (f"FROM {source} AS r LEFT JOIN qrels AS q "
+                  "ON r.topic = q.topic AND r.docno = q.docno")
+        print("duckdb, all files:")
+        for label, sql in (
+                ("parsing", f"SELECT count(*), sum(score) FROM {source}"),
+                ("parsing, join", f"SELECT count(*), sum(q.level) {joined}"),
+                ("parsing, join, ranking", "SELECT sum(rank) FROM (SELECT row_number() OVER "
+                 "(PARTITION BY r.filename, r.topic ORDER BY r.score DESC, r.docno DESC) "
+                 f"AS rank {joined})")):
+            timed(label, lambda: con.execute(sql, {"files": runs}).fetchall())
+    if importlib.util.find_spec("polars") is not None:
+        import polars as pl
+
+        judged = (pl.scan_csv(qrels, separator=" ", has_header=False,
+                              schema={"topic": pl.String, "intent": pl.String,
+                                      "docno": pl.String, "level": pl.Int32})
+                  .group_by("topic", "docno").agg(pl.col("level").max()).collect())
+        lines = pl.scan_csv(runs, separator=" ", has_header=False, schema=dict.fromkeys(
+            COLUMNS, pl.String) | {"rank": pl.Int64, "score": pl.Float64})
+        joined = lines.join(judged.lazy(), on=["topic", "docno"], how="left")
+        print("polars, all files:")
+        for label, query in (
+                ("parsing", lines.select(pl.len(), pl.col("score").sum())),
+                ("parsing, join", joined.select(pl.len(), pl.col("level").sum())),
+                ("parsing, join, ranking", joined.sort(
+                    ["tag", "topic", "score", "docno"], descending=[False, False, True, True])
+                 .select(pl.int_range(pl.len()).over("tag", "topic").sum()))):
+            timed(label, query.collect)
+
+
 def _natural(label: str):
     return (0, int(label), "") if label.isdigit() else (1, 0, label)
 
@@ -191,7 +244,15 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=list(WORKERS), choices=list(WORKERS))
     parser.add_argument("--stream", action="store_true", help="also file block by block")
     parser.add_argument("--data", type=Path, help="folder keeping the generated files")
+    parser.add_argument("--steps", action="store_true",
+                        help="time DuckDB's and polars' steps in this process instead")
     args = parser.parse_args()
+    if args.steps:
+        with tempfile.TemporaryDirectory() as tmp:
+            for size in args.sizes:
+                print(f"{size}:")
+                steps(*make_files((args.data or Path(tmp)) / size, size))
+        return
     engines = [e for e in args.engines
                if e == "xdiv" or importlib.util.find_spec(e) is not None]
     for e in set(args.engines) - set(engines):
