@@ -2,9 +2,10 @@
 
 Usage: python pytrec_eval_adhoc.py QRELS RUN... > scores.tsv
 
-The qrels are read once and each run file is read, evaluated and dropped in turn, with
-pytrec_eval's own parsers. Prints ``run topic measure value`` lines (the run named by its
-file).
+The qrels are read once (pytrec_eval's parser) and each run file is read, evaluated and
+dropped in turn; the runs are read by a plain loop, a little faster than
+``pytrec_eval.parse_run`` (which also strips and checks every line). Prints ``run topic
+measure value`` lines (the run named by its file).
 """
 
 import sys
@@ -18,8 +19,12 @@ with open(qrels_path) as fh:
                                                {"ndcg_cut.10", "map"})
 out = []
 for path in run_paths:
+    run = {}
     with open(path) as fh:
-        scores = evaluator.evaluate(pytrec_eval.parse_run(fh))
+        for line in fh:
+            topic, _, docno, _, score, _ = line.split()
+            run.setdefault(topic, {})[docno] = float(score)
+    scores = evaluator.evaluate(run)
     name = Path(path).stem
     for topic, values in scores.items():
         out.append(f"{name}\t{topic}\tnDCG@10\t{values['ndcg_cut_10']!r}\n")
