@@ -1,164 +1,102 @@
-"""Benchmark: xdiv vs pytrec_eval vs ranx for nDCG@10 + AP, end to end from files.
+"""Benchmark: xdiv vs pytrec_eval vs ranx for nDCG@10 + AP, whole processes from files.
 
-Usage: python benchmarks/bench_adhoc.py [--sizes small large] [--repeat 3] [--memory]
+Usage: python benchmarks/bench_adhoc.py [--sizes small large] [--repeat 2]
                                         [--tools xdiv xdiv-stream pytrec_eval ranx]
+                                        [--data DIR]
 
 For each size the synthetic collection (xdiv.datasets.synthetic_frames, adhoc relevance by
-max level) is written as TREC files; each tool then reads the files and produces a
-per-topic table of nDCG@10 and AP, in this one process (warm: ranx's numba functions are
-compiled on a small input first). Two xdiv variants: ``xdiv``, every run read into memory
-(``read_runs`` then ``evaluate``), and ``xdiv-stream``, the files read and scored block by
-block (``xdiv.engine.evaluate_files``, the default block size). Reported: best-of-``repeat``
-wall times, each tool's speed relative to pytrec_eval (pytrec_eval's time over the tool's)
-and, with ``--memory``, each tool's peak resident memory (VmHWM) run alone in a fresh
-subprocess, and its ratio to pytrec_eval's. The two xdiv variants' score tables are
-checked to be identical.
+max level, scores rounded to two decimals so that many tie) is written as TREC files (in
+``--data``, kept and reused when given). Each tool then runs as its own process, the
+small script of ``benchmarks/peers/`` that imports only that tool: it reads the files and
+prints a per-topic table of nDCG@10 and AP. ``xdiv`` reads every run into memory
+(``read_runs`` then ``evaluate``), ``xdiv-stream`` scores the files block by block
+(``xdiv.evaluate_files``); pytrec_eval and ranx read and evaluate one run file at a time
+with their own parsers. The jobs alternate ``--repeat`` times; GNU time gives each
+process's wall time, CPU time (user + system) and peak resident memory (the shortest
+times, the median peak). Printed: the table with each tool's ratios to pytrec_eval, the
+peaks against the run files' size, and how the per-topic scores agree (xdiv's two paths
+must be identical; pytrec_eval computes the same measures).
 
 Conventions: trec_eval's nDCG uses linear gains, so every tool computes linear-gain nDCG
-(xdiv: ``nDCG(gain=linear)@10``); AP is uncut (trec_eval's ``map``).
+(xdiv: ``nDCG(gain=linear)@10``); AP is uncut (trec_eval's ``map``). ranx's numba
+functions are compiled once, on the small files, before the timings.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
-import warnings
 from pathlib import Path
 
-import pandas as pd
-
 import xdiv
-from timing import best_time
+from processes import agreement, environment, measure, script, table
 
 SIZES = {"small": dict(n_topics=50, n_runs=20, depth=100),
          "large": dict(n_topics=200, n_runs=50, depth=1000)}
+TOOLS = {"xdiv": ("xdiv_adhoc",), "xdiv-stream": ("xdiv_adhoc", "--stream"),
+         "pytrec_eval": ("pytrec_eval_adhoc",), "ranx": ("ranx_adhoc",)}
 
 
 def make_files(directory: Path, size: str) -> tuple[str, list[str]]:
-    qrels, _, runs = xdiv.datasets.synthetic_frames(**SIZES[size], seed=7)
+    """The qrels and run files of ``size`` in ``directory`` (written unless there)."""
+    cfg = SIZES[size]
+    qpath = directory / "qrels.txt"
+    paths = [str(directory / f"run{i + 1:02d}.run") for i in range(cfg["n_runs"])]
+    if qpath.exists() and all(os.path.exists(p) for p in paths):
+        return str(qpath), paths
+    directory.mkdir(parents=True, exist_ok=True)
+    qrels, _, runs = xdiv.datasets.synthetic_frames(**cfg, seed=7)
     qrels = qrels.assign(level=qrels["level"].clip(lower=0))
     adhoc = qrels.groupby(["topic", "docno"], as_index=False)["level"].max().assign(intent="0")
-    qpath = directory / "qrels.txt"
-    xdiv.io.write_qrels(qpath, adhoc)
-    paths = []
+    runs = runs.assign(score=runs["score"].round(2))
     for name, frame in runs.groupby("run"):
-        path = directory / f"{name}.run"
-        xdiv.io.write_run(path, frame)
-        paths.append(str(path))
+        xdiv.io.write_run(directory / f"{name}.run", frame)
+    xdiv.io.write_qrels(qpath, adhoc)  # last: its presence marks a complete folder
     return str(qpath), paths
-
-
-def run_xdiv(qrels: str, runs: list[str]) -> pd.DataFrame:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", xdiv.XdivWarning)
-        scores = xdiv.evaluate(xdiv.read_runs(runs), xdiv.read_qrels(qrels),
-                               ["nDCG(gain=linear)@10", "AP"])
-    return scores.score.to_dataframe().reset_index()
-
-
-def run_xdiv_stream(qrels: str, runs: list[str]) -> pd.DataFrame:
-    from xdiv.engine import evaluate_files
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", xdiv.XdivWarning)
-        scores = evaluate_files(runs, xdiv.read_qrels(qrels), ["nDCG(gain=linear)@10", "AP"])
-    return scores.score.to_dataframe().reset_index()
-
-
-def _read_trec(path: str, qrels: bool) -> dict:
-    out: dict = {}
-    with open(path) as fh:
-        for line in fh:
-            f = line.split()
-            if qrels:
-                out.setdefault(f[0], {})[f[2]] = int(f[3])
-            else:
-                out.setdefault(f[0], {})[f[2]] = float(f[4])
-    return out
-
-
-def run_pytrec_eval(qrels: str, runs: list[str]) -> pd.DataFrame:
-    import pytrec_eval
-
-    evaluator = pytrec_eval.RelevanceEvaluator(_read_trec(qrels, True), {"ndcg_cut.10", "map"})
-    rows = []
-    for path in runs:
-        for topic, values in evaluator.evaluate(_read_trec(path, False)).items():
-            rows.append((Path(path).stem, topic, values["ndcg_cut_10"], values["map"]))
-    return pd.DataFrame(rows, columns=["run", "topic", "ndcg_cut_10", "map"])
-
-
-def run_ranx(qrels: str, runs: list[str]) -> pd.DataFrame:
-    from ranx import Qrels, Run, evaluate
-
-    q = Qrels.from_file(qrels, kind="trec")
-    frames = []
-    for path in runs:
-        run = Run.from_file(path, kind="trec")
-        per_topic = evaluate(q, run, ["ndcg@10", "map"], return_mean=False)
-        frames.append(pd.DataFrame({"run": run.name, "topic": list(run.keys()),
-                                    "ndcg@10": per_topic["ndcg@10"], "map": per_topic["map"]}))
-    return pd.concat(frames)
-
-
-TOOLS = {"xdiv": run_xdiv, "xdiv-stream": run_xdiv_stream, "pytrec_eval": run_pytrec_eval,
-         "ranx": run_ranx}
-
-
-def peak_memory(tool: str, qrels: str, runs: list[str]) -> float:
-    """Peak RSS (MiB, VmHWM) of a fresh interpreter running only ``tool`` (imports
-    included). ru_maxrss is not used: Linux carries it over from the parent process."""
-    code = ("import sys; sys.path.insert(0, %r); import bench_adhoc as b; "
-            "b.TOOLS[%r](%r, %r); "
-            "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0])"
-            % (str(Path(__file__).parent), tool, qrels, runs))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    return int(out.stdout.strip().splitlines()[-1].split()[1]) / 1024
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=list(TOOLS))
+    parser.add_argument("--data", type=Path, help="folder keeping the generated files")
     args = parser.parse_args()
-    tools = {name: TOOLS[name] for name in TOOLS if name in args.tools}
+    env = environment()
     with tempfile.TemporaryDirectory() as tmp:
-        small_q, small_r = make_files(Path(tmp), "small") if "small" not in args.sizes else (
-            None, None)
+        data = args.data or Path(tmp)
+        if "ranx" in args.tools:  # numba compiles (and caches) outside the timings
+            measure({"ranx": script("ranx_adhoc", *_flat(make_files(data / "small", "small")))},
+                    Path(tmp), 1, env)
         for size in args.sizes:
-            directory = Path(tmp) / size
-            directory.mkdir()
-            qrels, runs = make_files(directory, size)
-            if small_q is None:
-                small_q, small_r = qrels, runs
-            if "ranx" in tools:
-                run_ranx(small_q, small_r[:1])  # numba compile outside the timings
-            if {"xdiv", "xdiv-stream"} <= set(tools):
-                same = run_xdiv(qrels, runs).equals(run_xdiv_stream(qrels, runs))
-                print(f"{size}: xdiv and xdiv-stream per-topic scores identical: {same}")
-            times = {name: best_time(fn, qrels, runs, repeat=args.repeat)
-                     for name, fn in tools.items()}
-            peaks = {name: peak_memory(name, qrels, runs) for name in tools} \
-                if args.memory else {}
+            qrels, runs = make_files(data / size, size)
+            jobs = {name: script(*TOOLS[name], qrels, *runs) for name in TOOLS
+                    if name in args.tools}
+            results = measure(jobs, Path(tmp), args.repeat, env)
             cfg = SIZES[size]
-            print(f"{size}: {cfg['n_topics']} topics x {cfg['n_runs']} runs x depth "
-                  f"{cfg['depth']} (best of {args.repeat}; load average "
-                  f"{os.getloadavg()[0]:.1f})")
-            base = "pytrec_eval" if "pytrec_eval" in tools else next(iter(tools))
-            for name, t in times.items():
-                line = f"  {name:12s} {t:8.2f} s   {times[base] / t:6.2f}x {base}'s speed"
-                if args.memory:
-                    line += (f"   peak RSS {peaks[name]:6.0f} MiB"
-                             f" ({peaks[name] / peaks[base]:.1f}x {base}'s)")
-                print(line, flush=True)
+            lines = cfg["n_topics"] * cfg["n_runs"] * cfg["depth"]
+            mib = sum(os.path.getsize(p) for p in runs) / 2**20
+            print(f"\n{size}: {cfg['n_topics']} topics x {cfg['n_runs']} runs x depth "
+                  f"{cfg['depth']} ({lines / 1e6:g} M lines, run files {mib:.0f} MiB); "
+                  f"whole processes, best of {args.repeat}, load average "
+                  f"{os.getloadavg()[0]:.1f}\n")
+            base = "pytrec_eval" if "pytrec_eval" in results else next(iter(results))
+            table(results, base)
+            for name, r in results.items():
+                print(f"{name}: peak {r['peak'] / mib:.2f}x the run files' size")
+            if {"xdiv", "xdiv-stream"} <= results.keys():
+                print("xdiv-stream vs xdiv: "
+                      f"{agreement(results['xdiv-stream']['output'], results['xdiv']['output'])}")
+            for name in results:
+                if name != base:
+                    print(f"{name} vs {base}: "
+                          f"{agreement(results[name]['output'], results[base]['output'])}")
+
+
+def _flat(files: tuple[str, list[str]]) -> list[str]:
+    return [files[0], *files[1]]
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONWARNINGS", "ignore")
     main()
