@@ -143,3 +143,27 @@ def test_dask_data_still_writes_netcdf_as_plain_data_does(tmp_path):
         "print(before, after, type(lazy['v'].data).__name__, a['v'].sum().item())",
         str(tmp_path))
     assert out == "{None} {'threaded'} Array 66.0"
+
+
+def test_compare_and_meta_load_no_scipy_stats(tmp_path):
+    """Issue 35 item 18: ``xdiv compare`` (Student's t) and ``xdiv meta`` (bootstrap and
+    Tukey HSD) need no scipy.stats, whose import costs a second of CPU: compare takes the
+    t distribution from scipy.special, and meta loads the sign test and Kendall's tau
+    only where they are used."""
+    import numpy as np
+    import xarray as xr
+
+    import xdiv
+
+    rng = np.random.default_rng(1)
+    scores = xr.Dataset({"score": (("metric", "run", "topic"), rng.random((2, 4, 25)))},
+                        coords={"metric": ["nDCG@10", "AP"], "run": list("abcd"),
+                                "topic": [str(t) for t in range(25)]})
+    path = xdiv.to_netcdf(scores, tmp_path / "scores.nc")
+    out = _python(
+        "import sys\nfrom xdiv.cli import main\n"
+        "statuses = [main(['-q', 'compare', sys.argv[1]]),"
+        " main(['-q', 'meta', sys.argv[1], '-B', '200'])]\n"
+        "print(statuses, sorted({m for m in sys.modules if m.startswith('scipy.stats')"
+        " or m.startswith('statsmodels')}))", path)
+    assert out.splitlines()[-1] == "[0, 0] []"
