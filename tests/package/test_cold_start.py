@@ -100,6 +100,7 @@ def test_xarray_imports_dask_array_only_for_dask_data():
         " (lazy + 1).sum().compute().item())") == "False Array ((2, 2),) True 8.0"
 
 
+@pytest.mark.slow  # a child interpreter: 2 to 3.5 s of CPU
 def test_plain_data_evaluates_and_writes_netcdf_without_dask(tmp_path):
     """Issue 35 item 18: xarray asks whether data is a dask collection, and which dask
     scheduler is active before it writes NetCDF; on plain data neither question imports
@@ -123,6 +124,7 @@ def test_plain_data_evaluates_and_writes_netcdf_without_dask(tmp_path):
     assert out.splitlines()[-1] == "0 [] [[1.0, 1.0]] [[1.0, 1.0]]"
 
 
+@pytest.mark.slow  # a child interpreter: 2 to 3.5 s of CPU
 def test_dask_data_still_writes_netcdf_as_plain_data_does(tmp_path):
     """Once dask is imported xarray's own answers hold (the threaded scheduler without a
     ``dask.distributed`` client; tests/io/test_runfiles.py writes under one), and a
@@ -145,6 +147,7 @@ def test_dask_data_still_writes_netcdf_as_plain_data_does(tmp_path):
     assert out == "{None} {'threaded'} Array 66.0"
 
 
+@pytest.mark.slow  # a child interpreter: 2 to 3.5 s of CPU
 def test_compare_and_meta_load_no_scipy_stats(tmp_path):
     """Issue 35 item 18: ``xdiv compare`` (Student's t) and ``xdiv meta`` (bootstrap and
     Tukey HSD) need no scipy.stats, whose import costs a second of CPU: compare takes the
