@@ -220,15 +220,26 @@ _SOURCES: dict = {}
 
 
 def _source(function) -> str:
-    """A test function's own code (cached)."""
+    """A test function's own code (cached): the lines of its file from its first line
+    (decorators included) to the last one its code or any function it defines spans.
+    The code's own line table, not :func:`inspect.getsource`, which tokenises the file
+    anew for each test (a second of CPU per pytest-xdist worker; issue 35 item 18)."""
     import inspect
+    import linecache
 
     if function not in _SOURCES:
-        try:
-            _SOURCES[function] = inspect.getsource(function)
-        except (OSError, TypeError):
-            _SOURCES[function] = ""
+        code = getattr(inspect.unwrap(function), "__code__", None)
+        lines = linecache.getlines(code.co_filename) if code is not None else []
+        _SOURCES[function] = "".join(
+            lines[code.co_firstlineno - 1:_last_line(code)]) if lines else ""
     return _SOURCES[function]
+
+
+def _last_line(code) -> int:
+    """The last line of the file that ``code`` or a code object nested in it spans."""
+    last = max((end for _, end, _, _ in code.co_positions() if end is not None),
+               default=code.co_firstlineno)
+    return max([last, *(_last_line(c) for c in code.co_consts if hasattr(c, "co_positions"))])
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks

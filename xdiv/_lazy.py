@@ -7,10 +7,21 @@ loaders of ``pandas`` and ``xarray``, so that the registration runs right after 
 finishes loading (after xarray when xarray's own import loads pandas). The finder removes
 itself once the accessors are registered.
 
-Then :func:`defer_dask_array` keeps xarray from importing ``dask.array`` (and, through
-it, scipy) when it builds its first variable, which costs a command about half a second
-of CPU: xarray asks whether each new variable's data is a dask array, and a dask array
-exists only once ``dask.array`` is imported.
+Then :func:`defer_dask` keeps xarray from importing dask before a dask object can exist,
+which costs a command about a second of CPU on plain data:
+
+- xarray asks whether each new variable's data is a dask array, which imports
+  ``dask.array`` (and, through it, scipy); a dask array exists only once ``dask.array``
+  is imported;
+- it asks whether an array is a dask collection, which imports ``dask``; an object
+  without a ``__dask_graph__`` method is none (dask's own test starts so), and with dask
+  not imported that answer needs no dask;
+- writing NetCDF asks which dask scheduler is active, which imports ``dask`` and
+  ``distributed``; none is active while dask is not imported, xarray's answer when dask
+  is not installed.
+
+Each step wraps one function or record of xarray's, and does nothing if xarray no longer
+has it where this xarray version keeps it.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ import _thread
 import importlib
 import sys
 
-__all__ = ["defer_dask_array", "register_accessors_when_loaded"]
+__all__ = ["defer_dask", "register_accessors_when_loaded"]
 
 _WATCHED = ("pandas", "xarray")
 _LOCK = _thread.RLock()
@@ -45,7 +56,7 @@ def _register(finished: str | None = None) -> None:
             return
         _remove_finder()
         importlib.import_module("xdiv.accessors")
-        defer_dask_array()
+        defer_dask()
 
 
 class _Loader:
@@ -133,10 +144,58 @@ class _DaskArrayModule:
         return self._record().available
 
 
-def defer_dask_array() -> None:
+def _defer_dask_array() -> None:
     """Give xarray a :class:`_DaskArrayModule` record of dask, unless xarray has recorded
     dask already (or keeps its records otherwise than this xarray version does)."""
     pycompat = sys.modules.get("xarray.namedarray.pycompat")
     cache = getattr(pycompat, "_cached_duck_array_modules", None)
     if isinstance(cache, dict) and callable(getattr(pycompat, "array_type", None)):
         cache.setdefault("dask", _DaskArrayModule())
+
+
+class _Deferred:
+    """Marks the functions of :func:`_wrap`, so that a function is wrapped once."""
+
+
+def _wrap(module_name: str, name: str, wrapper) -> None:
+    """Put ``wrapper(function)`` in place of ``module.name``, unless it is missing, not
+    a function, or wrapped already."""
+    module = sys.modules.get(module_name)
+    function = getattr(module, name, None)
+    if callable(function) and not isinstance(function, _Deferred):
+        setattr(module, name, wrapper(function))
+
+
+class _DaskCollectionTest(_Deferred):
+    """xarray's ``is_dask_collection``, answering False without importing dask for an
+    object without ``__dask_graph__`` while dask is not imported."""
+
+    def __init__(self, function):
+        self._function = function
+
+    def __call__(self, x) -> bool:
+        if "dask" not in sys.modules and not hasattr(x, "__dask_graph__"):
+            return False
+        return self._function(x)
+
+
+class _DaskScheduler(_Deferred):
+    """xarray's ``get_dask_scheduler``, answering None (no dask scheduler is active)
+    while dask is not imported."""
+
+    def __init__(self, function):
+        self._function = function
+
+    def __call__(self, get=None, collection=None) -> str | None:
+        if "dask" not in sys.modules:
+            return None
+        return self._function(get, collection)
+
+
+def defer_dask() -> None:
+    """Keep xarray from importing dask, ``dask.array`` and ``distributed`` while no dask
+    object can exist (see the module's docstring)."""
+    _defer_dask_array()
+    _wrap("xarray.namedarray.utils", "is_dask_collection", _DaskCollectionTest)
+    _wrap("xarray.backends.locks", "get_dask_scheduler", _DaskScheduler)
+    _wrap("xarray.backends.writers", "get_dask_scheduler", _DaskScheduler)

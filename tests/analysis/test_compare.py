@@ -68,6 +68,33 @@ def test_t_matches_ttest_rel():
     assert np.isnan(np.diag(stat)).all()
 
 
+def test_t_pvalues_and_quantiles_are_scipy_stats_t_bit_for_bit():
+    """compare computes Student's t tail and quantile with scipy.special (issue 35 item 18:
+    no scipy.stats import), as scipy.stats.t computes them: the same bits, infinite and
+    NaN statistics and 0 degrees of freedom included."""
+    from scipy.special import stdtrit
+
+    from xdiv.analysis.compare import t_pvalue
+
+    rng = np.random.default_rng(5)
+    t = np.concatenate([rng.standard_normal(500) * 4, [0.0, -0.0, np.inf, -np.inf, np.nan,
+                                                         1e-300, 40.0]])
+    for n in (1, 2, 3, 5, 11, 50, 51, 1001):
+        expected = np.where(np.isinf(t), 0.0, 2 * stats.t.sf(np.abs(t), n - 1))
+        np.testing.assert_array_equal(t_pvalue(t, n), expected)
+        for alpha in (0.05, 0.01, 0.1, 0.001):
+            np.testing.assert_array_equal(stdtrit(n - 1, 1 - alpha / 2),
+                                          stats.t.ppf(1 - alpha / 2, n - 1))
+    scores = random_cube(n_runs=3, n_topics=7)
+    result = xdiv.compare(scores, tests="t", alpha=0.1)
+    values = scores["score"].values[0]
+    diff = values[0] - values[1]
+    n = diff.size
+    half = stats.t.ppf(0.95, n - 1) * np.std(diff, ddof=1) / np.sqrt(n)
+    cell = result.sel(run_a="r0", run_b="r1").isel(metric=0)
+    assert float(cell["ci_high"] - cell["ci_low"]) == pytest.approx(2 * half, rel=1e-12)
+
+
 @pytest.mark.parametrize("decimals", [None, pytest.param(1, marks=pytest.mark.slow),
                                       pytest.param(2, marks=pytest.mark.slow)])
 def test_wilcoxon_matches_scipy_row_by_row(decimals):

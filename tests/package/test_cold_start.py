@@ -11,8 +11,9 @@ import pytest
 HEAVY = ("pandas", "xarray", "scipy", "statsmodels", "matplotlib", "dask", "pyarrow")
 
 
-def _python(code: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+def _python(code: str, *argv: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 
@@ -97,3 +98,75 @@ def test_xarray_imports_dask_array_only_for_dask_data():
         "lazy = xarray.DataArray(dask.array.ones(4, chunks=2), dims='x')\n"
         "print(before, type(lazy.data).__name__, lazy.chunks, plain.chunks == {},"
         " (lazy + 1).sum().compute().item())") == "False Array ((2, 2),) True 8.0"
+
+
+@pytest.mark.slow  # a child interpreter: 2 to 3.5 s of CPU
+def test_plain_data_evaluates_and_writes_netcdf_without_dask(tmp_path):
+    """Issue 35 item 18: xarray asks whether data is a dask collection, and which dask
+    scheduler is active before it writes NetCDF; on plain data neither question imports
+    dask (0.35 s of CPU) nor ``distributed`` (0.45 s), from the command line or Python."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 1 d1 1\n1 2 d2 1\n2 1 d3 1\n")
+    run.write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d3 1 1.0 r\n")
+    out = _python(
+        "import sys\nfrom xdiv.cli import main\n"
+        "folder = sys.argv[1]\n"
+        "status = main(['-q', 'evaluate', folder + '/qrels', folder + '/run', '-m',"
+        " 'alpha-nDCG@10', '-o', folder + '/cli.nc'])\n"
+        "import xdiv\n"
+        "scores = xdiv.evaluate(xdiv.read_runs([folder + '/run']),"
+        " xdiv.read_qrels(folder + '/qrels'), ['alpha-nDCG@10'])\n"
+        "xdiv.to_netcdf(scores, folder + '/api.nc')\n"
+        "back = xdiv.open_dataset(folder + '/cli.nc')\n"
+        "print(status, [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')],"
+        " back['score'].sel(metric='alpha-nDCG@10').values.tolist(),"
+        " scores['score'].sel(metric='alpha-nDCG@10').values.tolist())", str(tmp_path))
+    assert out.splitlines()[-1] == "0 [] [[1.0, 1.0]] [[1.0, 1.0]]"
+
+
+@pytest.mark.slow  # a child interpreter: 2 to 3.5 s of CPU
+def test_dask_data_still_writes_netcdf_as_plain_data_does(tmp_path):
+    """Once dask is imported xarray's own answers hold (the threaded scheduler without a
+    ``dask.distributed`` client; tests/io/test_runfiles.py writes under one), and a
+    dask-chunked dataset is written as the same dataset in memory is."""
+    out = _python(
+        "import sys, numpy, xdiv, xarray\nfolder = sys.argv[1]\n"
+        "plain = xarray.Dataset({'v': (('x', 'y'), numpy.arange(12.0).reshape(4, 3))},"
+        " coords={'x': list('abcd')})\n"
+        "xdiv.to_netcdf(plain, folder + '/plain.nc')\n"
+        "from xarray.backends import locks, writers\n"
+        "before = {locks.get_dask_scheduler(), writers.get_dask_scheduler()}\n"
+        "import dask.array\n"
+        "after = {locks.get_dask_scheduler(), writers.get_dask_scheduler()}\n"
+        "lazy = plain.chunk({'x': 2})\n"
+        "xdiv.to_netcdf(lazy, folder + '/lazy.nc')\n"
+        "a, b = (xdiv.open_dataset(folder + f'/{n}.nc') for n in ('plain', 'lazy'))\n"
+        "xarray.testing.assert_identical(a.drop_attrs(), b.drop_attrs())\n"
+        "print(before, after, type(lazy['v'].data).__name__, a['v'].sum().item())",
+        str(tmp_path))
+    assert out == "{None} {'threaded'} Array 66.0"
+
+
+@pytest.mark.slow  # a child interpreter: 2 to 3.5 s of CPU
+def test_compare_and_meta_load_no_scipy_stats(tmp_path):
+    """Issue 35 item 18: ``xdiv compare`` (Student's t) and ``xdiv meta`` (bootstrap and
+    Tukey HSD) need no scipy.stats, whose import costs a second of CPU: compare takes the
+    t distribution from scipy.special, and meta loads the sign test and Kendall's tau
+    only where they are used."""
+    import numpy as np
+    import xarray as xr
+
+    import xdiv
+
+    rng = np.random.default_rng(1)
+    scores = xr.Dataset({"score": (("metric", "run", "topic"), rng.random((2, 4, 25)))},
+                        coords={"metric": ["nDCG@10", "AP"], "run": list("abcd"),
+                                "topic": [str(t) for t in range(25)]})
+    path = xdiv.to_netcdf(scores, tmp_path / "scores.nc")
+    out = _python(
+        "import sys\nfrom xdiv.cli import main\n"
+        "statuses = [main(['-q', 'compare', sys.argv[1]]),"
+        " main(['-q', 'meta', sys.argv[1], '-B', '200'])]\n"
+        "print(statuses, sorted({m for m in sys.modules if m.startswith('scipy.stats')"
+        " or m.startswith('statsmodels')}))", path)
+    assert out.splitlines()[-1] == "[0, 0] []"

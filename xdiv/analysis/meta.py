@@ -21,7 +21,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
-from scipy.stats import binomtest, kendalltau
 from tqdm.auto import tqdm
 
 from ..errors import InputError
@@ -393,6 +392,8 @@ def concordance(scores, m1: str, m2: str, gold: Sequence[str] | str) -> xr.Datas
     defined = ~(np.isnan(d1) | np.isnan(d2) | np.isnan(gs).any(axis=0))
     n, c1, c2, o1, o2 = K.concordance_counts(np.where(defined, d1, 0), np.where(defined, d2, 0),
                                              np.where(defined, gs, 0))
+    from scipy.stats import binomtest  # loaded here: discriminative power never needs it
+
     pvalue = binomtest(int(o1), int(o1 + o2), 0.5).pvalue if o1 + o2 else 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         return xr.Dataset({"disagreements": n, "concordance_1": c1 / n if n else np.nan,
@@ -423,8 +424,16 @@ def concordance_table(scores, metrics: Sequence[str], gold: Sequence[str] | str)
                       attrs={"gold": to_json(gold), "test": "concordance"})
 
 
+def _kendall(a, b) -> float:
+    """Kendall's tau-b (scipy's), loaded on first use: ``xdiv meta`` and ``xdiv compare``
+    never need it."""
+    from scipy.stats import kendalltau
+
+    return kendalltau(a, b).statistic
+
+
 CORRELATIONS = dict(zip(K.RANK_CORRELATIONS, (
-    lambda a, b: kendalltau(a, b).statistic,
+    _kendall,
     K.tau_ap,
     lambda a, b: (K.tau_ap(a, b) + K.tau_ap(b, a)) / 2,
     K.tau_ap_b,
