@@ -74,6 +74,10 @@ MAX_LEVEL = 15
 MAX_INTENTS = 64
 MAX_CLASSES = 1024
 MAX_CUTOFFS = 10
+CACHED_FILES = 256
+"""How many of the latest gain files (ideal lists, DIN files) their readings are kept for:
+a pipeline reads each topic's files (one per intent in the intent-aware ones) for every
+run."""
 DEFAULT_CUTOFF = 1000
 DEFAULT_RBP = 0.95
 
@@ -346,10 +350,10 @@ def _glabel(run: _Run) -> None:
     list (``-I``)."""
     ideal, system, ignore_unjudged, truncate = _gain_label_options(run, b"-I",
                                                                    b"<ideal_file>")
-    entries, _, _, highest = _store_ideal(run, ideal)
+    _, _, _, highest = _store_ideal(run, ideal)
     if highest <= 0.0:
         run.fail(b"store_ideal failed\n")
-    gains = dict(reversed(entries))  # a docno's first line
+    gains = _first_gains(ideal, run.sep)
     rank = 1
     for line in run.lines(run.read_stdin() if system is None else system):
         gain = gains.get(line)
@@ -371,11 +375,11 @@ def _store_ideal(run: _Run, data: bytes):
     return entries, relevant, nonrelevant, highest
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=CACHED_FILES)
 def _ideal_list(data: bytes, sep: bytes):
     """What :func:`_store_ideal` reads in ``data`` with the separator ``sep``, and the
-    message it then says (empty when none); kept for the latest few files, since a
-    pipeline reads a topic's ideal list for every run."""
+    message it then says (empty when none); kept for the latest files, since a pipeline
+    reads a topic's ideal lists for every run."""
     entries: list[tuple[bytes, float]] = []
     relevant = nonrelevant = 0
     highest = 0.0
@@ -406,15 +410,19 @@ def _ideal_list(data: bytes, sep: bytes):
     return tuple(entries), relevant, nonrelevant, highest, b""
 
 
+@functools.lru_cache(maxsize=CACHED_FILES)
+def _first_gains(data: bytes, sep: bytes) -> dict[bytes, float]:
+    """Each docno of the ideal list ``data`` with the gain of its first line (what
+    ``glabel`` labels it with), kept as :func:`_ideal_list` is."""
+    return dict(reversed(_ideal_list(data, sep)[0]))
+
+
 def _dinlabel(run: _Run) -> None:
     """``dinlabel``: the ranked list with global gains from a DIN file (``-din``), where
     a navigational intent counts only at its first document (Sakai, WWW 2012)."""
     din, system, ignore_unjudged, truncate = _gain_label_options(run, b"-din",
                                                                  b"<din_file>")
-    entries, stored = _store_din(run, din)
-    by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
-    for docno, gain, intent, navigational in entries:
-        by_docno.setdefault(docno, []).append((gain, intent, navigational))
+    by_docno, stored = _store_din(run, din)
     # whether each intent was seen; ntcir_eval sets the flags of intents 1 to the highest
     # only when it read the whole DIN file
     found = dict.fromkeys(range(1, stored + 1), False)
@@ -439,38 +447,46 @@ def _dinlabel(run: _Run) -> None:
         rank += 1
 
 
-def _store_din(run: _Run, data: bytes) -> tuple[list[tuple[bytes, float, int, bool]], int]:
-    """The lines of a DIN file (docno, P(i|q) times the gain, intent number, whether the
-    intent is navigational) and the highest intent number, 0 when a line is bad: then
-    ``ntcir_eval`` says so and goes on with the lines before it."""
-    entries = []
+def _store_din(run: _Run, data: bytes
+               ) -> tuple[dict[bytes, list[tuple[float, int, bool]]], int]:
+    """The lines of a DIN file by docno (P(i|q) times the gain, intent number, whether the
+    intent is navigational, in the file's order) and the highest intent number, 0 when a
+    line is bad: then ``ntcir_eval`` says so and goes on with the lines before it."""
+    by_docno, highest, message = _din_list(data, run.sep)
+    if message:
+        run.warn(message)
+    elif highest == 0:
+        run.fail(b"store_din failed\n")
+    return by_docno, highest
+
+
+@functools.lru_cache(maxsize=CACHED_FILES)
+def _din_list(data: bytes, sep: bytes):
+    """What :func:`_store_din` reads in ``data`` with the separator ``sep`` and the
+    message it then says (empty when none), kept as :func:`_ideal_list` is."""
+    by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
     highest = 0
     for text, complete in fgets_lines(data):
         if not complete:
-            run.warn(b"Line too long: %s\n" % text)
-            return entries, 0
-        fields = run.tokens(text)
+            return by_docno, 0, b"Line too long: %s\n" % text
+        fields = strtok(text, sep)
         values = []
         for k in range(4):
             value = next(fields, None)
             if value is None:
-                run.warn(b"strtok failed\n")
-                return entries, 0
+                return by_docno, 0, b"strtok failed\n"
             if k == 0:
                 intent = c_atol(value)
                 if intent > highest:
                     highest = intent
                     if highest > MAX_INTENTS:
-                        run.warn(b"INTENT NUMMAX overflow\n")
-                        return entries, 0
+                        return by_docno, 0, b"INTENT NUMMAX overflow\n"
             elif k == 1 and value not in (b"inf", b"nav"):
-                run.warn(b"bad inf/nav: %s\n" % value)
-                return entries, 0
+                return by_docno, 0, b"bad inf/nav: %s\n" % value
             values.append(value)
-        entries.append((values[2], c_atof(values[3]), intent, values[1] == b"nav"))
-    if highest == 0:
-        run.fail(b"store_din failed\n")
-    return entries, highest
+        by_docno.setdefault(values[2], []).append(
+            (c_atof(values[3]), intent, values[1] == b"nav"))
+    return by_docno, highest, b""
 
 
 # ---------------------------------------------------------------------------------------
@@ -893,11 +909,10 @@ def _gcompute(run: _Run) -> None:
               None, compute=False, top=top)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=CACHED_FILES)
 def _gcompute_ideal(data: bytes, sep: bytes, logbase: float, gap: bool) -> _Ideal:
     """The :class:`_Ideal` of ``gcompute``'s ideal file ``data`` (its first ``jrel``
-    gains), kept for the latest few files, since a pipeline reads a topic's ideal list
-    for every run."""
+    gains), kept as :func:`_ideal_list` is."""
     entries, jrel, _, hgain, _ = _ideal_list(data, sep)
     gains = [gain for _, gain in entries[:jrel]]
     return _ideal(gains, gains, logbase, gap, hgain)
