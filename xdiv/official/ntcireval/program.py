@@ -159,6 +159,9 @@ def printed(value: float, digits: int) -> bytes:
 
 
 def f4(value: float) -> bytes:
+    """``printf("%.4f", value)``, as :func:`printed` writes it."""
+    if value == value:  # not a NaN: what printed gives, without its calls
+        return b"%.4f" % value
     return printed(value, 4)
 
 
@@ -1144,7 +1147,7 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: _Ideal, gains: list
         _condensed(s, line, gs, count, cgi, syslen, jrel, jnonrel, hgain)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=CACHED_FILES)
 def _ncu_rb_norm(gamma: float, jrel: int) -> float:
     """Rank-biased NCU's denominator, ``sum_{k=1..jrel} gamma^(k-1)`` in rank order."""
     denominator = 0.0
