@@ -277,6 +277,30 @@ def _label(run: _Run) -> None:
                  b"<rel_assessment_file> [ranked list file]\n" % (av[0], av[1]))
     if run.sep is None:
         run.sep = b" "
+    judged = _replayed(run, _judgments, rel, ec_mode)
+    seen: set[int] = set()
+    rank = 1
+    for line in run.lines(run.read_stdin() if system is None else system):
+        match = judged.get(line)
+        if match is not None:
+            label, ec = match
+            if not ec_mode:
+                run.say(b"%s%s%s\n" % (line, run.sep, label))
+            elif ec not in seen:
+                run.say(b"%s%s%s%s%d\n" % (line, run.sep, label, run.sep, ec))
+                seen.add(ec)
+            else:
+                run.say(line + b"\n")
+        elif not ignore_unjudged:
+            run.say(line + b"\n")
+        if rank == truncate:
+            break
+        rank += 1
+
+
+def _judgments(run: _Run, rel: bytes, ec_mode: bool) -> dict[bytes, tuple[bytes, int]]:
+    """Each docno of the rel file ``rel`` with its first line's label and class (the
+    line's number without ``-ec``)."""
     failed = b"file2strstrlonglist failed\n" if ec_mode else b"file2strstrcountlist failed\n"
     judged: dict[bytes, tuple[bytes, int]] = {}
     count = 0
@@ -301,24 +325,30 @@ def _label(run: _Run) -> None:
             count += 1
             class_id = count
         judged.setdefault(docno, (label, class_id))  # the first line of a docno matches
-    seen: set[int] = set()
-    rank = 1
-    for line in run.lines(run.read_stdin() if system is None else system):
-        match = judged.get(line)
-        if match is not None:
-            label, ec = match
-            if not ec_mode:
-                run.say(b"%s%s%s\n" % (line, run.sep, label))
-            elif ec not in seen:
-                run.say(b"%s%s%s%s%d\n" % (line, run.sep, label, run.sep, ec))
-                seen.add(ec)
-            else:
-                run.say(line + b"\n")
-        elif not ignore_unjudged:
-            run.say(line + b"\n")
-        if rank == truncate:
-            break
-        rank += 1
+    return judged
+
+
+def _replayed(run: _Run, reader, data: bytes, *args):
+    """``reader(run, data, *args)`` (a reader of a file that says nothing on standard
+    output), read once for each file and separator as :func:`_ideal_list` is: its
+    messages said again, its failure failed again."""
+    result, said, failed = _read_once(reader, data, run.sep, *args)
+    if said:
+        run.warn(said)
+    if failed:
+        raise _Return
+    return result
+
+
+@functools.lru_cache(maxsize=CACHED_FILES)
+def _read_once(reader, data: bytes, sep: bytes, *args):
+    """``(what reader returns, what it says on standard error, whether it failed)``."""
+    probe = _Run([PROGRAM], None, {})
+    probe.sep = sep
+    try:
+        return reader(probe, data, *args), b"".join(probe.err), False
+    except _Return:
+        return None, b"".join(probe.err), True
 
 
 def _gain_label_options(run: _Run, option: bytes, name: bytes):
@@ -714,16 +744,16 @@ def _level(run: _Run, label: bytes) -> int:
     return level
 
 
-def _count_judged(run: _Run, data: bytes, maxrl: int) -> list[int]:
+def _count_judged(run: _Run, data: bytes, maxrl: int) -> tuple[int, ...]:
     """The number of judged documents at each level 0..maxrl of a rel file."""
     counts = [0] * (maxrl + 1)
     for text in _rel_lines(run, data, b"count_judged failed\n"):
         level = _rel_level(run, text, maxrl, b"count_judged failed\n")[0]
         counts[level] += 1
-    return counts
+    return tuple(counts)
 
 
-def _count_classes(run: _Run, data: bytes, maxrl: int) -> list[int]:
+def _count_classes(run: _Run, data: bytes, maxrl: int) -> tuple[int, ...]:
     """The number of equivalence classes at each level 0..maxrl (a class's level is its
     highest member's; classes at level 0 are not counted)."""
     failed = b"count_ECjudged failed\n"
@@ -743,7 +773,7 @@ def _count_classes(run: _Run, data: bytes, maxrl: int) -> list[int]:
     for level in highest.values():
         if level > 0:
             counts[level] += 1
-    return counts
+    return tuple(counts)
 
 
 def _rel_lines(run: _Run, data: bytes, failed: bytes):
@@ -813,10 +843,7 @@ def _compute(run: _Run) -> None:
         for i in range(maxrl + 1):
             run.say(b"# gain[ %d ]=%s stop[ %d ]=%s\n"
                     % (i, printed(gv[i], 6), i, printed(sv[i], 6)))
-    if s.ec_mode:
-        xrel = _count_classes(run, s.rel, maxrl)
-    else:
-        xrel = _count_judged(run, s.rel, maxrl)
+    xrel = _replayed(run, _count_classes if s.ec_mode else _count_judged, s.rel, maxrl)
     jrel = sum(xrel[1:])
     if jrel == 0:
         run.fail(b"no rel doc\n")
