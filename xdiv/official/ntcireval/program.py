@@ -1033,7 +1033,8 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: _Ideal, gains: list
         err = running(err_terms(found, top=hgain))
         ebr = running(ebr_terms(found, ratio, top=hgain))
         rbpsum = running(rbp_terms(found, p=rbp))
-        reach = cascade(found, hgain)[1].tolist()
+        # iRBU's chance of reaching each rank (compute's -rbup only)
+        reach = cascade(found, hgain)[1].tolist() if compute and s.rbu > 0 else []
     br = [0.0, *ratio.tolist()] + [0.0] * (maxlen - syslen)
     gs, cgs, dcgs, msdcgs = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
     count, ss = [0.0] * n, [0.0] * n
