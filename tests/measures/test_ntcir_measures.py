@@ -176,28 +176,34 @@ def registry_names(case: Case) -> dict[str, str]:
     return names
 
 
-def run_xdiv(case: Case, names: dict[str, str]) -> dict[str, dict[str, float]]:
-    """xdiv.evaluate's values of ``case``: ``{topic: {printed name: value}}``."""
-    qrels = pd.DataFrame([(t, "0", d, lv) for t, rel in case.rels.items()
+def run_xdiv(cases: dict, names: dict[str, str]) -> dict:
+    """xdiv.evaluate's values of ``cases`` (label: case), which differ only in their
+    rankings (one run each, scored in one call): ``{label: {topic: {printed name:
+    value}}}``."""
+    first = next(iter(cases.values()))
+    qrels = pd.DataFrame([(t, "0", d, lv) for t, rel in first.rels.items()
                           for d, lv in rel.items()],
                          columns=["topic", "intent", "docno", "level"])
-    runs = pd.DataFrame([("run", t, d, float(len(docs) - k)) for t, docs in case.ranking.items()
-                         for k, d in enumerate(docs)],
+    runs = pd.DataFrame([(str(label), t, d, float(len(docs) - k))
+                         for label, case in cases.items()
+                         for t, docs in case.ranking.items() for k, d in enumerate(docs)],
                         columns=["run", "topic", "docno", "score"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", xdiv.XdivWarning)
         collection = xdiv.build_collection(qrels)
         result = xdiv.evaluate(xdiv.build_runs(runs), collection, list(names.values()),
-                               judged_only=case.condensed)
-    score = result["score"].sel(run="run")
+                               judged_only=first.condensed)
     by_measure = dict(zip(names.values(), names))
     out = {}
-    for topic in case.rels:
-        if topic not in score["topic"].values:
-            continue
-        row = score.sel(topic=topic)
-        out[topic] = {by_measure[str(m)]: float(v) for m, v in zip(row["metric"].values,
-                                                                    row.values)}
+    for label in cases:
+        score = result["score"].sel(run=str(label))
+        out[label] = {}
+        for topic in first.rels:
+            if topic not in score["topic"].values:
+                continue
+            row = score.sel(topic=topic)
+            out[label][topic] = {by_measure[str(m)]: float(v)
+                                 for m, v in zip(row["metric"].values, row.values)}
     return out
 
 
@@ -213,10 +219,21 @@ def compare_cases(program: Path, folder: Path, cases: dict) -> dict[str, list[fl
     (label: case); fails on the first value that xdiv does not print the same
     (``%.4f``), or on a measure ntcir_eval prints that the comparison does not cover."""
     differences: dict[str, list[float]] = {}
+    # consecutive cases that differ only in their rankings are scored in one call
+    groups: list[dict] = []
+    for seed, case in cases.items():
+        if groups and replace(next(iter(groups[-1].values())), ranking={}) == replace(
+                case, ranking={}):
+            groups[-1][seed] = case
+        else:
+            groups.append({seed: case})
+    scored = {}
+    for group in groups:
+        scored.update(run_xdiv(group, registry_names(next(iter(group.values())))))
     for seed, case in cases.items():
         expected = run_ntcir_eval(program, case, folder)
         names = registry_names(case)
-        got = run_xdiv(case, names)
+        got = scored[seed]
         for topic, values in expected.items():
             assert set(values) <= set(names), sorted(set(values) - set(names))
             for printed, value in values.items():

@@ -83,8 +83,9 @@ def fit(values: np.ndarray, n: int) -> np.ndarray:
     k = values.shape[-1]
     if k >= n:
         return values[..., :n]
-    pad = [(0, 0)] * (values.ndim - 1) + [(0, n - k)]
-    return np.pad(values, pad)
+    out = np.zeros((*values.shape[:-1], n), dtype=values.dtype)
+    out[..., :k] = values
+    return out
 
 
 def cut(values: np.ndarray, cutoff: int | None) -> np.ndarray:
@@ -105,7 +106,10 @@ def count_relevant(ideal: np.ndarray) -> np.ndarray:
 def exclusive_cumprod(values: np.ndarray) -> np.ndarray:
     """``prod_{k < r} values[k]`` for each r (1 at the first rank)."""
     out = np.cumprod(values, axis=-1)
-    return np.concatenate([np.ones_like(out[..., :1]), out[..., :-1]], axis=-1)
+    shifted = np.empty_like(out)
+    shifted[..., :1] = 1
+    shifted[..., 1:] = out[..., :-1]
+    return shifted
 
 
 def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

@@ -18,11 +18,8 @@ from __future__ import annotations
 import io
 import itertools
 import math
-import os
 import re
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from .clib import LINE_BUFFER
@@ -37,6 +34,11 @@ LEVEL_GAINS = {b"L%d" % level: level for level in range(1, 10)}
 VARIANTS = {"D": (b"glabel", b"D#"), "DIN": (b"dinlabel", b"DIN#")}
 """Each diversity pipeline's labelling subcommand and the prefix of its combined
 measures."""
+
+
+REL = b"\0rel"
+"""The name a topic's rel file is given to ``ntcir_eval`` under, held in memory (no path
+of a command line holds a NUL byte)."""
 
 
 class PipelineError(ValueError):
@@ -211,26 +213,6 @@ def split_run(run: bytes, topics: Iterable[bytes], limit: int) -> dict[bytes, by
     return {topic: b"".join(docs) for topic, docs in wanted.items()}
 
 
-@contextmanager
-def _memory_files() -> Iterator:
-    """A maker of readable paths holding given bytes: anonymous in-memory files where
-    the system has them, else temporary files removed at the end."""
-    with ExitStack() as stack:
-        def make(data: bytes) -> bytes:
-            if hasattr(os, "memfd_create"):
-                fd = os.memfd_create("xdiv-ntcireval")
-                stack.callback(os.close, fd)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                return b"/proc/self/fd/%d" % fd
-            handle = stack.enter_context(tempfile.NamedTemporaryFile())
-            handle.write(data)
-            handle.flush()
-            return os.fsencode(handle.name)
-        yield make
-
-
 def last_fields(text: bytes, pattern: bytes) -> list[bytes]:
     """``awk '/pattern/{print $NF}'``: the last field of each line containing it."""
     return [_fields(line)[-1] for line in text.split(b"\n")
@@ -375,12 +357,15 @@ def nev_means(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[st
         Each metric's file content.
     """
     out = {}
+    indexed = {run: _Lines(data) for run, data in files.items()}
     for metric in metrics:
         lines = []
-        for run, data in files.items():
-            rows = data.split(b"\n")
-            values = [_fields(row)[-1] for topic in topics for row in rows
-                      if _grep(b"%s %s=" % (topic, metric.encode())).match(row)]
+        for run, rows in indexed.items():
+            values = []
+            for topic in topics:
+                pattern = _grep(b"%s %s=" % (topic, metric.encode()))
+                values += [_fields(row)[-1] for row in rows.of(topic, b"." not in topic)
+                           if pattern.match(row)]
             if not values:
                 lines.append(b"%s not found\n" % metric.encode())
             else:
@@ -407,41 +392,42 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
     cut = b"%d" % cutoff
     cutstr = b"%04d" % cutoff
     intents = intent_rows(prob)
-    out = {}
-    with _memory_files() as make:
-        paths = {topic: {k: make(v) for k, v in files.irelv.items()}
-                 for topic, files in qrels.items()}
-        for name, data in runs.items():
-            res = split_run(data, qrels, limit)
-            chunks = []
-            for topic in qrels:
-                temp = []
-                for fields in intents.get(topic, []):
-                    intent, probability = fields[1], fields[2]
-                    irelv = paths[topic].get(intent)
-                    if irelv is None:
-                        continue  # the intent has no relevant document
-                    labelled = call([b"glabel", b"-I", irelv, b"-truncate", cut],
-                                    res[topic], messages)
-                    tag = [topic, intent, probability] if variant == "IA" else \
-                        [topic, intent, fields[3] if len(fields) > 3 else b"inf", probability]
-                    temp.append(call([b"gcompute", b"-I", irelv, b"-out", b" ".join(tag),
-                                      b"-cutoffs", cut], labelled, messages))
-                text = b"".join(temp)
-                chunks.append(text)
-                rows = [_fields(line) for line in text.split(b"\n")]
-                if variant == "IA":
-                    for metric in (b"ERR@", b"nERR@", b"MSnDCG@"):
-                        metric += cutstr
-                        picked = [r for r in rows if len(r) > 3 and r[3] == metric + b"="]
-                        chunks.append(_weighted(topic, picked, 2, b"IA-" + metric))
-                else:
-                    picked = [r for r in rows if len(r) > 4 and (
-                        r[2] == b"inf" and r[4] == b"Q@%s=" % cutstr
-                        or r[2] == b"nav" and r[4] == b"P-plus=")]
-                    chunks.append(_weighted(topic, picked, 3, b"PplusQ@" + cutstr))
-            out[name] = b"".join(chunks)
-    return out
+    # of each topic's ranking, glabel reads the first `cutoff` documents
+    res = {name: split_run(data, qrels, min(limit, cutoff)) for name, data in runs.items()}
+    chunks: dict[str, list[bytes]] = {name: [] for name in runs}
+    said: dict[str, list[bytes]] = {name: [] for name in runs}
+    for topic, files in qrels.items():  # topic by topic: its ideal lists are read once
+        cells = []
+        for fields in intents.get(topic, []):
+            irelv = files.irelv.get(fields[1])
+            if irelv is None:
+                continue  # the intent has no relevant document
+            tag = fields[:3] if variant == "IA" else \
+                [*fields[:2], fields[3] if len(fields) > 3 else b"inf", fields[2]]
+            cells.append(({b"Irelv": irelv}, b" ".join(tag)))
+        for name in runs:
+            temp = []
+            for given, tag in cells:
+                labelled = call([b"glabel", b"-I", b"Irelv", b"-truncate", cut],
+                                res[name][topic], said[name], given)
+                temp.append(call([b"gcompute", b"-I", b"Irelv", b"-out", tag, b"-cutoffs",
+                                  cut], labelled, said[name], given))
+            text = b"".join(temp)
+            chunks[name].append(text)
+            rows = [_fields(line) for line in text.split(b"\n")]
+            if variant == "IA":
+                for metric in (b"ERR@", b"nERR@", b"MSnDCG@"):
+                    metric += cutstr
+                    picked = [r for r in rows if len(r) > 3 and r[3] == metric + b"="]
+                    chunks[name].append(_weighted(topic, picked, 2, b"IA-" + metric))
+            else:
+                picked = [r for r in rows if len(r) > 4 and (
+                    r[2] == b"inf" and r[4] == b"Q@%s=" % cutstr
+                    or r[2] == b"nav" and r[4] == b"P-plus=")]
+                chunks[name].append(_weighted(topic, picked, 3, b"PplusQ@" + cutstr))
+    if messages is not None:  # in the scripts' order: run by run
+        messages += [message for name in runs for message in said[name]]
+    return {name: b"".join(chunks[name]) for name in runs}
 
 
 def intent_rows(prob: bytes) -> dict[bytes, list[list[bytes]]]:
@@ -465,6 +451,24 @@ def _weighted(topic: bytes, rows: list[list[bytes]], at: int, name: bytes) -> by
     return b"%s SUMp= %.4f %s= %.4f\n" % (topic, total, name, weighted)
 
 
+class _Lines:
+    """The lines of a per-topic file, and those of each first word (up to a blank)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.every = data.split(b"\n")
+        self.by_first: dict[bytes, list[bytes]] = {}
+        for line in self.every:
+            self.by_first.setdefault(line.split(b" ", 1)[0], []).append(line)
+
+    def of(self, topic: bytes, literal: bool) -> list[bytes]:
+        """The lines that may start with ``topic`` and a blank, in order: those whose
+        first word it is when it has no blank and is ``literal`` (not a pattern), else
+        every line."""
+        if literal and b" " not in topic:
+            return self.by_first.get(topic, [])
+        return self.every
+
+
 def _grep(pattern: bytes) -> re.Pattern:
     """A grep pattern made of names: each ``.`` matches any character, ``.*`` as in the
     scripts' patterns, every other character itself."""
@@ -477,13 +481,13 @@ def ia_nev(files: dict[str, bytes], topics: list[bytes], metrics: Iterable[str]
     """What ``NEVIA2nev`` writes for each run and metric (``<run>.<suffix>.<metric>.nev``):
     ``<topic> <metric>= <value>`` of each topic."""
     out = {}
+    indexed = {run: _Lines(data) for run, data in files.items()}
     for metric in metrics:
-        for run, data in files.items():
-            rows = data.split(b"\n")
+        for run, rows in indexed.items():
             lines = []
             for topic in topics:
                 pattern = _grep(b"%s SUMp= .* %s=" % (topic, metric.encode()))
-                for row in rows:
+                for row in rows.of(topic, b"." not in topic):
                     if pattern.match(row):
                         f = _fields(row)
                         lines.append(b"%s %s %s\n" % (f[0], f[-2], f[-1]))
@@ -498,15 +502,16 @@ def sharp_nev(d_files: dict[str, bytes], files: dict[str, bytes], topics: list[b
     ``GAMMA * I-rec + (1 - GAMMA) * metric`` of the printed values."""
     out = {}
     for run, data in files.items():
-        rows = data.split(b"\n")
-        d_rows = d_files[run].split(b"\n")
+        rows = _Lines(data)
+        d_rows = _Lines(d_files[run])
         lines = []
         for topic in topics:
             recall_line = _grep(b"%s %s=" % (topic, recall.encode()))
-            d_values = [_fields(r)[-1] for r in d_rows if recall_line.match(r)]
+            d_values = [_fields(r)[-1] for r in d_rows.of(topic, b"." not in topic)
+                        if recall_line.match(r)]
             # egrep's pattern: the metric's characters as an extended regular expression
             pattern = re.compile(b"%s SUMp= .* %s=" % (re.escape(topic), metric.encode()))
-            values = [_fields(r)[-1] for r in rows if pattern.match(r)]
+            values = [_fields(r)[-1] for r in rows.of(topic, True) if pattern.match(r)]
             fields = [topic, *d_values, *values]
             numbers = [awk_number(f) for f in fields[1:3]]
             numbers += [0.0] * (2 - len(numbers))
@@ -531,14 +536,14 @@ def adhoc_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
             (line[len(prefix):] if line.startswith(prefix) else line) + b"\n")
     order = sorted(topics)
     out = {}
-    with _memory_files() as make:
-        rels = {topic: make(b"".join(topics[topic])) for topic in order}
-        for name, data in runs.items():
-            res = split_run(data, order, limit)
-            chunks = []
-            for topic in order:
-                labelled = call([b"label", b"-r", rels[topic]], res[topic], messages)
-                chunks.append(call([b"compute", b"-r", rels[topic], *options, b"-out", topic],
-                                   labelled, messages))
-            out[name] = b"".join(chunks)
+    # each rel file held in memory, under a name no file of OPTIONS can have
+    rels = {topic: {REL: b"".join(topics[topic])} for topic in order}
+    for name, data in runs.items():
+        res = split_run(data, order, limit)
+        chunks = []
+        for topic in order:
+            labelled = call([b"label", b"-r", REL], res[topic], messages, rels[topic])
+            chunks.append(call([b"compute", b"-r", REL, *options, b"-out", topic],
+                               labelled, messages, rels[topic]))
+        out[name] = b"".join(chunks)
     return out

@@ -74,6 +74,10 @@ MAX_LEVEL = 15
 MAX_INTENTS = 64
 MAX_CLASSES = 1024
 MAX_CUTOFFS = 10
+CACHED_FILES = 256
+"""How many of the latest gain files (ideal lists, DIN files) their readings are kept for:
+a pipeline reads each topic's files (one per intent in the intent-aware ones) for every
+run."""
 DEFAULT_CUTOFF = 1000
 DEFAULT_RBP = 0.95
 
@@ -155,6 +159,9 @@ def printed(value: float, digits: int) -> bytes:
 
 
 def f4(value: float) -> bytes:
+    """``printf("%.4f", value)``, as :func:`printed` writes it."""
+    if value == value:  # not a NaN: what printed gives, without its calls
+        return b"%.4f" % value
     return printed(value, 4)
 
 
@@ -270,6 +277,30 @@ def _label(run: _Run) -> None:
                  b"<rel_assessment_file> [ranked list file]\n" % (av[0], av[1]))
     if run.sep is None:
         run.sep = b" "
+    judged = _replayed(run, _judgments, rel, ec_mode)
+    seen: set[int] = set()
+    rank = 1
+    for line in run.lines(run.read_stdin() if system is None else system):
+        match = judged.get(line)
+        if match is not None:
+            label, ec = match
+            if not ec_mode:
+                run.say(b"%s%s%s\n" % (line, run.sep, label))
+            elif ec not in seen:
+                run.say(b"%s%s%s%s%d\n" % (line, run.sep, label, run.sep, ec))
+                seen.add(ec)
+            else:
+                run.say(line + b"\n")
+        elif not ignore_unjudged:
+            run.say(line + b"\n")
+        if rank == truncate:
+            break
+        rank += 1
+
+
+def _judgments(run: _Run, rel: bytes, ec_mode: bool) -> dict[bytes, tuple[bytes, int]]:
+    """Each docno of the rel file ``rel`` with its first line's label and class (the
+    line's number without ``-ec``)."""
     failed = b"file2strstrlonglist failed\n" if ec_mode else b"file2strstrcountlist failed\n"
     judged: dict[bytes, tuple[bytes, int]] = {}
     count = 0
@@ -294,24 +325,30 @@ def _label(run: _Run) -> None:
             count += 1
             class_id = count
         judged.setdefault(docno, (label, class_id))  # the first line of a docno matches
-    seen: set[int] = set()
-    rank = 1
-    for line in run.lines(run.read_stdin() if system is None else system):
-        match = judged.get(line)
-        if match is not None:
-            label, ec = match
-            if not ec_mode:
-                run.say(b"%s%s%s\n" % (line, run.sep, label))
-            elif ec not in seen:
-                run.say(b"%s%s%s%s%d\n" % (line, run.sep, label, run.sep, ec))
-                seen.add(ec)
-            else:
-                run.say(line + b"\n")
-        elif not ignore_unjudged:
-            run.say(line + b"\n")
-        if rank == truncate:
-            break
-        rank += 1
+    return judged
+
+
+def _replayed(run: _Run, reader, data: bytes, *args):
+    """``reader(run, data, *args)`` (a reader of a file that says nothing on standard
+    output), read once for each file and separator as :func:`_ideal_list` is: its
+    messages said again, its failure failed again."""
+    result, said, failed = _read_once(reader, data, run.sep, *args)
+    if said:
+        run.warn(said)
+    if failed:
+        raise _Return
+    return result
+
+
+@functools.lru_cache(maxsize=CACHED_FILES)
+def _read_once(reader, data: bytes, sep: bytes, *args):
+    """``(what reader returns, what it says on standard error, whether it failed)``."""
+    probe = _Run([PROGRAM], None, {})
+    probe.sep = sep
+    try:
+        return reader(probe, data, *args), b"".join(probe.err), False
+    except _Return:
+        return None, b"".join(probe.err), True
 
 
 def _gain_label_options(run: _Run, option: bytes, name: bytes):
@@ -346,10 +383,10 @@ def _glabel(run: _Run) -> None:
     list (``-I``)."""
     ideal, system, ignore_unjudged, truncate = _gain_label_options(run, b"-I",
                                                                    b"<ideal_file>")
-    entries, _, _, highest = _store_ideal(run, ideal)
+    _, _, _, highest = _store_ideal(run, ideal)
     if highest <= 0.0:
         run.fail(b"store_ideal failed\n")
-    gains = dict(reversed(entries))  # a docno's first line
+    gains = _first_gains(ideal, run.sep)
     rank = 1
     for line in run.lines(run.read_stdin() if system is None else system):
         gain = gains.get(line)
@@ -371,11 +408,11 @@ def _store_ideal(run: _Run, data: bytes):
     return entries, relevant, nonrelevant, highest
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=CACHED_FILES)
 def _ideal_list(data: bytes, sep: bytes):
     """What :func:`_store_ideal` reads in ``data`` with the separator ``sep``, and the
-    message it then says (empty when none); kept for the latest few files, since a
-    pipeline reads a topic's ideal list for every run."""
+    message it then says (empty when none); kept for the latest files, since a pipeline
+    reads a topic's ideal lists for every run."""
     entries: list[tuple[bytes, float]] = []
     relevant = nonrelevant = 0
     highest = 0.0
@@ -406,15 +443,19 @@ def _ideal_list(data: bytes, sep: bytes):
     return tuple(entries), relevant, nonrelevant, highest, b""
 
 
+@functools.lru_cache(maxsize=CACHED_FILES)
+def _first_gains(data: bytes, sep: bytes) -> dict[bytes, float]:
+    """Each docno of the ideal list ``data`` with the gain of its first line (what
+    ``glabel`` labels it with), kept as :func:`_ideal_list` is."""
+    return dict(reversed(_ideal_list(data, sep)[0]))
+
+
 def _dinlabel(run: _Run) -> None:
     """``dinlabel``: the ranked list with global gains from a DIN file (``-din``), where
     a navigational intent counts only at its first document (Sakai, WWW 2012)."""
     din, system, ignore_unjudged, truncate = _gain_label_options(run, b"-din",
                                                                  b"<din_file>")
-    entries, stored = _store_din(run, din)
-    by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
-    for docno, gain, intent, navigational in entries:
-        by_docno.setdefault(docno, []).append((gain, intent, navigational))
+    by_docno, stored = _store_din(run, din)
     # whether each intent was seen; ntcir_eval sets the flags of intents 1 to the highest
     # only when it read the whole DIN file
     found = dict.fromkeys(range(1, stored + 1), False)
@@ -439,38 +480,46 @@ def _dinlabel(run: _Run) -> None:
         rank += 1
 
 
-def _store_din(run: _Run, data: bytes) -> tuple[list[tuple[bytes, float, int, bool]], int]:
-    """The lines of a DIN file (docno, P(i|q) times the gain, intent number, whether the
-    intent is navigational) and the highest intent number, 0 when a line is bad: then
-    ``ntcir_eval`` says so and goes on with the lines before it."""
-    entries = []
+def _store_din(run: _Run, data: bytes
+               ) -> tuple[dict[bytes, list[tuple[float, int, bool]]], int]:
+    """The lines of a DIN file by docno (P(i|q) times the gain, intent number, whether the
+    intent is navigational, in the file's order) and the highest intent number, 0 when a
+    line is bad: then ``ntcir_eval`` says so and goes on with the lines before it."""
+    by_docno, highest, message = _din_list(data, run.sep)
+    if message:
+        run.warn(message)
+    elif highest == 0:
+        run.fail(b"store_din failed\n")
+    return by_docno, highest
+
+
+@functools.lru_cache(maxsize=CACHED_FILES)
+def _din_list(data: bytes, sep: bytes):
+    """What :func:`_store_din` reads in ``data`` with the separator ``sep`` and the
+    message it then says (empty when none), kept as :func:`_ideal_list` is."""
+    by_docno: dict[bytes, list[tuple[float, int, bool]]] = {}
     highest = 0
     for text, complete in fgets_lines(data):
         if not complete:
-            run.warn(b"Line too long: %s\n" % text)
-            return entries, 0
-        fields = run.tokens(text)
+            return by_docno, 0, b"Line too long: %s\n" % text
+        fields = strtok(text, sep)
         values = []
         for k in range(4):
             value = next(fields, None)
             if value is None:
-                run.warn(b"strtok failed\n")
-                return entries, 0
+                return by_docno, 0, b"strtok failed\n"
             if k == 0:
                 intent = c_atol(value)
                 if intent > highest:
                     highest = intent
                     if highest > MAX_INTENTS:
-                        run.warn(b"INTENT NUMMAX overflow\n")
-                        return entries, 0
+                        return by_docno, 0, b"INTENT NUMMAX overflow\n"
             elif k == 1 and value not in (b"inf", b"nav"):
-                run.warn(b"bad inf/nav: %s\n" % value)
-                return entries, 0
+                return by_docno, 0, b"bad inf/nav: %s\n" % value
             values.append(value)
-        entries.append((values[2], c_atof(values[3]), intent, values[1] == b"nav"))
-    if highest == 0:
-        run.fail(b"store_din failed\n")
-    return entries, highest
+        by_docno.setdefault(values[2], []).append(
+            (c_atof(values[3]), intent, values[1] == b"nav"))
+    return by_docno, highest, b""
 
 
 # ---------------------------------------------------------------------------------------
@@ -695,16 +744,16 @@ def _level(run: _Run, label: bytes) -> int:
     return level
 
 
-def _count_judged(run: _Run, data: bytes, maxrl: int) -> list[int]:
+def _count_judged(run: _Run, data: bytes, maxrl: int) -> tuple[int, ...]:
     """The number of judged documents at each level 0..maxrl of a rel file."""
     counts = [0] * (maxrl + 1)
     for text in _rel_lines(run, data, b"count_judged failed\n"):
         level = _rel_level(run, text, maxrl, b"count_judged failed\n")[0]
         counts[level] += 1
-    return counts
+    return tuple(counts)
 
 
-def _count_classes(run: _Run, data: bytes, maxrl: int) -> list[int]:
+def _count_classes(run: _Run, data: bytes, maxrl: int) -> tuple[int, ...]:
     """The number of equivalence classes at each level 0..maxrl (a class's level is its
     highest member's; classes at level 0 are not counted)."""
     failed = b"count_ECjudged failed\n"
@@ -724,7 +773,7 @@ def _count_classes(run: _Run, data: bytes, maxrl: int) -> list[int]:
     for level in highest.values():
         if level > 0:
             counts[level] += 1
-    return counts
+    return tuple(counts)
 
 
 def _rel_lines(run: _Run, data: bytes, failed: bytes):
@@ -794,10 +843,7 @@ def _compute(run: _Run) -> None:
         for i in range(maxrl + 1):
             run.say(b"# gain[ %d ]=%s stop[ %d ]=%s\n"
                     % (i, printed(gv[i], 6), i, printed(sv[i], 6)))
-    if s.ec_mode:
-        xrel = _count_classes(run, s.rel, maxrl)
-    else:
-        xrel = _count_judged(run, s.rel, maxrl)
+    xrel = _replayed(run, _count_classes if s.ec_mode else _count_judged, s.rel, maxrl)
     jrel = sum(xrel[1:])
     if jrel == 0:
         run.fail(b"no rel doc\n")
@@ -893,11 +939,10 @@ def _gcompute(run: _Run) -> None:
               None, compute=False, top=top)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=CACHED_FILES)
 def _gcompute_ideal(data: bytes, sep: bytes, logbase: float, gap: bool) -> _Ideal:
     """The :class:`_Ideal` of ``gcompute``'s ideal file ``data`` (its first ``jrel``
-    gains), kept for the latest few files, since a pipeline reads a topic's ideal list
-    for every run."""
+    gains), kept as :func:`_ideal_list` is."""
     entries, jrel, _, hgain, _ = _ideal_list(data, sep)
     gains = [gain for _, gain in entries[:jrel]]
     return _ideal(gains, gains, logbase, gap, hgain)
@@ -988,7 +1033,8 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: _Ideal, gains: list
         err = running(err_terms(found, top=hgain))
         ebr = running(ebr_terms(found, ratio, top=hgain))
         rbpsum = running(rbp_terms(found, p=rbp))
-        reach = cascade(found, hgain)[1].tolist()
+        # iRBU's chance of reaching each rank (compute's -rbup only)
+        reach = cascade(found, hgain)[1].tolist() if compute and s.rbu > 0 else []
     br = [0.0, *ratio.tolist()] + [0.0] * (maxlen - syslen)
     gs, cgs, dcgs, msdcgs = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
     count, ss = [0.0] * n, [0.0] * n
@@ -1129,7 +1175,7 @@ def _measures(run: _Run, s: _Settings, outstr: bytes, ideal: _Ideal, gains: list
         _condensed(s, line, gs, count, cgi, syslen, jrel, jnonrel, hgain)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=CACHED_FILES)
 def _ncu_rb_norm(gamma: float, jrel: int) -> float:
     """Rank-biased NCU's denominator, ``sum_{k=1..jrel} gamma^(k-1)`` in rank order."""
     denominator = 0.0

@@ -16,14 +16,11 @@ one character that the scripts pass through unchanged.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
-from .pipelines import (GAMMA, LEVEL_GAINS, VARIANTS, PipelineError, TopicFiles, awk_number,
-                        awk_print, call, dqrels_lines, intent_rows, last_fields,
+from .pipelines import (GAMMA, LEVEL_GAINS, REL, VARIANTS, PipelineError, TopicFiles,
+                        awk_number, awk_print, call, dqrels_lines, intent_rows, last_fields,
                         split_run)
 
 RBP_PERSISTENCE = b"0.99"
@@ -218,27 +215,6 @@ def _grelv(pairs: list[tuple[bytes, bytes]], sep: bytes) -> bytes:
                     for line in _sort_nr(totals))
 
 
-class _Scratch:
-    """Named files holding given bytes, in one temporary folder."""
-
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-        self.count = 0
-
-    def __call__(self, data: bytes) -> bytes:
-        self.count += 1
-        path = os.path.join(self.folder, str(self.count))
-        with open(path, "wb") as handle:
-            handle.write(data)
-        return os.fsencode(path)
-
-
-@contextmanager
-def _scratch() -> Iterator[_Scratch]:
-    with tempfile.TemporaryDirectory(prefix="xdiv-ntcireval-") as folder:
-        yield _Scratch(folder)
-
-
 def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, bytes],
                          cutoff: int, limit: int = 1000, sep: bytes | None = None,
                          extended: bool = False, messages: list[bytes] | None = None
@@ -277,37 +253,38 @@ def diversity_script_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dic
     cut, cutstr = b"%d" % cutoff, b"%04d" % cutoff
     sepopt = [] if sep is None else [b"-sep", sep]
     compute = [b"-cutoffs", cut, *([b"-rbp", RBP_PERSISTENCE] if extended else [])]
-    out = {}
-    with _scratch() as make:
-        paths = {}
-        for topic, files in qrels.items():
-            _name(topic, "topic", "the intent probabilities")
-            # irec reads the files the pattern Irelv[0-9]* finds, in bytewise order
-            irelv = [make(files.irelv[k]) for k in sorted(files.irelv) if k[:1].isdigit()]
-            paths[topic] = (make(files.grelv), make(files.din), irelv)
-        for name, data in runs.items():
-            res = split_run_sep(data, qrels, limit, sep or b" ")
-            chunks = []
-            for topic, (grelv, din, irelv) in paths.items():
-                source = [b"-I", grelv] if label == b"glabel" else [b"-din", din]
-                labelled = call([label, *source, b"-truncate", cut, *sepopt], res[topic],
-                                messages)
-                temp = call([b"gcompute", b"-I", grelv, b"-out", topic, *compute, *sepopt],
-                            labelled, messages)
-                if irelv:
-                    temp += call([b"irec", b"-cutoffs", cut, b"-out", topic, *sepopt,
-                                  make(res[topic]), *irelv], b"", messages)
-                words = last_fields(temp, b" I-rec@%s=" % cutstr)
-                for measure, _ in combined:
-                    words += last_fields(temp, b" %s@%s=" % (SOURCES[measure], cutstr))
-                numbers = [awk_number(w) for w in words] + [0.0] * (len(combined) + 1)
-                chunks.append(temp)
-                for k, (measure, blanks) in enumerate(combined, 1):
-                    value = GAMMA * numbers[0] + (1 - GAMMA) * numbers[k]
-                    chunks.append(b"%s %s-%s@%s=%s%.4f\n" % (topic, prefix, measure, cutstr,
-                                                           b" " * blanks, value))
-            out[name] = b"".join(chunks)
-    return out
+    for topic in qrels:
+        _name(topic, "topic", "the intent probabilities")
+    res = {name: split_run_sep(data, qrels, limit, sep or b" ") for name, data in runs.items()}
+    chunks: dict[str, list[bytes]] = {name: [] for name in runs}
+    said: dict[str, list[bytes]] = {name: [] for name in runs}
+    for topic, files in qrels.items():  # topic by topic: its files are read once
+        # irec reads the files the pattern Irelv[0-9]* finds, in bytewise order
+        numbered = [files.irelv[k] for k in sorted(files.irelv) if k[:1].isdigit()]
+        irelv = [b"Irelv%d" % k for k in range(1, len(numbered) + 1)]
+        given = {b"Grelv": files.grelv, b"din": files.din, **dict(zip(irelv, numbered))}
+        source = [b"-I", b"Grelv"] if label == b"glabel" else [b"-din", b"din"]
+        for name in runs:
+            labelled = call([label, *source, b"-truncate", cut, *sepopt], res[name][topic],
+                            said[name], given)
+            temp = call([b"gcompute", b"-I", b"Grelv", b"-out", topic, *compute, *sepopt],
+                        labelled, said[name], given)
+            if irelv:
+                given[b"res"] = res[name][topic]
+                temp += call([b"irec", b"-cutoffs", cut, b"-out", topic, *sepopt, b"res",
+                              *irelv], b"", said[name], given)
+            words = last_fields(temp, b" I-rec@%s=" % cutstr)
+            for measure, _ in combined:
+                words += last_fields(temp, b" %s@%s=" % (SOURCES[measure], cutstr))
+            numbers = [awk_number(w) for w in words] + [0.0] * (len(combined) + 1)
+            chunks[name].append(temp)
+            for k, (measure, blanks) in enumerate(combined, 1):
+                value = GAMMA * numbers[0] + (1 - GAMMA) * numbers[k]
+                chunks[name].append(b"%s %s-%s@%s=%s%.4f\n" % (topic, prefix, measure, cutstr,
+                                                              b" " * blanks, value))
+    if messages is not None:  # in the scripts' order: run by run
+        messages += [message for name in runs for message in said[name]]
+    return {name: b"".join(chunks[name]) for name in runs}
 
 
 def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[str, bytes],
@@ -322,39 +299,39 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
     """
     cut, cutstr = b"%d" % cutoff, b"%04d" % cutoff
     intents = intent_rows(prob)
-    out = {}
-    with _scratch() as make:
-        paths = {topic: {k: make(v) for k, v in files.irelv.items()}
-                 for topic, files in qrels.items()}
-        for name, data in runs.items():
-            res = split_run(data, qrels, limit)
-            chunks = []
-            for topic in qrels:
-                _name(topic, "topic", "the intent probabilities")
-                temp = []
-                for _, intent, probability, *_ in intents.get(topic, []):
-                    irelv = paths[topic].get(intent)
-                    if irelv is None:
-                        continue  # the intent has no relevant document
-                    labelled = call([b"glabel", b"-I", irelv, b"-truncate", cut],
-                                    res[topic], messages)
-                    temp.append(call([b"gcompute", b"-I", irelv, b"-out",
-                                      b"%s %s %s" % (topic, intent, probability),
-                                      b"-cutoffs", cut], labelled, messages))
-                text = b"".join(temp)
-                chunks.append(text)
-                rows = [fields(line) for line in text.split(b"\n")]
-                for metric in IA2_METRICS:
-                    metric += b"@" + cutstr
-                    total = weighted = 0.0
-                    for row in rows:
-                        if len(row) > 3 and row[3] == metric + b"=":
-                            total += awk_number(row[2])
-                            weighted += awk_number(row[2]) * awk_number(row[-1])
-                    chunks.append(b"%s SUMp= %.4f IA-%s= %.4f\n" % (topic, total, metric,
-                                                                   weighted))
-            out[name] = b"".join(chunks)
-    return out
+    if runs:
+        for topic in qrels:
+            _name(topic, "topic", "the intent probabilities")
+    # of each topic's ranking, glabel reads the first `cutoff` documents
+    res = {name: split_run(data, qrels, min(limit, cutoff)) for name, data in runs.items()}
+    chunks: dict[str, list[bytes]] = {name: [] for name in runs}
+    said: dict[str, list[bytes]] = {name: [] for name in runs}
+    for topic, files in qrels.items():  # topic by topic: its ideal lists are read once
+        cells = [({b"Irelv": files.irelv[intent]}, b"%s %s %s" % (topic, intent, probability))
+                 for _, intent, probability, *_ in intents.get(topic, [])
+                 if intent in files.irelv]  # an intent without relevant documents: none
+        for name in runs:
+            temp = []
+            for given, tag in cells:
+                labelled = call([b"glabel", b"-I", b"Irelv", b"-truncate", cut],
+                                res[name][topic], said[name], given)
+                temp.append(call([b"gcompute", b"-I", b"Irelv", b"-out", tag, b"-cutoffs",
+                                  cut], labelled, said[name], given))
+            text = b"".join(temp)
+            chunks[name].append(text)
+            rows = [fields(line) for line in text.split(b"\n")]
+            for metric in IA2_METRICS:
+                metric += b"@" + cutstr
+                total = weighted = 0.0
+                for row in rows:
+                    if len(row) > 3 and row[3] == metric + b"=":
+                        total += awk_number(row[2])
+                        weighted += awk_number(row[2]) * awk_number(row[-1])
+                chunks[name].append(b"%s SUMp= %.4f IA-%s= %.4f\n" % (topic, total, metric,
+                                                                      weighted))
+    if messages is not None:  # in the scripts' order: run by run
+        messages += [message for name in runs for message in said[name]]
+    return {name: b"".join(chunks[name]) for name in runs}
 
 
 def adhoc_script_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes], sep: bytes,
@@ -363,18 +340,16 @@ def adhoc_script_nev(qrels: bytes, runs: dict[str, bytes], options: list[bytes],
     """What ``NTCIRsplitqrels QRELS SUFFIX SEP``, ``TRECsplitruns -s SEP`` and
     ``NTCIR-eval-sep`` (or ``E-NTCIR-eval``, which runs the same commands) write for
     each run: ``label`` then ``compute OPTIONS`` with ``-sep SEP``, topic by topic."""
-    rels = split_adhoc_qrels(qrels, sep, name)
+    rels = {topic: {REL: data} for topic, data in split_adhoc_qrels(qrels, sep, name).items()}
     out = {}
-    with _scratch() as make:
-        paths = {topic: make(data) for topic, data in rels.items()}
-        for run, data in runs.items():
-            res = split_run_sep(data, rels, limit, sep)
-            chunks = []
-            for topic, rel in paths.items():
-                labelled = call([b"label", b"-r", rel, b"-sep", sep], res[topic], messages)
-                chunks.append(call([b"compute", b"-r", rel, *options, b"-out", topic,
-                                    b"-sep", sep], labelled, messages))
-            out[run] = b"".join(chunks)
+    for run, data in runs.items():
+        res = split_run_sep(data, rels, limit, sep)
+        chunks = []
+        for topic, given in rels.items():
+            labelled = call([b"label", b"-r", REL, b"-sep", sep], res[topic], messages, given)
+            chunks.append(call([b"compute", b"-r", REL, *options, b"-out", topic, b"-sep",
+                                sep], labelled, messages, given))
+        out[run] = b"".join(chunks)
     return out
 
 
@@ -477,11 +452,10 @@ def oneclick_nev(nuggets: bytes, runs: dict[str, bytes],
     nuggets (Sakai, Kato and Song, CIKM 2011)."""
     order, topics = split_nuggets(nuggets)
     out = {}
-    with _scratch() as make:
-        paths = {topic: make(data) for topic, data in topics.items()}
-        for name, data in runs.items():
-            mats = split_matches(data, topics)
-            out[name] = b"".join(
-                call([b"1click", b"-L", ONECLICK_L, b"-out", topic, b"-N", paths[topic],
-                      b"-beta", ONECLICK_BETA], mats[topic], messages) for topic in order)
+    for name, data in runs.items():
+        mats = split_matches(data, topics)
+        out[name] = b"".join(
+            call([b"1click", b"-L", ONECLICK_L, b"-out", topic, b"-N", b"nug", b"-beta",
+                  ONECLICK_BETA], mats[topic], messages, {b"nug": topics[topic]})
+            for topic in order)
     return out
