@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,27 @@ import pytest
 # first use: about 45 s of CPU in a fresh environment (CI's), for a test that then runs
 # in 3 s. Run as Python, the same functions compute the same values.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
+
+def _keep_bytecode() -> None:
+    """Let Python keep the bytecode it compiles, outside the source tree, when the
+    environment turns bytecode writing off (``PYTHONDONTWRITEBYTECODE``, set on some
+    machines). Otherwise each pytest worker compiles and rewrites every test module at
+    collection (about 8 s of CPU a worker), and each ``xdiv`` child process a test starts
+    compiles xdiv anew (about 0.3 s of CPU each). The bytecode goes where
+    ``PYTHONPYCACHEPREFIX`` says, by default a folder of the system's temporary
+    directory; the workers and child processes inherit the setting."""
+    if not (sys.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")):
+        return
+    prefix = (os.environ.get("PYTHONPYCACHEPREFIX")
+              or os.path.join(tempfile.gettempdir(), "xdiv-tests-bytecode"))
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+
+
+_keep_bytecode()
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 TREC_WEB = SHARED / "reference" / "trec-web"
@@ -86,7 +109,6 @@ def ndeval_c(tmp_path_factory) -> Path:
 def _fetch_ndeval_source(folder: Path) -> Path:
     import importlib.metadata
     import subprocess
-    import sys
     import tarfile
 
     version = importlib.metadata.version("pyndeval")
