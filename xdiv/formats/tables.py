@@ -221,10 +221,26 @@ class _Grid:
     cells: list[list[_Cell]]  # rows × columns
 
 
+def _take(variable: xr.DataArray, **labels: list[str]) -> np.ndarray:
+    """``variable.sel(**labels).transpose(*labels).values``, the labels looked up in the
+    indexes and the values taken by position (a table's handful of cells cost xarray's
+    label selection many times what they cost numpy)."""
+    values = variable.transpose(*labels).values
+    positions = []
+    for dim, wanted in labels.items():
+        index = variable.indexes[dim]
+        if not index.is_unique:
+            return variable.sel(**labels).transpose(*labels).values
+        at = index.get_indexer(wanted)
+        if (at < 0).any():
+            raise KeyError(f"{dim}: {wanted[int(np.argmin(at))]!r} is not in the result")
+        positions.append(at)
+    return values[np.ix_(*positions)]
+
+
 def _values(variable: xr.DataArray, runs: list[str], metrics: list[str]) -> np.ndarray:
     """``variable(metric, run)`` as a float array run × metric."""
-    return variable.sel(run=runs, metric=metrics).transpose("run", "metric").values.astype(
-        float)
+    return _take(variable, run=runs, metric=metrics).astype(float)
 
 
 def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
@@ -232,8 +248,7 @@ def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
     one = _pick_test(result, test)
     runs, metrics = _runs(result), _metrics(result)
     means = (_values(one["mean"], runs, metrics) if "run" in one["mean"].dims else
-             one["mean"].rename(run_a="run").sel(run=runs, metric=metrics)
-             .transpose("run", "metric").values.astype(float))
+             _take(one["mean"], run_a=runs, metric=metrics).astype(float))
     cells = [[_Cell(float(means[i, j])) for j in range(len(metrics))]
              for i in range(len(runs))]
     if ci:
@@ -255,10 +270,8 @@ def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
     significant, effect = one["significant"], one["effect"]
     if mode == "baseline":
         for k, base in enumerate(_baselines(result)):
-            sig = significant.sel(baseline=base, run=runs, metric=metrics).transpose(
-                "run", "metric").values
-            eff = effect.sel(baseline=base, run=runs, metric=metrics).transpose(
-                "run", "metric").values.astype(float)
+            sig = _take(significant, baseline=[base], run=runs, metric=metrics)[0]
+            eff = _take(effect, baseline=[base], run=runs, metric=metrics)[0].astype(float)
             for i, run in enumerate(runs):
                 if run == base:
                     continue
@@ -268,10 +281,8 @@ def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
                         cells[i][j].marks.append((_symbol(k), arrow))
         rows = runs
     else:
-        sig = significant.sel(run_a=runs, run_b=runs, metric=metrics).transpose(
-            "run_a", "run_b", "metric").values
-        eff = effect.sel(run_a=runs, run_b=runs, metric=metrics).transpose(
-            "run_a", "run_b", "metric").values.astype(float)
+        sig = _take(significant, run_a=runs, run_b=runs, metric=metrics)
+        eff = _take(effect, run_a=runs, run_b=runs, metric=metrics).astype(float)
         for i in range(len(runs)):
             for k in range(len(runs)):
                 if i == k:
