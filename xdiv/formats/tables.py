@@ -173,8 +173,9 @@ def _tests(result: xr.Dataset) -> list[str]:
     return _attr_list(result.attrs.get("tests"))
 
 
-def _pick_test(result: xr.Dataset, test) -> xr.Dataset:
-    """The result of one test: ``test``, or the first of the result's tests."""
+def _pick_test(result: xr.Dataset | xr.DataArray, test) -> xr.Dataset | xr.DataArray:
+    """The result (or one of its variables) of one test: ``test``, or the first of the
+    result's tests."""
     if "test" not in result.dims:
         return result
     names = _tests(result)
@@ -222,19 +223,24 @@ class _Grid:
 
 
 def _take(variable: xr.DataArray, **labels: list[str]) -> np.ndarray:
-    """``variable.sel(**labels).transpose(*labels).values``, the labels looked up in the
-    indexes and the values taken by position (a table's handful of cells cost xarray's
-    label selection many times what they cost numpy)."""
-    values = variable.transpose(*labels).values
+    """``variable.sel(**labels).transpose(*labels).values``, the labels looked up in
+    dictionaries and the values taken by position (a table's handful of cells cost
+    xarray's and pandas' label lookups many times what they cost numpy); xarray's own
+    selection where a label is missing or repeated, which raises its errors."""
+    dims = list(variable.dims)
     positions = []
-    for dim, wanted in labels.items():
-        index = variable.indexes[dim]
-        if not index.is_unique:
-            return variable.sel(**labels).transpose(*labels).values
-        at = index.get_indexer(wanted)
-        if (at < 0).any():
-            raise KeyError(f"{dim}: {wanted[int(np.argmin(at))]!r} is not in the result")
-        positions.append(at)
+    if sorted(dims) == sorted(labels):
+        for dim, wanted in labels.items():
+            if dim not in variable.indexes:
+                break
+            coordinate = variable.indexes[dim].tolist()
+            at = {label: k for k, label in enumerate(coordinate)}
+            if len(at) < len(coordinate) or any(w not in at for w in wanted):
+                break
+            positions.append([at[w] for w in wanted])
+    if len(positions) < len(labels):
+        return variable.sel(**labels).transpose(*labels).values
+    values = np.transpose(variable.values, [dims.index(dim) for dim in labels])
     return values[np.ix_(*positions)]
 
 
@@ -711,12 +717,12 @@ def _comparisons(result: xr.Dataset, test: str | None = None) -> dict[str, int]:
     pair shown in two cells, as all pairs or two baselines, counts once)."""
     if "pvalue" not in result:
         return {}
-    one = _pick_test(result, test)
     if _mode(result) == "baseline":
         first, second = "baseline", "run"
     else:
         first, second = "run_a", "run_b"
-    p = one["pvalue"].transpose("metric", first, second)
+    # the test picked from the p-values alone (not from every variable of the result)
+    p = _pick_test(result["pvalue"], test).transpose("metric", first, second)
     a_labels = [str(v) for v in p[first].values]
     b_labels = [str(v) for v in p[second].values]
     counts = {}
