@@ -84,6 +84,15 @@ def parser(families: Sequence[str] = COMMAND_FAMILIES) -> argparse.ArgumentParse
     return top
 
 
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of the command line ``argv``: that of the family of its command (the
+    first word after xdiv's own options, ``-q`` and ``--quiet``) alone, or every command's
+    when it names none."""
+    command = next((word for word in argv if word not in ("-q", "--quiet")), None)
+    alone = FAMILY_OF.get(command)
+    return parser((alone,) if alone else COMMAND_FAMILIES)
+
+
 def _recording(argv: list[str], args: argparse.Namespace):
     """The provenance context of the command line ``argv``: every result written records
     it (:mod:`xdiv.io.provenance`). Only a command given a file to write has one (the
@@ -100,10 +109,7 @@ def _recording(argv: list[str], args: argparse.Namespace):
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xdiv`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    # the command is the first word after xdiv's own options (-q, --quiet)
-    command = next((word for word in argv if word not in ("-q", "--quiet")), None)
-    alone = FAMILY_OF.get(command)
-    top = parser((alone,) if alone else COMMAND_FAMILIES)
+    top = parser_for(argv)
     args, extra = top.parse_known_args(argv)
     if extra:  # as parse_args says it, by the command's own error when it has one
         getattr(args, "usage_error", top.error)(f"unrecognized arguments: {' '.join(extra)}")

@@ -144,13 +144,13 @@ def _rerun(command_record: dict, inputs: set[str], given: dict[str, str],
     """Run the recorded command line again, in the folder it ran in, its input files
     (``inputs``, as named on it) replaced by ``given`` (by base name) and its outputs
     moved under ``scratch``; return the path of the result written again."""
-    from . import main, parser
+    from . import main, parser_for
 
     with _in_folder(command_record["cwd"]):
         argv = [given.get(os.path.basename(word), word) if word in inputs else word
                 for word in command_record["argv"]]
         try:
-            args, _ = parser().parse_known_args(argv)
+            args, _ = parser_for(argv).parse_known_args(argv)
         except SystemExit:
             raise XdivError("the recorded command line does not parse") from None
         written = _moved(command_record["output"], scratch)

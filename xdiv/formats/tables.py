@@ -173,8 +173,9 @@ def _tests(result: xr.Dataset) -> list[str]:
     return _attr_list(result.attrs.get("tests"))
 
 
-def _pick_test(result: xr.Dataset, test) -> xr.Dataset:
-    """The result of one test: ``test``, or the first of the result's tests."""
+def _pick_test(result: xr.Dataset | xr.DataArray, test) -> xr.Dataset | xr.DataArray:
+    """The result (or one of its variables) of one test: ``test``, or the first of the
+    result's tests."""
     if "test" not in result.dims:
         return result
     names = _tests(result)
@@ -221,10 +222,31 @@ class _Grid:
     cells: list[list[_Cell]]  # rows × columns
 
 
+def _take(variable: xr.DataArray, **labels: list[str]) -> np.ndarray:
+    """``variable.sel(**labels).transpose(*labels).values``, the labels looked up in
+    dictionaries and the values taken by position (a table's handful of cells cost
+    xarray's and pandas' label lookups many times what they cost numpy); xarray's own
+    selection where a label is missing or repeated, which raises its errors."""
+    dims = list(variable.dims)
+    positions = []
+    if sorted(dims) == sorted(labels):
+        for dim, wanted in labels.items():
+            if dim not in variable.indexes:
+                break
+            coordinate = variable.indexes[dim].tolist()
+            at = {label: k for k, label in enumerate(coordinate)}
+            if len(at) < len(coordinate) or any(w not in at for w in wanted):
+                break
+            positions.append([at[w] for w in wanted])
+    if len(positions) < len(labels):
+        return variable.sel(**labels).transpose(*labels).values
+    values = np.transpose(variable.values, [dims.index(dim) for dim in labels])
+    return values[np.ix_(*positions)]
+
+
 def _values(variable: xr.DataArray, runs: list[str], metrics: list[str]) -> np.ndarray:
     """``variable(metric, run)`` as a float array run × metric."""
-    return variable.sel(run=runs, metric=metrics).transpose("run", "metric").values.astype(
-        float)
+    return _take(variable, run=runs, metric=metrics).astype(float)
 
 
 def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
@@ -232,8 +254,7 @@ def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
     one = _pick_test(result, test)
     runs, metrics = _runs(result), _metrics(result)
     means = (_values(one["mean"], runs, metrics) if "run" in one["mean"].dims else
-             one["mean"].rename(run_a="run").sel(run=runs, metric=metrics)
-             .transpose("run", "metric").values.astype(float))
+             _take(one["mean"], run_a=runs, metric=metrics).astype(float))
     cells = [[_Cell(float(means[i, j])) for j in range(len(metrics))]
              for i in range(len(runs))]
     if ci:
@@ -255,10 +276,8 @@ def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
     significant, effect = one["significant"], one["effect"]
     if mode == "baseline":
         for k, base in enumerate(_baselines(result)):
-            sig = significant.sel(baseline=base, run=runs, metric=metrics).transpose(
-                "run", "metric").values
-            eff = effect.sel(baseline=base, run=runs, metric=metrics).transpose(
-                "run", "metric").values.astype(float)
+            sig = _take(significant, baseline=[base], run=runs, metric=metrics)[0]
+            eff = _take(effect, baseline=[base], run=runs, metric=metrics)[0].astype(float)
             for i, run in enumerate(runs):
                 if run == base:
                     continue
@@ -268,10 +287,8 @@ def _grid(result: xr.Dataset, test: str | None, ci: bool, digits: int) -> _Grid:
                         cells[i][j].marks.append((_symbol(k), arrow))
         rows = runs
     else:
-        sig = significant.sel(run_a=runs, run_b=runs, metric=metrics).transpose(
-            "run_a", "run_b", "metric").values
-        eff = effect.sel(run_a=runs, run_b=runs, metric=metrics).transpose(
-            "run_a", "run_b", "metric").values.astype(float)
+        sig = _take(significant, run_a=runs, run_b=runs, metric=metrics)
+        eff = _take(effect, run_a=runs, run_b=runs, metric=metrics).astype(float)
         for i in range(len(runs)):
             for k in range(len(runs)):
                 if i == k:
@@ -700,12 +717,12 @@ def _comparisons(result: xr.Dataset, test: str | None = None) -> dict[str, int]:
     pair shown in two cells, as all pairs or two baselines, counts once)."""
     if "pvalue" not in result:
         return {}
-    one = _pick_test(result, test)
     if _mode(result) == "baseline":
         first, second = "baseline", "run"
     else:
         first, second = "run_a", "run_b"
-    p = one["pvalue"].transpose("metric", first, second)
+    # the test picked from the p-values alone (not from every variable of the result)
+    p = _pick_test(result["pvalue"], test).transpose("metric", first, second)
     a_labels = [str(v) for v in p[first].values]
     b_labels = [str(v) for v in p[second].values]
     counts = {}
