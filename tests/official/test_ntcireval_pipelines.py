@@ -122,6 +122,47 @@ def test_every_pipeline_writes_the_scripts_files_on_ntcirevals_sample(ntcireval_
 
 
 @pytest.mark.slow
+def test_a_line_too_long_past_the_cutoff_is_reported_as_irec_reports_it(ntcireval_folder,
+                                                                        tmp_path, capfd):
+    """A document of 9,000 bytes at rank 500 of a topic: glabel and dinlabel never read
+    it, irec does and says "Line too long" (after printing I-rec at the cutoff); the D-
+    and DIN-pipelines write the scripts' files and print ntcir_eval's messages, in the
+    scripts' order."""
+    folder = ntcireval_folder
+    lines = (folder / "TRECRUN").read_bytes().splitlines(keepends=True)
+    at = [k for k, line in enumerate(lines) if line.startswith(b"0002 ")][499]
+    fields = lines[at].split()
+    fields[2] = b"x" * 9000
+    lines[at] = b" ".join(fields) + b"\n"
+    run = tmp_path / "LONGRUN"
+    run.write_bytes(b"".join(lines))
+    (tmp_path / "runl").write_text("LONGRUN\n")
+    prob, dqrels = folder / "Dtest.DINprob", folder / "Dtest.Dqrels"
+    tid = f"{prob.name}.tid"
+    scripts = [(f"DIN-splitqrels {prob.name} {dqrels.name} q", False),
+               (f"TRECsplitruns {tid} 1000", True),
+               (f"D-NTCIR-eval {tid} q 10 e", True), (f"DIN-NTCIR-eval {tid} q 10 e", True)]
+    _run_scripts(folder, tmp_path / "scripts", [tmp_path / "runl", prob, dqrels, run],
+                 scripts[:2])
+    capfd.readouterr()
+    env = {**os.environ, "LC_ALL": "C",
+           "PATH": f"{tmp_path / 'scripts'}{os.pathsep}{os.environ['PATH']}"}
+    said = b""
+    for command, _ in scripts[2:]:
+        done = subprocess.run(["sh", *command.split()], cwd=tmp_path / "scripts", env=env,
+                              input=b"LONGRUN\n", capture_output=True, timeout=600, check=True)
+        said += b"".join(line for line in done.stderr.splitlines(keepends=True)
+                         if not line.startswith(b"created "))
+    written = {name: (tmp_path / "scripts" / name).read_bytes()
+               for name in ("LONGRUN.e.Dnev", "LONGRUN.e.DINnev")}
+    assert said.count(b"Line too long: ") == 2  # irec, once per pipeline
+    common = [str(prob), str(dqrels), str(run), "--cutoff", "10", "--name", "e"]
+    mine = _run_xdiv(tmp_path / "xdiv", [["D", *common], ["DIN", *common]])
+    assert capfd.readouterr().err.encode() == said
+    assert mine == written
+
+
+@pytest.mark.slow
 def test_every_pipeline_on_trec_2009_runs(ntcireval_folder, trec2009, trec2009_run_paths,
                                           tmp_path):
     """Three TREC 2009 runs on the first eight topics, converted to NTCIR files (Dqrels,

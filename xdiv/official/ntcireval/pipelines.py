@@ -256,7 +256,10 @@ def diversity_nev(variant: str, qrels: dict[bytes, TopicFiles], runs: dict[str, 
     # of each topic's ranking, glabel and dinlabel read the first `cutoff` documents,
     # irec the first max(cutoff, intents)
     needed = min(limit, max([cutoff, *map(len, intents.values())]))
-    res = {name: split_run(data, qrels, needed) for name, data in runs.items()}
+    # (a line too long for irec's buffer is reported wherever it is: such runs are split
+    # whole, and irec then reads the whole list, see _diversity_cell)
+    res = {name: split_run(data, qrels, needed if _short_lines(data) else limit)
+           for name, data in runs.items()}
     chunks: dict[str, list[bytes]] = {name: [] for name in runs}
     said: dict[str, list[bytes]] = {name: [] for name in runs}
     for topic, files in qrels.items():  # topic by topic: its ideal list is read once
@@ -292,6 +295,8 @@ def _diversity_cell(variant: str, files: TopicFiles, intents: list, topic: bytes
         # irec's lines past max(cutoff, intents) change nothing it prints, nor do the
         # relevant documents it does not meet there
         head = _head(res, max(cutoff, len(intents)))
+        if not _short_lines(res[len(head):]):
+            head = res  # irec reports the line too long for its buffer
         ranked = set(head.split(b"\n"))
         given = {b"res": head}
         for number, lines in enumerate(intents, 1):
@@ -309,6 +314,11 @@ def _head(lines: bytes, count: int) -> bytes:
         if end < 0:
             return lines
     return lines[:end + 1]
+
+
+def _short_lines(data: bytes) -> bool:
+    """Whether every line of ``data`` fits ``ntcir_eval``'s line buffer."""
+    return max(map(len, data.split(b"\n")), default=0) < LINE_BUFFER - 1
 
 
 def _first_fields(relv: bytes) -> list[tuple[bytes, bytes]] | bytes:
