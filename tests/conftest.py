@@ -289,6 +289,41 @@ def pytest_collection_modifyitems(config, items):
         if any(word in source for word in _PROCESS_WORDS):
             item.add_marker(pytest.mark.subprocess)
     _slowest_files_first(items)
+    if not config.option.collectonly:
+        _build_in_background(config, items)
+
+
+def _build_in_background(config, items) -> None:
+    """Start building the C tools that the collected tests use (each once per session,
+    see :func:`built_once`) in background threads, so that no pytest-xdist worker sits
+    waiting for another's build when it reaches its first test needing one; a test then
+    waits only for what is not built yet. A failed build is made again, and fails or
+    skips, in the test that asks for it."""
+    import threading
+
+    factory = config._tmp_path_factory  # what the tmp_path_factory fixture returns
+    used = set().union(*(getattr(item, "fixturenames", ()) for item in items))
+    builds = {
+        "trec_eval_build": [(f"trec_eval-{version}",
+                             lambda folder, version=version: build_trec_eval(version, folder))
+                            for version in ("10.0", "9.0.8")],
+        "ntcireval_folder": [("ntcireval", build_ntcireval)],
+        "ndeval_c": [("ndeval-source", _fetch_ndeval_source),
+                     ("ndeval", lambda folder: build_c_program(
+                         built_once(factory, "ndeval-source", _fetch_ndeval_source),
+                         folder / "ndeval"))],
+    }
+
+    def build(steps) -> None:
+        for name, make in steps:
+            try:
+                built_once(factory, name, make)
+            except BaseException:  # noqa: BLE001 - the test that needs it says why
+                return
+
+    for fixture, steps in builds.items():
+        if fixture in used:
+            threading.Thread(target=build, args=(steps,), daemon=True).start()
 
 
 def _slowest_files_first(items) -> None:
