@@ -416,13 +416,7 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
                 [*fields[:2], fields[3] if len(fields) > 3 else b"inf", fields[2]]
             cells.append(({b"Irelv": irelv}, b" ".join(tag)))
         for name in runs:
-            temp = []
-            for given, tag in cells:
-                labelled = call([b"glabel", b"-I", b"Irelv", b"-truncate", cut],
-                                res[name][topic], said[name], given)
-                temp.append(call([b"gcompute", b"-I", b"Irelv", b"-out", tag, b"-cutoffs",
-                                  cut], labelled, said[name], given))
-            text = b"".join(temp)
+            text = per_intent(cells, res[name][topic], cut, said[name])
             chunks[name].append(text)
             rows = [_fields(line) for line in text.split(b"\n")]
             if variant == "IA":
@@ -438,6 +432,20 @@ def intent_nev(variant: str, prob: bytes, qrels: dict[bytes, TopicFiles],
     if messages is not None:  # in the scripts' order: run by run
         messages += [message for name in runs for message in said[name]]
     return {name: b"".join(chunks[name]) for name in runs}
+
+
+def per_intent(cells: list[tuple[dict[bytes, bytes], bytes]], res: bytes, cut: bytes,
+               messages: list[bytes]) -> bytes:
+    """What ``glabel -truncate`` and ``gcompute`` print for one topic and run against
+    each intent's ideal list: ``cells`` holds, per intent, its ``Irelv`` file and the
+    ``-out`` tag of its lines."""
+    printed = []
+    for given, tag in cells:
+        labelled = call([b"glabel", b"-I", b"Irelv", b"-truncate", cut], res, messages,
+                        given)
+        printed.append(call([b"gcompute", b"-I", b"Irelv", b"-out", tag, b"-cutoffs", cut],
+                            labelled, messages, given))
+    return b"".join(printed)
 
 
 def intent_rows(prob: bytes) -> dict[bytes, list[list[bytes]]]:

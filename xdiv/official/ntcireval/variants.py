@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from .pipelines import (GAMMA, LEVEL_GAINS, REL, VARIANTS, PipelineError, TopicFiles,
                         awk_number, awk_print, call, dqrels_lines, intent_rows, last_fields,
-                        split_run)
+                        per_intent, split_run)
 
 RBP_PERSISTENCE = b"0.99"
 """The RBP persistence ``D-NTCIR-eval2`` gives ``gcompute`` (``-rbp``)."""
@@ -311,13 +311,7 @@ def intent_script_nev(prob: bytes, qrels: dict[bytes, TopicFiles], runs: dict[st
                  for _, intent, probability, *_ in intents.get(topic, [])
                  if intent in files.irelv]  # an intent without relevant documents: none
         for name in runs:
-            temp = []
-            for given, tag in cells:
-                labelled = call([b"glabel", b"-I", b"Irelv", b"-truncate", cut],
-                                res[name][topic], said[name], given)
-                temp.append(call([b"gcompute", b"-I", b"Irelv", b"-out", tag, b"-cutoffs",
-                                  cut], labelled, said[name], given))
-            text = b"".join(temp)
+            text = per_intent(cells, res[name][topic], cut, said[name])
             chunks[name].append(text)
             rows = [fields(line) for line in text.split(b"\n")]
             for metric in IA2_METRICS:
