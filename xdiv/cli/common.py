@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .._warnings import warn
 from ..errors import InputError, XdivError, XdivWarning, shown
-from ..typing import QRELS_FORMATS
+from ..typing import QRELS_FORMATS, TABLE_FORMATS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,6 +132,13 @@ def significance_option(parser: argparse.ArgumentParser, help: str,
     parser.add_argument(SIGNIFICANCE, type=level, dest="alpha", metavar="LEVEL", help=help)
     renamed(parser, "--alpha", SIGNIFICANCE, dest="alpha", metavar="LEVEL",
             what="the significance level", default=default, type=level)
+
+
+def table_format_option(parser: argparse.ArgumentParser, table: str = "4 decimals") -> None:
+    """Declare ``--format`` table|tsv|csv on ``parser``: how :func:`print_frame` prints
+    the command's tables (``table`` says what the aligned table shows)."""
+    parser.add_argument("--format", choices=TABLE_FORMATS, default="table",
+                        help=f"table ({table}) or TSV/CSV (6 decimals)")
 
 
 def print_frame(frame: pd.DataFrame, fmt: str) -> None:

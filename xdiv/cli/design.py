@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import XdivError
 from .common import (about, command, figure_output, level, open_netcdf, output, positive,
-                     print_frame, renamed, save_figure, significance_option, whole)
-from ..typing import DESIGN_TESTS, PAIR_VARIANCES, TABLE_FORMATS
+                     print_frame, renamed, save_figure, significance_option,
+                     table_format_option, whole)
+from ..typing import DESIGN_TESTS, PAIR_VARIANCES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,8 +47,7 @@ def _common(parser, *, out: str, plot: str | None = None) -> None:
     parser.add_argument("scores", help="score cube NetCDF written by 'xdiv evaluate -o'")
     parser.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                         metavar="MEASURE", help="only these metrics of the cube (default: all)")
-    parser.add_argument("--format", choices=TABLE_FORMATS, default="table",
-                        help="table (4 decimals) or TSV/CSV (6 decimals)")
+    table_format_option(parser)
     parser.add_argument("-o", "--output", help=f"write {out} to this NetCDF file")
     if plot:
         parser.add_argument("--plot", metavar="FIGURE",

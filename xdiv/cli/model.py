@@ -8,8 +8,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, STANDARDISE_METHODS, TABLE_FORMATS
-from .common import about, command, open_netcdf, output, print_frame, significance_option
+from ..typing import MIXED_ADJUSTMENTS, MIXED_SCALES, STANDARDISE_METHODS
+from .common import (about, command, open_netcdf, output, print_frame, significance_option,
+                     table_format_option)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,8 +90,7 @@ def add_parser(sub) -> None:
     md.add_argument("--show", choices=TABLES, metavar="TABLE",
                     help="the mixed model's table printed: runs, contrasts or variances "
                          "(default: all three as a table; runs in TSV or CSV)")
-    md.add_argument("--format", choices=TABLE_FORMATS, default="table",
-                    help="table (4 decimals, with titles) or TSV/CSV (6 decimals)")
+    table_format_option(md, "4 decimals, with titles")
     md.add_argument("-o", "--output", help="write the model to this NetCDF file")
 
 

@@ -8,8 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..typing import ORDER_HELP, ORDERS, RANK_CORRELATIONS, TABLE_FORMATS
-from .common import add_qrels_format, command, number, output, print_frame
+from ..typing import ORDER_HELP, ORDERS, RANK_CORRELATIONS
+from .common import add_qrels_format, command, number, output, print_frame, table_format_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,8 +63,7 @@ def _inputs(parser) -> None:
     parser.add_argument("--probabilities", default="uniform",
                         help="uniform, nonuniform or a 'topic intent probability' file")
     add_qrels_format(parser)
-    parser.add_argument("--format", choices=TABLE_FORMATS, default="table",
-                        help="table (4 decimals) or TSV/CSV (6 decimals)")
+    table_format_option(parser)
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the result to this NetCDF file")
 

@@ -8,8 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from .common import command, level, output, print_frame, whole
-from ..typing import MISSING, TABLE_FORMATS
+from .common import command, level, output, print_frame, table_format_option, whole
+from ..typing import MISSING
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -78,8 +78,7 @@ def add_parser(sub) -> None:
     rp.add_argument("--welch", action="store_true",
                     help="with --repeated-qrels: Welch's unpaired t-test instead of "
                          "Student's pooled-variance one")
-    rp.add_argument("--format", choices=TABLE_FORMATS, default="table",
-                    help="table (4 decimals, with title lines) or TSV/CSV (6 decimals)")
+    table_format_option(rp, "4 decimals, with title lines")
     rp.add_argument("-o", "--output", help="write the result to this NetCDF file")
 
 

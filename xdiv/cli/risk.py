@@ -8,8 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import XdivError
-from .common import about, command, nonnegative, open_netcdf, output, print_frame, renamed
-from ..typing import TABLE_FORMATS
+from .common import (about, command, nonnegative, open_netcdf, output, print_frame, renamed,
+                     table_format_option)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,8 +59,7 @@ def add_parser(sub) -> None:
             default=RISK_ALPHA, type=nonnegative)
     rk.add_argument("-m", "--measure", nargs="+", action="extend", dest="measures",
                     metavar="MEASURE", help="only these metrics of the cube (default: all)")
-    rk.add_argument("--format", choices=TABLE_FORMATS, default="table",
-                    help="table (4 decimals, with a title line) or TSV/CSV (6 decimals)")
+    table_format_option(rk, "4 decimals, with a title line")
     rk.add_argument("-o", "--output", help="write the result to this NetCDF file")
 
 
