@@ -27,9 +27,10 @@ import tempfile
 from pathlib import Path
 
 PRELOADED = ("numpy", "pandas", "xarray", "scipy.stats", "matplotlib", "matplotlib.pyplot",
-             "statsmodels.api", "dask", "distributed", "netCDF4", "xdiv", "xdiv.cli",
-             "xdiv.engine", "xdiv.io.api", "xdiv.io.netcdf")
-"""What the server imports once, before serving: the libraries the commands import."""
+             "statsmodels.api", "netCDF4", "xdiv", "xdiv.cli", "xdiv.engine", "xdiv.io.api",
+             "xdiv.io.netcdf")
+"""What the server imports once, before serving: the libraries the commands import (not
+dask, which a command imports only for chunked data, as the console script does)."""
 
 CLIENT = """\
 #!{python} -IS
