@@ -47,25 +47,85 @@ OPTIONS = [{}, {"order": "score-docno-desc"}, {"complete": True}, {"depth": 10},
                                          "depth": 7, "alpha": 1.0, "beta": 1.0}]
 
 
+class _Shared2009:
+    """The 2009 files and what the option sets share (issue 35 item 18: the general
+    path reads the qrels once and the runs once per ranking order, with the warnings
+    reading gave; the plain path's run reader runs on each file once here, see
+    :meth:`cached_reads`), filled as the tests ask."""
+
+    def __init__(self, root: Path):
+        self.runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
+        self.qrels = root / "qrels.diversity.gz"
+        self._read: dict = {}
+        self._plain_runs: dict | None = None
+
+    def read(self, key, function, *args, **options) -> tuple:
+        """``function(*args, **options)`` and its warnings, computed once per ``key``."""
+        if key not in self._read:
+            self._read[key] = _warned(function, *args, **options)
+        return self._read[key]
+
+    def plain_default(self) -> tuple[str | None, list[str]]:
+        """The plain path on every run with ndeval's defaults (uncached reading)."""
+        return self.read("plain", ndeval_plain, self.qrels, self.runs)
+
+    def general(self, *, order="rank", depth=None, **options) -> tuple[str, list[str]]:
+        """:func:`_ndeval_report` of every run, its warnings in the same order (reading's,
+        then cutting's and scoring's), the files read once."""
+        collection, qrels_warnings = self.read("qrels", xdiv.read_qrels, self.qrels)
+        runs, runs_warnings = self.read(("runs", order), xdiv.read_runs, self.runs,
+                                        order=order)
+        report, warned = _warned(lambda: ndeval_report(
+            collection, cut_runs(runs, depth) if depth else runs, **options))
+        return report, qrels_warnings + runs_warnings + warned
+
+    def cached_reads(self, monkeypatch) -> None:
+        """The plain path's run reader answers from runs it read once (arrays made
+        read-only, so that nothing downstream may change them); read before any child
+        process is forked, so the children inherit them."""
+        from xdiv.official import plain as plain_module
+
+        if self._plain_runs is None:
+            self._plain_runs = {}
+            for path in self.runs:
+                run = plain_module.read_plain_run(path)
+                assert run is not None
+                for value in vars(run).values():
+                    if isinstance(value, np.ndarray):
+                        value.flags.writeable = False
+                self._plain_runs[path] = run
+        reads = self._plain_runs
+        monkeypatch.setattr(plain_module, "read_plain_run", lambda path: reads[str(path)])
+
+
+@pytest.fixture(scope="module")
+def shared_2009() -> _Shared2009:
+    return _Shared2009(require_trec_2009())
+
+
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
-def test_the_2009_runs_take_the_plain_path_and_print_the_same(options):
-    root = require_trec_2009()
-    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
-    qrels = root / "qrels.diversity.gz"
-    plain, plain_warnings = _plain(qrels, runs, **options)
+def test_the_2009_runs_take_the_plain_path_and_print_the_same(options, shared_2009,
+                                                              monkeypatch):
+    """Every run through both paths. The first option set (ndeval's defaults) reads the
+    files through the plain path's own reader; the others, which change only what is
+    done with the runs read (ranking order, cut, measures' parameters, topics
+    averaged), take the runs that reader gave (issue 35 item 18)."""
+    if options:
+        shared_2009.cached_reads(monkeypatch)
+        plain, plain_warnings = _plain(shared_2009.qrels, shared_2009.runs, **options)
+    else:
+        plain, plain_warnings = shared_2009.plain_default()
     assert plain is not None, "real TREC files must take the plain path"
-    general, general_warnings = _general(qrels, runs, **options)
+    general, general_warnings = shared_2009.general(**options)
     assert plain == general
     assert plain_warnings == general_warnings
 
 
-def test_one_run_alone_prints_its_block_of_the_run_set():
+def test_one_run_alone_prints_its_block_of_the_run_set(shared_2009):
     """Each run is scored alone: its rows are the same bits beside other runs."""
-    root = require_trec_2009()
-    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
-    together, _ = _plain(root / "qrels.diversity.gz", runs)
-    for path in runs[:4]:
-        alone, _ = _plain(root / "qrels.diversity.gz", [path])
+    together, _ = shared_2009.plain_default()
+    for path in shared_2009.runs[:4]:
+        alone, _ = _plain(shared_2009.qrels, [path])
         assert alone is not None
         body = alone.split("\n", 1)[1]  # without the header
         assert body in together
@@ -206,15 +266,29 @@ def _gdeval_plain(qrels, runs, **options) -> tuple[str | None, list[str]]:
     return _warned(gdeval_plain, qrels, runs, **options)
 
 
+@pytest.fixture(scope="module")
+def adhoc_2009(shared_2009, tmp_path_factory) -> Path:
+    """The 2009 diversity qrels as adhoc qrels (:func:`_adhoc`), written once."""
+    return _adhoc(shared_2009.qrels, tmp_path_factory.mktemp("adhoc") / "adhoc.txt")
+
+
 @pytest.mark.parametrize("options", [{}, {"k": 10}, {"complete": True, "k": 3}], ids=str)
-def test_gdeval_on_the_2009_runs_takes_the_plain_path_and_prints_the_same(options,
-                                                                          tmp_path):
-    root = require_trec_2009()
-    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))
-    qrels = _adhoc(root / "qrels.diversity.gz", tmp_path / "adhoc.txt")
-    plain = _gdeval_plain(qrels, runs, **options)
+def test_gdeval_on_the_2009_runs_takes_the_plain_path_and_prints_the_same(
+        options, shared_2009, adhoc_2009, monkeypatch):
+    """As for ndeval: the first option set reads the runs through the plain path's own
+    reader, the others take the runs it gave; the general path reads the files once
+    (issue 35 item 18)."""
+    from xdiv.official.gdeval.report import gdeval_report
+
+    runs = shared_2009.runs
+    if options:
+        shared_2009.cached_reads(monkeypatch)
+    plain = _gdeval_plain(adhoc_2009, runs, **options)
     assert plain[0] is not None
-    assert plain == _gdeval_general(qrels, runs, **options)
+    qrels, qrels_warnings = shared_2009.read("adhoc", xdiv.read_qrels, adhoc_2009)
+    read, runs_warnings = shared_2009.read(("runs", "gdeval"), xdiv.read_runs, runs)
+    general, warned = _warned(lambda: gdeval_report(qrels, read, **options))
+    assert plain == (general, qrels_warnings + runs_warnings + warned)
 
 
 @pytest.mark.parametrize("seed", range(12))
