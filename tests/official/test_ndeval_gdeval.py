@@ -49,12 +49,24 @@ def _program(*args) -> str:
 
 # ------------------------------------------------------------------ ndeval
 
-@pytest.mark.parametrize("flags", [[], ["-traditional"]], ids=["rank", "traditional"])
-def test_ndeval_is_ndeval_on_every_2009_run(flags, ndeval_program, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def unpacked_2009(tmp_path_factory) -> dict[str, str]:
+    """The 2009 qrels (``"qrels"``) and runs (by name) unpacked once for the module
+    (issue 35 item 18: the tests below read them, none writes them)."""
     root = require_trec_2009()
-    qrels = _plain(root / "qrels.diversity.gz", tmp_path)
+    folder = tmp_path_factory.mktemp("unpacked-2009")
+    files = {p.name.removesuffix(".gz"): _plain(p, folder) for p in (root / "runs").glob("*.gz")}
+    files["qrels"] = _plain(root / "qrels.diversity.gz", folder)
+    return files
+
+
+@pytest.mark.parametrize("flags", [[], ["-traditional"]], ids=["rank", "traditional"])
+def test_ndeval_is_ndeval_on_every_2009_run(flags, ndeval_program, unpacked_2009, capsys):
+    root = require_trec_2009()
+    qrels = unpacked_2009["qrels"]
     paths = sorted(glob.glob(str(root / "runs" / "*.gz")))
-    blocks = [_program(ndeval_program, *flags, qrels, _plain(p, tmp_path)) for p in paths]
+    blocks = [_program(ndeval_program, *flags, qrels,
+                       unpacked_2009[Path(p).name.removesuffix(".gz")]) for p in paths]
     # a whole year in one call: one block per run, each ndeval's output to the byte
     assert _xdiv(capsys, "ndeval", *flags, root / "qrels.diversity.gz", *paths) == \
         "".join(blocks)
@@ -78,11 +90,10 @@ OPTION_CASES = {
 
 
 @pytest.mark.parametrize("case", list(OPTION_CASES))
-def test_ndeval_options_are_ndevals(case, ndeval_program, tmp_path, capsys):
-    root = require_trec_2009()
+def test_ndeval_options_are_ndevals(case, ndeval_program, unpacked_2009, tmp_path, capsys):
     flags, run, _ = OPTION_CASES[case]
-    qrels = _plain(root / "qrels.diversity.gz", tmp_path)
-    files = {p.name.removesuffix(".gz"): _plain(p, tmp_path) for p in (root / "runs").glob("*.gz")}
+    files = dict(unpacked_2009)
+    qrels = files.pop("qrels")
     # a run missing topics 1-10 and holding a topic the qrels lack
     lines = [line for line in Path(files["MSRABASE"]).read_text().splitlines(keepends=True)
              if int(line.split()[0]) > 10]
@@ -177,6 +188,24 @@ def _adhoc_qrels(path, out: Path) -> dict[tuple[str, str], int]:
     return grades
 
 
+@pytest.fixture(scope="module")
+def adhoc_of(tmp_path_factory):
+    """``adhoc_of(year)``: the year's :func:`_adhoc_qrels` (grades and the file), computed
+    once for the module (issue 35 item 18); skips the test when the year is missing."""
+    made: dict[int, tuple[dict, Path]] = {}
+
+    def get(year: int) -> tuple[dict, Path]:
+        path = TREC_WEB / str(year) / "qrels.diversity.gz"
+        if not path.exists():
+            pytest.skip(f"../shared/reference/trec-web/{year} is not available")
+        if year not in made:
+            out = tmp_path_factory.mktemp(f"adhoc{year}") / "adhoc"
+            made[year] = _adhoc_qrels(path, out), out
+        return made[year]
+
+    return get
+
+
 def _synthetic_run(grades, tmp_path: Path, name: str, seed: int) -> Path:
     """50 documents per topic, judged and unjudged, with tied scores; some topics left out."""
     rng = np.random.default_rng(seed)
@@ -224,14 +253,12 @@ def _gdeval_rows(text: str) -> dict[str, tuple[float, float]]:
 
 
 @pytest.mark.parametrize("year", [2010, 2011, 2012])
-def test_gdeval_on_real_qrels(year, tmp_path, capsys):
+def test_gdeval_on_real_qrels(year, adhoc_of, tmp_path, capsys):
     path = TREC_WEB / str(year) / "qrels.diversity.gz"
-    if not path.exists():
-        pytest.skip(f"../shared/reference/trec-web/{year} is not available")
-    grades = _adhoc_qrels(path, tmp_path / "adhoc")
+    grades, adhoc = adhoc_of(year)
     run = _synthetic_run(grades, tmp_path, f"synthetic{year}", year)
     for k in (20, 10):
-        out = _xdiv(capsys, "gdeval", "-k", k, tmp_path / "adhoc", run)
+        out = _xdiv(capsys, "gdeval", "-k", k, adhoc, run)
         lines = out.splitlines()
         assert lines[0] == f"runid,topic,ndcg@{k},err@{k}"
         expected = _definitions(grades, run, k)
@@ -244,38 +271,32 @@ def test_gdeval_on_real_qrels(year, tmp_path, capsys):
         assert lines[-1] == f"synthetic{year},amean,{mean[0]:.5f},{mean[1]:.5f}"
         # -c averages over every topic with a relevant document
         judged = {t for (t, _), g in grades.items() if g > 0}
-        out = _xdiv(capsys, "gdeval", "-c", "-k", k, tmp_path / "adhoc", run)
+        out = _xdiv(capsys, "gdeval", "-c", "-k", k, adhoc, run)
         total = np.sum([expected[t] for t in topics], axis=0) / len(judged)
         assert out.splitlines()[-1] == f"synthetic{year},amean,{total[0]:.5f},{total[1]:.5f}"
     # diversity qrels converted on the fly give the same output
     assert _xdiv(capsys, "gdeval", "--adhoc", "max", path, run) == \
-        _xdiv(capsys, "gdeval", tmp_path / "adhoc", run)
+        _xdiv(capsys, "gdeval", adhoc, run)
 
 
-def test_gdeval_rows_match_gdeval_pl(tmp_path, capsys):
+def test_gdeval_rows_match_gdeval_pl(adhoc_of, tmp_path, capsys):
     """ir_measures ships gdeval.pl (a 2019 revision that prints no mean line); its rows
     equal ours."""
     ir_measures = pytest.importorskip("ir_measures")
     script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
     if not script.exists() or shutil.which("perl") is None:
         pytest.skip("ir_measures' gdeval.pl or perl is not available")
-    path = TREC_WEB / "2012" / "qrels.diversity.gz"
-    if not path.exists():
-        pytest.skip("../shared/reference/trec-web/2012 is not available")
-    grades = _adhoc_qrels(path, tmp_path / "adhoc")
+    grades, adhoc = adhoc_of(2012)
     for seed in range(3):
         run = _synthetic_run(grades, tmp_path, f"run{seed}", seed)
         for k in (5, 20):
-            expected = _program("perl", script, tmp_path / "adhoc", run, k)
-            ours = _xdiv(capsys, "gdeval", "-k", k, tmp_path / "adhoc", run)
+            expected = _program("perl", script, adhoc, run, k)
+            ours = _xdiv(capsys, "gdeval", "-k", k, adhoc, run)
             assert ours.splitlines()[:-1] == expected.splitlines()
 
 
-def test_gdeval_risk_by_hand(tmp_path, capsys):
-    path = TREC_WEB / "2011" / "qrels.diversity.gz"
-    if not path.exists():
-        pytest.skip("../shared/reference/trec-web/2011 is not available")
-    grades = _adhoc_qrels(path, tmp_path / "adhoc")
+def test_gdeval_risk_by_hand(adhoc_of, tmp_path, capsys):
+    grades, adhoc = adhoc_of(2011)
     run = _synthetic_run(grades, tmp_path, "run", 1)
     base = _synthetic_run(grades, tmp_path, "base", 2)
     r, b = _definitions(grades, run, 20), _definitions(grades, base, 20)
@@ -283,7 +304,7 @@ def test_gdeval_risk_by_hand(tmp_path, capsys):
     for complete in (False, True):
         flags = ["-c"] if complete else []
         out = _xdiv(capsys, "gdeval", *flags, "-baseline", base, "-riskAlpha", "5",
-                    tmp_path / "adhoc", run).splitlines()
+                    adhoc, run).splitlines()
         label = "run (rel to. base; rs=1+a; a=5)"  # the 2014 label, the default
         topics = sorted(r, key=int) + ([t for t in judged if t not in r] if complete else [])
         rows = []

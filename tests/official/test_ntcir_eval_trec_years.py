@@ -124,11 +124,13 @@ def convert_year(year: str, into: Path, only: list[str] | None = None) -> Year:
     adhoc = read_dqrels_frame(converted.adhoc)
     assert adhoc.attrs["adhoc"]
     split = split_qrels(converted.dinprob.read_bytes(), converted.dqrels.read_bytes())
+    topic_of = adhoc["topic"].to_numpy().astype(str)
+    rows = {name: np.flatnonzero(topic_of == name) for name in np.unique(topic_of)}
     for topic, files in split.items():
         name = topic.decode()
         where = into / name
         where.mkdir()
-        rel = adhoc[adhoc["topic"] == name]
+        rel = adhoc.iloc[rows.get(name, np.zeros(0, dtype=np.int64))]
         write_rel(where / f"{name}.rel", rel)
         (where / f"{name}.Grelv").write_bytes(files.grelv)
         (where / f"{name}.din").write_bytes(files.din)
@@ -328,9 +330,10 @@ def check_round_trip(year: Year) -> int:
     assert list(back["topic"].values) == list(trec["topic"].values)
 
     def judgments(collection) -> dict[tuple[str, str, str], int]:
-        frame = qrels_frame(collection)
-        return {(t, i, d): max(int(lv), 0)
-                for t, i, d, lv in frame.itertuples(index=False, name=None)}
+        # the columns taken out whole, not row by row (issue 35 item 18)
+        t, i, d, lv = (column.to_numpy() for _, column in qrels_frame(collection).items())
+        return dict(zip(zip(map(str, t), map(str, i), map(str, d)),
+                        np.maximum(lv.astype(np.int64), 0).tolist()))
 
     def intents(collection) -> dict[tuple[str, str], tuple[str, float]]:
         exists = collection["intent_exists"].values | collection["intent_valid"].values
