@@ -20,9 +20,11 @@ import io
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -316,6 +318,14 @@ def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
     return copy
 
 
+@pytest.fixture(scope="module")
+def split_diversity_sample(ntcireval_folder, tmp_path_factory) -> Path:
+    """:func:`_split_sample` with the diversity sample, split once for the module (issue
+    35 item 18: DIN-splitqrels starts processes for each judgement); a test that writes
+    into it takes a copy."""
+    return _split_sample(ntcireval_folder, tmp_path_factory.mktemp("split"), diversity=True)
+
+
 def _topics_and_runs(copy: Path):
     for run in (copy / "runl").read_text().split():
         for topic in (copy / "test.qrels.tid").read_text().split():
@@ -359,11 +369,11 @@ def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp
 
 
 @pytest.mark.slow
-def test_sample_diversity_topics_agree(ntcireval_folder, tmp_path):
+def test_sample_diversity_topics_agree(ntcireval_folder, split_diversity_sample):
     """glabel, gcompute, irec and dinlabel on NTCIREVAL's sample diversity topics, with
     the options of its D-NTCIR-eval, DIN-NTCIR-eval and D-NTCIR-IAeval scripts."""
     binary = binary_runner(ntcireval_folder)
-    copy = _split_sample(ntcireval_folder, tmp_path, diversity=True)
+    copy = split_diversity_sample
     for run, topic, where, res in _topics_and_runs(copy):
         grelv = str(where / f"{topic}.test.Grelv")
         glab, _, _ = _same(binary, ["glabel", "-I", grelv, "-truncate", "10"], res)
@@ -381,21 +391,25 @@ def test_sample_diversity_topics_agree(ntcireval_folder, tmp_path):
 
 
 @pytest.mark.slow
-def test_ntcireval_scripts_give_the_same_files_through_xdiv(ntcireval_folder, tmp_path):
+def test_ntcireval_scripts_give_the_same_files_through_xdiv(split_diversity_sample,
+                                                            tmp_path):
     """NTCIREVAL's own scripts (NTCIR-eval, D-NTCIR-eval, DIN-NTCIR-eval, E-NTCIR-eval,
     1CLICK-eval) run on its samples twice, calling the C program and then ``xdiv
     ntcir_eval`` as ``ntcir_eval``: every file they write is the same, byte for byte."""
-    (tmp_path / "c").mkdir()
-    copies = [_split_sample(ntcireval_folder, tmp_path / "c", diversity=True),
-              tmp_path / "xdiv"]
-    shutil.copytree(copies[0], copies[1])
+    copies = [tmp_path / "c", tmp_path / "xdiv"]
+    for copy in copies:
+        shutil.copytree(split_diversity_sample, copy)
     shim = tmp_path / "shim"
     shim.mkdir()
     (copies[1] / "ntcir_eval").unlink()
-    root = Path(__file__).resolve().parents[2]
+    # python -S: the site module and its .pth files left out (a tenth of a second a
+    # call), the packages found through PYTHONPATH (issue 35 item 18)
+    path = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                            *dict.fromkeys(sysconfig.get_path(k) for k in ("purelib",
+                                                                          "platlib"))])
     (shim / "ntcir_eval").write_text(
-        f"#!/bin/sh\nPYTHONPATH={root} exec {sys.executable} -m xdiv.cli ntcir_eval "
-        f"\"$@\"\n")
+        f"#!/bin/sh\nPYTHONPATH={shlex.quote(path)} exec {shlex.quote(sys.executable)} -S "
+        f"-m xdiv.cli ntcir_eval \"$@\"\n")
     (shim / "ntcir_eval").chmod(0o755)
     scripts = (("NTCIR-eval test.qrels.tid rel test -cutoffs 10,1000 -g 1:2", "runl"),
                ("D-NTCIR-eval Dtest.DINprob.tid test 10 l10", "runl"),
