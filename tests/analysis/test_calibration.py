@@ -104,11 +104,14 @@ def test_type_one_error_on_trec_2009_with_run_labels_permuted_within_topics(benc
 
 
 def test_the_benchmark_prints_its_tables_and_command(bench, capsys):
+    """The printing, on a small configuration (the rates themselves are the other tests'
+    business, at their replicate counts)."""
     require_trec_2009()
-    assert bench.main(["--replicates", "250", "--nonnull-replicates", "250", "--seed", "7",
-                       "--B", "200", "--jobs", "1"]) == 0
+    assert bench.main(["--replicates", "20", "--nonnull-replicates", "20", "--seed", "7",
+                       "--B", "100", "--jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert "| permutation |" in out and "| normal | 190 (pairs of 20) |" in out
     assert "| trec2009 | 153 (pairs of 18) |" in out
-    assert ("Command: python benchmarks/bench_calibration.py --replicates 250 "
-            "--nonnull-replicates 250 --seed 7 --B 200 --jobs 1") in out
+    assert "20 replicates per cell." in out and "20 replicates per cell; cell =" in out
+    assert ("Command: python benchmarks/bench_calibration.py --replicates 20 "
+            "--nonnull-replicates 20 --seed 7 --B 100 --jobs 1") in out

@@ -31,10 +31,20 @@ def _cube(values, runs=None, topics=None, metric="m"):
 
 
 def _collections(planes, names):
-    """Several collections of the same runs, each with its own topics."""
-    cubes = [_cube(p, topics=[f"{n}-{t}" for t in range(p.shape[1])]) for p, n in
-             zip(planes, names)]
-    return xr.concat(cubes, dim=pd.Index(names, name="collection"), join="outer")
+    """Several collections of the same runs, each with its own topics: the cubes
+    concatenated on ``collection`` (``xr.concat(..., join="outer")``: the union of the
+    topics, sorted, NaN where a collection lacks a topic), built on the arrays since the
+    simulations make hundreds."""
+    labels = [[f"{n}-{t}" for t in range(p.shape[1])] for p, n in zip(planes, names)]
+    topics = sorted({label for own in labels for label in own})
+    where = {label: k for k, label in enumerate(topics)}
+    values = np.full((len(planes), 1, planes[0].shape[0], len(topics)), np.nan)
+    for k, (plane, own) in enumerate(zip(planes, labels)):
+        values[k, 0][:, [where[label] for label in own]] = plane
+    return xr.Dataset({"score": (("collection", "metric", "run", "topic"), values)},
+                      coords={"collection": names, "metric": ["m"],
+                              "run": [f"r{i}" for i in range(planes[0].shape[0])],
+                              "topic": topics})
 
 
 def _simulate(rng, effects, topic_sd, noise_sd, n_topics):

@@ -77,12 +77,23 @@ def _eager(paths, collection, metrics, **kwargs):
     return xdiv.evaluate(xdiv.read_runs(paths, **read), collection, metrics, **kwargs)
 
 
-@pytest.mark.parametrize("block", [1, 2, 4, None])
-@pytest.mark.parametrize("missing", ["zero", "nan"])
-def test_streamed_cube_and_warnings_are_the_eager_ones(uneven_files, block, missing):
+@pytest.fixture(scope="module")
+def uneven_eager(uneven_files):
+    """The all-in-memory evaluation of the uneven files (and its warnings) per
+    ``missing``, made once for every block size."""
     qrels, paths = uneven_files
     collection = xdiv.read_qrels(qrels)
-    eager, eager_warnings = _recorded(_eager, paths, collection, MEASURES, missing=missing)
+    return {missing: _recorded(_eager, paths, collection, MEASURES, missing=missing)
+            for missing in ("zero", "nan")}
+
+
+@pytest.mark.parametrize("block", [1, 2, 4, None])
+@pytest.mark.parametrize("missing", ["zero", "nan"])
+def test_streamed_cube_and_warnings_are_the_eager_ones(uneven_files, uneven_eager, block,
+                                                        missing):
+    qrels, paths = uneven_files
+    collection = xdiv.read_qrels(qrels)
+    eager, eager_warnings = uneven_eager[missing]
     streamed, streamed_warnings = _recorded(evaluate_files, paths, collection, MEASURES,
                                             missing=missing, block=block)
     xr.testing.assert_identical(streamed, eager)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import xarray as xr
 
 import xdiv
 from xdiv.engine import evaluate_files
@@ -23,9 +24,9 @@ MEASURES = [
 ]
 
 
-def _case(seed: int):
-    """A one-topic diversity collection and a run with tied scores, and every order of
-    its tie groups as a run of its own (strictly decreasing scores)."""
+def _frames(seed: int, topic: str = "1"):
+    """The qrels of a one-topic diversity collection, a run with tied scores, and every
+    order of its tie groups as a run of its own (strictly decreasing scores)."""
     rng = np.random.default_rng(seed)
     n_intents = int(rng.integers(1, 4))
     docs = [f"d{k}" for k in range(9)]
@@ -33,27 +34,37 @@ def _case(seed: int):
     for d in docs[:7]:
         for i in range(1, n_intents + 1):
             if rng.random() < 0.45:
-                rows.append(("1", str(i), d, int(rng.integers(0, 3))))
+                rows.append((topic, str(i), d, int(rng.integers(0, 3))))
         if not any(r[2] == d for r in rows):
             if rng.random() < 0.7:
-                rows.append(("1", "1", d, 0))
-    rows.append(("1", "1", "d8", 2))  # relevant, never retrieved
+                rows.append((topic, "1", d, 0))
+    rows.append((topic, "1", "d8", 2))  # relevant, never retrieved
     qrels = pd.DataFrame(rows, columns=["topic", "intent", "docno", "level"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", xdiv.XdivWarning)
-        collection = xdiv.build_collection(qrels)
     n = int(rng.integers(4, 8))
     chosen = [docs[k] for k in rng.choice(8, size=n, replace=False)]
     scores = np.sort(rng.integers(0, 3, size=n).astype(float))[::-1]
-    tied = pd.DataFrame({"run": "tied", "topic": "1", "docno": chosen, "score": scores})
+    tied = pd.DataFrame({"run": "tied", "topic": topic, "docno": chosen, "score": scores})
     ranked = tied.sort_values(["score", "docno"], ascending=[False, False])
     groups = [list(g["docno"]) for _, g in ranked.groupby("score", sort=False)]
     frames = []
     for k, parts in enumerate(itertools.product(*(itertools.permutations(g) for g in groups))):
         order = [d for part in parts for d in part]
-        frames.append(pd.DataFrame({"run": f"o{k:03d}", "topic": "1", "docno": order,
+        frames.append(pd.DataFrame({"run": f"o{k:03d}", "topic": topic, "docno": order,
                                     "score": np.arange(len(order), 0, -1, dtype=float)}))
-    return collection, xdiv.build_runs(tied), xdiv.build_runs(pd.concat(frames))
+    return qrels, tied, pd.concat(frames)
+
+
+def _collection(qrels: pd.DataFrame):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        return xdiv.build_collection(qrels)
+
+
+def _case(seed: int):
+    """A one-topic diversity collection and a run with tied scores, and every order of
+    its tie groups as a run of its own (strictly decreasing scores)."""
+    qrels, tied, orders = _frames(seed)
+    return _collection(qrels), xdiv.build_runs(tied), xdiv.build_runs(orders)
 
 
 def _evaluate(*args, **kwargs):
@@ -62,14 +73,56 @@ def _evaluate(*args, **kwargs):
         return xdiv.evaluate(*args, **kwargs)
 
 
-@pytest.mark.parametrize("seed", range(25))
-def test_expected_and_range_against_enumeration(seed):
-    collection, tied, orders = _case(seed)
-    every = _evaluate(orders, collection, MEASURES)["score"].sel(topic="1")
-    expected = _evaluate(tied, collection, MEASURES, ties="expected", tie_samples=300,
-                         seed=seed).sel(run="tied", topic="1")
-    ranged = _evaluate(tied, collection, MEASURES, ties="range", tie_samples=300,
-                       seed=seed).sel(run="tied", topic="1")
+N_CASES = 25
+
+
+@pytest.fixture(scope="module")
+def enumerated():
+    """Each case's scores over every order and its scores under ``ties="expected"`` and
+    ``ties="range"``. The cases with the same intents are scored together, each case
+    the one topic named by its seed (a topic's scores do not depend on the other topics;
+    sharing the intents, each case's measures are scored over tie orders as they are
+    alone: ``ties_method`` is the case's own): every order in one call, the measures
+    scored exactly over tie orders in one call per way. The measures scored on sampled
+    orders are scored in each case's own call, on its own collection with its seed (the
+    random orders depend on the seed and the run and topic labels)."""
+    frames = {seed: _frames(seed, topic=str(seed)) for seed in range(N_CASES)}
+    groups: dict[tuple, list[int]] = {}
+    for seed, (qrels, _, _) in frames.items():
+        groups.setdefault(tuple(sorted(set(qrels["intent"]))), []).append(seed)
+    out = {}
+    for seeds in groups.values():
+        collection = _collection(pd.concat([frames[s][0] for s in seeds]))
+        tied = xdiv.build_runs(pd.concat([frames[s][1] for s in seeds]))
+        orders = xdiv.build_runs(pd.concat([
+            frames[s][2].assign(run=f"s{s}-" + frames[s][2]["run"]) for s in seeds]))
+        every = _evaluate(orders, collection, MEASURES)["score"]
+        exact = {ties: _evaluate(tied, collection, MEASURES, ties=ties, tie_samples=2)
+                 for ties in ("expected", "range")}
+        for s in seeds:
+            runs = [r for r in every["run"].values if str(r).startswith(f"s{s}-")]
+            assert len(runs) == frames[s][2]["run"].nunique()
+            own_collection, own_tied, _ = _case(s)
+            scored = []
+            for ties, group in exact.items():
+                cell = group.sel(run="tied", topic=str(s), drop=True)
+                sampled = [str(m) for m, how in zip(cell["metric"].values,
+                                                    cell["ties_method"].values)
+                           if how == "sampled"]
+                if sampled:
+                    own = _evaluate(own_tied, own_collection, sampled, ties=ties,
+                                    tie_samples=300, seed=s).sel(run="tied", topic="1",
+                                                                 drop=True)
+                    cell = xr.concat([cell.drop_sel(metric=sampled), own], "metric",
+                                     combine_attrs="drop").sel(metric=MEASURES)
+                scored.append(cell)
+            out[s] = (every.sel(topic=str(s), run=runs), *scored)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(N_CASES))
+def test_expected_and_range_against_enumeration(enumerated, seed):
+    every, expected, ranged = enumerated[seed]
     for metric in MEASURES:
         values = every.sel(metric=metric).values
         if np.isnan(values).all():
