@@ -35,6 +35,7 @@ import pytest
 from xdiv import cli
 from xdiv.cli import main
 from xdiv.official import plain
+from xdiv.official.ndeval_tool import report
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the children are forked")
 
@@ -130,8 +131,11 @@ def _children_campaign(cases: int, seed: int, tmp_path, capsys, monkeypatch) -> 
         cores = rng.randint(2, 5)
         flags = rng.choice([[], ["-c"]] + ([["-traditional"]] if command == "ndeval" else []))
         with monkeypatch.context() as patch:
-            patch.setattr(plain, "_cores", lambda: cores)
+            # what an unkilled run must print: what the command prints scoring every file
+            # itself, without forking (issue 35 item 18: forks are the CPU of this test)
+            patch.setattr(plain, "_cores", lambda: 1)
             expected = _xdiv(capsys, command, *flags, qrels, *runs)
+            patch.setattr(plain, "_cores", lambda: cores)
             children = 1 if len(runs) == 1 else min(len(runs), cores) - 1
             doomed = {k for k in range(children) if rng.random() < 0.7} or {0}
             _killing(patch, rng, doomed)
@@ -263,6 +267,11 @@ def _rank_campaign(inputs: int, seed: int, ndeval_program, gdeval_pl, tmp_path, 
     # killed children above fork): tens of milliseconds less for each command
     monkeypatch.setattr(cli, "parser", functools.cache(cli.parser))
     monkeypatch.setattr(plain, "_cores", lambda: 1)
+    # the two qrels files, which never change, read once (a copy given to each command):
+    # the inputs are the runs (issue 35 item 18)
+    read_qrels = functools.cache(report.read_tool_qrels)
+    monkeypatch.setattr(report, "read_tool_qrels",
+                        lambda path: read_qrels(path).copy(deep=True))
     rng = random.Random(seed)
     qrels = {"ndeval": tmp_path / "q", "gdeval": tmp_path / "adhoc"}
     qrels["ndeval"].write_text(QRELS)

@@ -78,6 +78,11 @@ def _documented() -> argparse.ArgumentParser:
     return parser
 
 
+def _usage() -> bytes:
+    """The command's usage line, as trec_eval's messages about its command line end."""
+    return _documented().format_usage().encode()
+
+
 def _declare(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add("-h", "--help", action="store_true",
@@ -221,13 +226,12 @@ def trec_eval_arguments(argv):
 
     events, operands = _getopt([os.fsencode(a) for a in argv])
     version = 9 if ("9", None) in events else 10
-    usage = _documented().format_usage().encode()
     measures: list[str] = []
     flags: set[str] = set()
     given: dict = {}
     for letter, value in events:
         if letter == "?":
-            return Outcome(b"", value + usage, 1)
+            return Outcome(b"", value + _usage(), 1)
         if letter == "v":
             return Outcome(b"", f"trec_eval version {version_string(version)}\n".encode(), 0)
         if letter == "m":
@@ -243,7 +247,7 @@ def trec_eval_arguments(argv):
     if "h" in flags:
         return Outcome(_documented().format_help().encode(), b"", 0)
     if len(operands) != 2:
-        return Outcome(b"", usage, 1)
+        return Outcome(b"", _usage(), 1)
     if "D" in given:
         return _refusal("option -D (debug output) is not supported")
     options = Options(

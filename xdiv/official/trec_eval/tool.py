@@ -987,17 +987,19 @@ def _recalculated(j: _Jg, t: _PrefsTopic, retrieved_only: bool) -> tuple[int, in
 
 def _prefs_pair(name: str, t: _PrefsTopic) -> float:
     c, njr, n = t.counts, t.num_judged_ret, t.num_judged
-    total = np.float64(0.0)
-    pairs = 0
-    blocks = [(range(njr), lambda i: range(i + 1, njr))]
+    # the pairs (i, j) that trec_eval visits, in its order: i < j both retrieved, then i
+    # retrieved and j not (but for prefs_pair_ret); its total, added in that order
+    upper = np.triu(np.ones((njr, njr), dtype=bool), 1)
+    first, second = [c[:njr, :njr][upper]], [c[:njr, :njr].T[upper]]
     if name != "prefs_pair_ret":
-        blocks.append((range(njr), lambda i: range(njr, n)))
-    for rows, columns in blocks:
-        for i in rows:
-            for j in columns(i):
-                if c[i, j] or c[j, i]:
-                    pairs += 1
-                    total += np.float64(c[i, j]) / np.float64(c[i, j] + c[j, i])
+        first.append(c[:njr, njr:n].ravel())
+        second.append(c[njr:n, :njr].T.ravel())
+    first_prefers, second_prefers = np.concatenate(first), np.concatenate(second)
+    either = (first_prefers != 0) | (second_prefers != 0)
+    pairs = int(either.sum())
+    fractions = first_prefers[either].astype(np.float64) / (
+        first_prefers[either] + second_prefers[either]).astype(np.float64)
+    total = np.cumsum(fractions)[-1] if pairs else np.float64(0.0)
     if name == "prefs_pair":
         upper = np.triu(np.ones((n, n), dtype=bool), 1)[njr:, njr:]
         block = c[njr:, njr:]
