@@ -41,6 +41,16 @@ def prints_as(mine: float, printed: str) -> bool:
     return abs(abs(mine - float(printed)) - 5e-5) < 1e-9
 
 
+def prints_as_each(mine, printed) -> np.ndarray:
+    """:func:`prints_as` of each pair of ``mine`` (floats) and ``printed`` (strings), as a
+    boolean array: the same test on whole columns at once (issue 35 item 18)."""
+    mine = np.asarray(mine, dtype=float)
+    printed = np.asarray(printed, dtype=object)
+    formatted = np.array([f"{value:.4f}" for value in mine.tolist()], dtype=object)
+    near_boundary = np.abs(np.abs(mine - printed.astype(float)) - 5e-5) < 1e-9
+    return (formatted == printed) | near_boundary
+
+
 @dataclass
 class Case:
     """One random adhoc case: a few topics, one run, and the options of ``compute`` (one
