@@ -24,7 +24,7 @@ from xdiv.cli import main
 from xdiv.core.cube import check_cube
 from xdiv.engine import evaluate_files
 
-from ..conftest import SHARED, require_trec_2009
+from ..conftest import SHARED, built_once, require_trec_2009
 
 # topic 1: intents 1 and 2; topic 2: one intent; u* have no qrels line (unjudged)
 QRELS = """1 1 a 1
@@ -233,12 +233,17 @@ TREC_EVAL = SHARED / "reference" / "tools" / "trec_eval-10.0.tar.gz"
 
 @pytest.fixture(scope="session")
 def trec_eval_10(tmp_path_factory):
-    """trec_eval 10.0 built from the reference tarball, printing 12 decimals."""
+    """trec_eval 10.0 built from the reference tarball, printing 12 decimals, once per
+    test session (the pytest-xdist workers share it, see :func:`tests.conftest.built_once`)."""
+    return built_once(tmp_path_factory, "trec_eval-10.0-12-decimals", _build_trec_eval_10)
+
+
+def _build_trec_eval_10(folder):
+    """Build :func:`trec_eval_10` in ``folder`` (skips when it cannot)."""
     if not TREC_EVAL.exists():
         pytest.skip("../shared/reference/tools/trec_eval-10.0.tar.gz is not available")
     if shutil.which("make") is None or not (shutil.which("gcc") or shutil.which("cc")):
         pytest.skip("make and a C compiler are needed to build trec_eval")
-    folder = tmp_path_factory.mktemp("trec_eval")
     with tarfile.open(TREC_EVAL) as tar:
         tar.extractall(folder, filter="data")
     source = next(p for p in folder.iterdir() if p.is_dir() and p.name.startswith("trec_eval"))

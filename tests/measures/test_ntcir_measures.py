@@ -41,6 +41,16 @@ def prints_as(mine: float, printed: str) -> bool:
     return abs(abs(mine - float(printed)) - 5e-5) < 1e-9
 
 
+def prints_as_each(mine, printed) -> np.ndarray:
+    """:func:`prints_as` of each pair of ``mine`` (floats) and ``printed`` (strings), as a
+    boolean array: the same test on whole columns at once (issue 35 item 18)."""
+    mine = np.asarray(mine, dtype=float)
+    printed = np.asarray(printed, dtype=object)
+    formatted = np.array([f"{value:.4f}" for value in mine.tolist()], dtype=object)
+    near_boundary = np.abs(np.abs(mine - printed.astype(float)) - 5e-5) < 1e-9
+    return (formatted == printed) | near_boundary
+
+
 @dataclass
 class Case:
     """One random adhoc case: a few topics, one run, and the options of ``compute`` (one
@@ -109,6 +119,12 @@ def compute_options(case: Case) -> list[str]:
 _LINE = re.compile(r"^\s*(\S+)=\s+(\S+)$")
 
 
+_WRITTEN: dict = {}
+"""The rel file last written at each path, by the judgments it holds (kept, so that their
+identity stays theirs): the cases of the TREC 2009 runs share each topic's (issue 35 item
+18)."""
+
+
 def run_ntcir_eval(program: Path, case: Case, folder: Path) -> dict[str, dict[str, float]]:
     """ntcir_eval's values of ``case``: ``{topic: {printed name: printed value}}``; a topic for
     which it prints nothing (no relevant document, or no judged non-relevant one under
@@ -116,7 +132,9 @@ def run_ntcir_eval(program: Path, case: Case, folder: Path) -> dict[str, dict[st
     out = {}
     for topic, rel in case.rels.items():
         rel_file, res_file = folder / f"{topic}.rel", folder / f"{topic}.res"
-        rel_file.write_text("".join(f"{d} L{lv}\n" for d, lv in rel.items()))
+        if _WRITTEN.get(rel_file, (None,))[0] is not rel:  # cases may share a topic's rel
+            rel_file.write_text("".join(f"{d} L{lv}\n" for d, lv in rel.items()))
+            _WRITTEN[rel_file] = (rel,)
         res_file.write_text("".join(f"{d}\n" for d in case.ranking[topic]))
         label = [str(program), "label", "-r", str(rel_file)] + (["-j"] if case.condensed
                                                                   else [])
@@ -184,26 +202,31 @@ def run_xdiv(cases: dict, names: dict[str, str]) -> dict:
     qrels = pd.DataFrame([(t, "0", d, lv) for t, rel in first.rels.items()
                           for d, lv in rel.items()],
                          columns=["topic", "intent", "docno", "level"])
-    runs = pd.DataFrame([(str(label), t, d, float(len(docs) - k))
-                         for label, case in cases.items()
-                         for t, docs in case.ranking.items() for k, d in enumerate(docs)],
-                        columns=["run", "topic", "docno", "score"])
+    lists = [(str(label), t, docs) for label, case in cases.items()
+             for t, docs in case.ranking.items()]
+    lengths = [len(docs) for _, _, docs in lists]
+    runs = pd.DataFrame({  # each list's scores len(docs), ..., 1, column by column
+        "run": np.repeat([label for label, _, _ in lists], lengths).astype(object),
+        "topic": np.repeat([t for _, t, _ in lists], lengths).astype(object),
+        "docno": [d for _, _, docs in lists for d in docs],
+        "score": np.concatenate([np.arange(n, 0, -1, dtype=float) for n in lengths]
+                                or [np.zeros(0)])})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", xdiv.XdivWarning)
         collection = xdiv.build_collection(qrels)
         result = xdiv.evaluate(xdiv.build_runs(runs), collection, list(names.values()),
                                judged_only=first.condensed)
     by_measure = dict(zip(names.values(), names))
+    cube = result["score"].transpose("run", "topic", "metric")
+    printed = [by_measure[str(m)] for m in cube["metric"].values]
+    run_at = {str(r): k for k, r in enumerate(cube["run"].values)}
+    topic_at = {str(t): k for k, t in enumerate(cube["topic"].values)}
+    values = cube.values
     out = {}
     for label in cases:
-        score = result["score"].sel(run=str(label))
-        out[label] = {}
-        for topic in first.rels:
-            if topic not in score["topic"].values:
-                continue
-            row = score.sel(topic=topic)
-            out[label][topic] = {by_measure[str(m)]: float(v)
-                                 for m, v in zip(row["metric"].values, row.values)}
+        per_run = values[run_at[str(label)]]
+        out[label] = {topic: dict(zip(printed, per_run[topic_at[topic]].tolist()))
+                      for topic in first.rels if topic in topic_at}
     return out
 
 

@@ -47,12 +47,16 @@ def _oracle(qrels: pd.DataFrame, runs: pd.DataFrame, measures, alpha, beta):
     ordered = qrels.assign(key=qrels["intent"].astype(int)).sort_values(["key", "topic"])
     q = [pyndeval.SubtopicQrel(t, i, d, max(int(lv), 0))
          for t, i, d, lv in ordered[["topic", "intent", "docno", "level"]].itertuples(index=False)]
+    # one evaluator for every run: pyndeval reads the qrels once and evaluates each run
+    # against them alone (what pyndeval.ndeval does per call; issue 35 item 18)
+    evaluator = pyndeval.RelevanceEvaluator(q, measures, alpha=alpha, beta=beta)
     out = {}
     for name, frame in runs.groupby("run"):
         frame = frame.sort_values("topic", kind="stable")  # contiguous topic blocks
         run = [pyndeval.ScoredDoc(t, d, s)
-               for t, d, s in frame[["topic", "docno", "score"]].itertuples(index=False)]
-        out[name] = pyndeval.ndeval(q, run, measures=measures, alpha=alpha, beta=beta)
+               for t, d, s in zip(frame["topic"].tolist(), frame["docno"].tolist(),
+                                  frame["score"].tolist())]
+        out[name] = evaluator.evaluate(run)
     return out
 
 
@@ -64,17 +68,27 @@ def _compare(qrels, runs, measures, alpha=0.5, beta=0.5):
                                [_xdiv_name(m, alpha, beta) for m in measures])
     oracle = _oracle(qrels, runs, measures, alpha, beta)
     no_rel = set(xdiv.core.labels.from_json(scores.attrs["topics_without_relevant"]))
+    # plain arrays and dicts for the lookups (a label selection per value was most of the
+    # test's time on the 2009 runs; issue 35 item 18)
+    cube = scores.score.transpose("metric", "run", "topic")
+    metric_at = {str(m): k for k, m in enumerate(cube["metric"].values)}
+    run_at = {str(r): k for k, r in enumerate(cube["run"].values)}
+    topic_at = {str(t): k for k, t in enumerate(cube["topic"].values)}
+    values_of = cube.values
+    valid = col.intent_valid.sum("intent")
+    n_valid = dict(zip(map(str, valid["topic"].values), valid.values.tolist()))
     checked = 0
     for m in measures:
-        table = scores.score.sel(metric=_xdiv_name(m, alpha, beta))
+        table = values_of[metric_at[_xdiv_name(m, alpha, beta)]]
         for run, per_topic in oracle.items():
+            row = table[run_at[run]]
             for topic, values in per_topic.items():
-                got, want = float(table.sel(run=run, topic=topic)), values[m]
+                got, want = float(row[topic_at[topic]]), values[m]
                 if topic in no_rel:
                     assert math.isnan(got) and (want == 0 or math.isnan(want)), (m, topic)
                     continue
                 if m.partition("@")[2] == "1" and m.partition("@")[0] in ("alpha-DCG", "ERR-IA"):
-                    n = int(col.intent_valid.sel(topic=topic).sum())
+                    n = int(n_valid[topic])
                     assert got * n == pytest.approx(want, abs=1e-9), (m, run, topic)
                     continue
                 if m == "nNRBP" and alpha == 0 and beta == 1:

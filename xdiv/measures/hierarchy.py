@@ -25,6 +25,7 @@ import xarray as xr
 from ..kernels import hierarchy as K
 from ..kernels.common import ideal_levels
 from ..kernels.diversity import sharp
+from .common import MEMO
 from .diversity import GAMMA, intent_recall, sharp_formula
 from .registry import Measure, MeasureDef, register, registry
 
@@ -60,24 +61,46 @@ def node_cube(cube: xr.Dataset, selected: xr.DataArray, weight: xr.DataArray) ->
     return out.transpose("run", "topic", "rank", "intent", ...)
 
 
+def _made_once(cube: xr.Dataset, key: tuple, make) -> xr.Dataset:
+    """``make()``, the node cube ``key`` of ``cube``, made once per cube of an evaluation
+    (kept in the cube's memo, :data:`xdiv.measures.common.MEMO`): the hierarchical
+    measures of one evaluation read the same node cubes. The node cube shares the memo
+    (ndeval's greedy ideal lists, kept by their content)."""
+    memo = cube.attrs.get(MEMO)
+    held = None if memo is None else memo.get(key)
+    if held is not None and held[0] is cube:  # made already, from this very cube
+        return held[1]
+    out = make()
+    if memo is not None:  # holding the cube itself, the identity test cannot match another
+        out.attrs[MEMO] = memo
+        memo[key] = (cube, out)
+    return out
+
+
 def all_nodes(cube: xr.Dataset) -> xr.Dataset:
-    return node_cube(cube, cube["node_exists"], cube["node_weight"])
+    return _made_once(cube, ("nodes", "all"), lambda: node_cube(
+        cube, cube["node_exists"], cube["node_weight"]))
 
 
 def _layer_cube(cube: xr.Dataset, h: int) -> xr.Dataset:
-    return node_cube(cube, cube["node_exists"] & (cube["node_layer"] == h), cube["node_weight"])
+    return _made_once(cube, ("nodes", "layer", h), lambda: node_cube(
+        cube, cube["node_exists"] & (cube["node_layer"] == h), cube["node_weight"]))
 
 
 def _leaf_cube(cube: xr.Dataset) -> xr.Dataset:
-    return node_cube(cube, cube["node_exists"] & cube["node_leaf"], cube["node_weight"])
+    return _made_once(cube, ("nodes", "leaves"), lambda: node_cube(
+        cube, cube["node_exists"] & cube["node_leaf"], cube["node_weight"]))
 
 
 def _hd_cube(cube: xr.Dataset) -> xr.Dataset:
-    weight = xr.apply_ufunc(K.layered_weights, cube["node_weight"], cube["node_exists"],
-                            cube["node_layer"], cube["layer_weight"],
-                            input_core_dims=[["node"], ["node"], ["node"], ["layer"]],
-                            output_core_dims=[["node"]])
-    return node_cube(cube, cube["node_exists"], weight)
+    def make() -> xr.Dataset:
+        weight = xr.apply_ufunc(K.layered_weights, cube["node_weight"], cube["node_exists"],
+                                cube["node_layer"], cube["layer_weight"],
+                                input_core_dims=[["node"], ["node"], ["node"], ["layer"]],
+                                output_core_dims=[["node"]])
+        return node_cube(cube, cube["node_exists"], weight)
+
+    return _made_once(cube, ("nodes", "hd"), make)
 
 
 def layer_aware(cube: xr.Dataset, base: MeasureDef, measure: Measure) -> xr.DataArray:
