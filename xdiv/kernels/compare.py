@@ -1,7 +1,8 @@
 """Numpy kernels of :func:`xdiv.compare`: paired differences ``d = x - y`` with topics
 along the last axis (``(..., topic)``), reduced to the paired t statistic, effect sizes,
-win/tie/loss counts, Holm's adjustment, Fisher's randomisation test with Westfall & Young's MaxT adjustment,
-and the bootstrap BCa interval of the mean difference.
+win/tie/loss counts, Fisher's randomisation test with Westfall & Young's MaxT adjustment,
+and the bootstrap BCa interval of the mean difference; and Holm's adjustment of a family
+of p-values.
 
 The resampling kernels draw their replicates from a :class:`numpy.random.Generator` in
 blocks of :data:`xdiv.kernels.meta.CHUNK`, and process the comparisons in slices of a
