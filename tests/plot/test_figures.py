@@ -236,6 +236,35 @@ def test_correlation_heat_map_is_clustered_and_prints_its_values():
         plots.correlation_matrix(corr, order="alphabetical")
 
 
+@pytest.mark.parametrize("n", [3, 40])
+def test_heat_map_values_lie_in_their_axes_so_the_layout_ignores_them(n):
+    """The cell values take no part in the layout (2,500 of them made a 50-measure map's
+    layout twice as slow): each lies inside the axes, so the layout, and the figure
+    written, are those with the values taken into account."""
+    rng = np.random.default_rng(n)
+    values = rng.uniform(-1, 1, (n, n))
+    names = [f"metric {k}" for k in range(n)]
+    corr = xr.DataArray((values + values.T) / 2, dims=("metric_1", "metric_2"),
+                        coords={"metric_1": names, "metric_2": names}, name="kendall")
+    fig, counted = (plots.correlation_matrix(corr, order="given") for _ in range(2))
+    ax = fig.axes[0]
+    assert len(ax.texts) == n * n and not any(t.get_in_layout() for t in ax.texts)
+    for text in counted.axes[0].texts:
+        text.set_in_layout(True)
+    fig.draw_without_rendering()
+    counted.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1, text.get_text()
+        assert frame.y0 <= box.y0 and box.y1 <= frame.y1, text.get_text()
+    assert [a.get_position().bounds for a in fig.axes] == \
+        [a.get_position().bounds for a in counted.axes]
+    assert fig.get_tightbbox(renderer).bounds == \
+        counted.get_tightbbox(counted.canvas.get_renderer()).bounds
+
+
 @pytest.fixture(scope="module")
 def power(scores):
     return meta.discriminative_power(scores, "bootstrap", B=200, seed=1)
