@@ -664,13 +664,19 @@ def test_trec2009_maxt_equals_the_reference(trec2009):
 
 
 def test_holm_is_multipletests_bit_for_bit():
-    from xdiv.analysis.compare import _holm
+    from xdiv.kernels.compare import holm
 
     rng = np.random.default_rng(0)
     for size in (1, 2, 7, 300):
+        with_nan = rng.random(size)
+        with_nan[::3] = np.nan  # paired_t_tests passes NaN where a pair's differences are 0
         for p in (rng.random(size), np.round(rng.random(size), 2), rng.random(size) ** 8,
-                  np.ones(size)):
-            np.testing.assert_array_equal(_holm(p), multipletests(p, method="holm")[1])
+                  np.ones(size), np.zeros(size), with_nan, rng.random(size) / size):
+            for alpha in (0.05, 0.5):
+                reject, adjusted = holm(p, alpha)
+                expected = multipletests(p, alpha=alpha, method="holm")
+                np.testing.assert_array_equal(adjusted, expected[1])
+                np.testing.assert_array_equal(reject, expected[0])
 
 
 # -- third audit: bounds, speed and one p-value convention --------------------------------

@@ -17,6 +17,15 @@ import xarray as xr  # noqa: E402
 from xdiv import report  # noqa: E402
 from xdiv.report import html as H  # noqa: E402
 
+from .test_html import figures_unwritten  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _figures_unwritten():
+    """Every test here reads the significance part of the page only."""
+    with figures_unwritten():
+        yield
+
 
 def cube(n_runs: int, n_topics: int = 5, seed: int = 0) -> xr.Dataset:
     """One measure; runs spread apart so that some pairs differ significantly."""

@@ -258,10 +258,9 @@ def check_text(text: str) -> None:
     assert text.isprintable(), text
 
 
-def check_one(index: int, names: list[str], fmt: str, ci: bool, cite: bool) -> str:
-    base = _base(index)
-    runs, metrics = _names_of(base)
-    result = renamed(base, names[:len(runs)], names[len(runs):])
+def check_one(index: int, result, names: list[str], fmt: str, ci: bool, cite: bool) -> str:
+    """``result``, the result of :data:`SPECS` ``[index]`` renamed ``names``, in ``fmt``."""
+    runs, metrics = _names_of(result)
     text = render(result, fmt, ci, cite)
     assert text == expected(index, fmt, ci, cite, names)
     if fmt == "latex":
@@ -350,8 +349,9 @@ def campaign(seed: int, n_results: int, n_specs: int, n_compiled: int, per_docum
         runs, metrics = _names_of(_base(index))
         names = random_names(rng, len(runs) + len(metrics))
         ci, cite = rng.random() < 0.5, rng.random() < 0.5
+        result = renamed(_base(index), names[:len(runs)], names[len(runs):])  # once a name set
         for fmt in FORMATS:
-            text = check_one(index, names, fmt, ci, cite and fmt == "latex")
+            text = check_one(index, result, names, fmt, ci, cite and fmt == "latex")
             if fmt == "latex":
                 latex_pool.append(text)
         checked += len(names)

@@ -595,23 +595,10 @@ def _correct(stats: _Stats, plan: _Plan, groups, n_topics_all: int, tests, corre
             for part in families:  # views: adjusted in place
                 values = part.reshape(-1)
                 defined = ~np.isnan(values)
-                values[defined] = (_holm(values[defined]) if correction == "holm" else
+                values[defined] = (K.holm(values[defined], alpha) if correction == "holm" else
                                    multipletests(values[defined], alpha=alpha,
-                                                 method=correction)[1])
+                                                 method=correction))[1]
     stats.adjusted = adjusted
-
-
-def _holm(pvalue: np.ndarray) -> np.ndarray:
-    """Holm's adjusted p-values, the operations of statsmodels' ``multipletests(pvalue,
-    method="holm")`` (the same sort, products, running maximum and cap, so the same
-    bits), without its ``gc.collect()`` call (tens of ms each, once per test and
-    family)."""
-    order = np.argsort(pvalue)
-    adjusted = np.maximum.accumulate(np.take(pvalue, order) * np.arange(len(pvalue), 0, -1))
-    adjusted[adjusted > 1] = 1
-    out = np.empty_like(adjusted)
-    out[order] = adjusted
-    return out
 
 
 def _maxt_over_groups(plan: _Plan, groups, n_topics_all: int, correction, B, seed):

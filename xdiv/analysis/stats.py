@@ -469,7 +469,8 @@ def paired_t_tests(scores, metric: str, method: str = "holm",
     runs = table.columns.to_numpy()
     frame = pd.DataFrame({"run_a": runs[i], "run_b": runs[j], "diff": means[i] - means[j],
                           "statistic": statistic, "pvalue": pvalue})
-    reject, adjusted, _, _ = multipletests(frame["pvalue"], alpha=alpha, method=method)
+    reject, adjusted = (K.holm(frame["pvalue"].to_numpy(), alpha) if method == "holm" else
+                        multipletests(frame["pvalue"], alpha=alpha, method=method)[:2])
     return frame.assign(pvalue_adjusted=adjusted, reject=reject, method=method)
 
 

@@ -197,5 +197,6 @@ def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], *,
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
                 ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=size,
-                        color="white" if dark[i, j] else "black")
+                        color="white" if dark[i, j] else "black",
+                        in_layout=False)  # inside its cell: no say in the layout
     return fig
