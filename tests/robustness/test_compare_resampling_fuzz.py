@@ -26,6 +26,7 @@ each input costs little; the bound itself is checked by the refusals of large B.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import math
@@ -74,7 +75,14 @@ def _cube(rng: random.Random) -> xr.Dataset:
     elif kind == "nan":
         mask = gen.random(values.shape) < rng.choice([0.1, 0.3, 1.0])
         values[mask] = np.nan
-    return xr.Dataset({"score": (("metric", "run", "topic"), values)},
+    return _empty_cube(n_runs, n_topics).copy(data={"score": values})
+
+
+@functools.cache
+def _empty_cube(n_runs: int, n_topics: int) -> xr.Dataset:
+    """A cube of zeros of that shape, its labels and indexes made once (issue 35 item 18:
+    each input's cube is a copy of it with the input's scores)."""
+    return xr.Dataset({"score": (("metric", "run", "topic"), np.zeros((1, n_runs, n_topics)))},
                       coords={"metric": ["m"], "run": [f"r{k}" for k in range(n_runs)],
                               "topic": [f"t{k}" for k in range(n_topics)]})
 

@@ -13,6 +13,7 @@ clean file. Anything else, a traceback in particular, fails the test.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import warnings
 from pathlib import Path
@@ -25,7 +26,9 @@ from hypothesis import strategies as st
 import xdiv
 import xdiv.hierarchy
 import xdiv.imine
+from xdiv import cli
 from xdiv.cli import main
+from xdiv.official import plain
 
 
 from ..helpers import TOOL_REFUSAL_STATUS
@@ -117,14 +120,25 @@ def _read(kind: str, path: Path):
         return READERS[kind](path)
 
 
+@pytest.fixture(scope="module")
+def clean_frames(tmp_path_factory) -> dict:
+    """Each reader's frame of its clean file, read once (not once per example: issue 35
+    item 18)."""
+    folder = tmp_path_factory.mktemp("clean")
+    frames = {}
+    for kind in READERS:
+        path = folder / kind
+        path.write_text(CLEAN[kind])
+        frames[kind] = _read(kind, path)
+    return frames
+
+
 @pytest.mark.parametrize("kind", list(READERS))
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_readers_refuse_in_one_line_or_read_as_clean(kind, data, tmp_path):
-    clean = tmp_path / f"{kind}-clean"
-    clean.write_text(CLEAN[kind])
-    expected = _read(kind, clean)
+def test_readers_refuse_in_one_line_or_read_as_clean(kind, data, tmp_path, clean_frames):
+    expected = clean_frames[kind]
     mutations = data.draw(st.lists(st.sampled_from(NEUTRAL + DAMAGING), min_size=1,
                                    max_size=2, unique=True))
     text, raw = CLEAN[kind], None
@@ -161,11 +175,22 @@ COMMANDS = {
 }
 
 
+@pytest.fixture
+def in_process(monkeypatch) -> None:
+    """The argument parser of each command family built once, and ndeval's and gdeval's
+    plain path scoring in this process (the forked children are tested in
+    test_official_children_fuzz.py and tests/official/test_official_third_audit.py; a
+    fork of the test process costs more CPU than the command itself: issue 35 item 18)."""
+    monkeypatch.setattr(cli, "parser", functools.cache(cli.parser))
+    monkeypatch.setattr(plain, "_cores", lambda: 1)
+
+
 @pytest.mark.parametrize("command", list(COMMANDS))
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_commands_exit_2_with_one_line_or_succeed(command, data, tmp_path, capsys):
+def test_commands_exit_2_with_one_line_or_succeed(command, data, tmp_path, capsys,
+                                                  in_process):
     which = data.draw(st.sampled_from(["qrels", "run", "topics"]))
     mutation = data.draw(st.sampled_from(NEUTRAL + DAMAGING))
     files = {}

@@ -21,9 +21,11 @@ import contextlib
 import io
 import json
 import random
+import shutil
 import warnings
 from collections import Counter
 
+import netCDF4
 import pytest
 
 import xdiv
@@ -110,16 +112,33 @@ def cubes(tmp_path, monkeypatch):
     return {"python": cube, "command": xdiv.open_dataset("command.nc")}
 
 
+def _written(cubes) -> dict[str, str]:
+    """Each cube written once by ``xdiv.to_netcdf``, with its record as written."""
+    files = {}
+    for which, cube in cubes.items():
+        files[which] = xdiv.to_netcdf(cube, f"intact-{which}.nc")
+    return files
+
+
+def _with_record(intact: str, text: str, path: str) -> None:
+    """A copy of the file ``intact`` whose record (the global attribute ``provenance``)
+    is ``text``, set as xarray's netCDF4 writer sets a text attribute (what
+    ``xdiv.to_netcdf`` of the cube with that record writes; issue 35 item 18: copying
+    the file and setting one attribute costs a tenth of writing the cube again)."""
+    shutil.copyfile(intact, path)
+    with netCDF4.Dataset(path, "a") as nc:
+        nc.setncattr("provenance", text)
+
+
 def _campaign(cubes, n: int, seed: int) -> Counter:
     rng = random.Random(seed)
     outcomes: Counter = Counter()
+    intact = _written(cubes)
     for k in range(n):
         which = rng.choice(sorted(cubes))
-        cube = cubes[which].copy()
-        text, changed_file = _damaged(json.loads(cube.attrs["provenance"]), rng)
-        cube.attrs = {**cube.attrs, "provenance": text}
+        text, changed_file = _damaged(json.loads(cubes[which].attrs["provenance"]), rng)
         path = f"damaged-{k}.nc"
-        xdiv.to_netcdf(cube, path)
+        _with_record(intact[which], text, path)
         out, err = io.StringIO(), io.StringIO()
         try:
             with time_limit(60), contextlib.redirect_stdout(out), \

@@ -370,19 +370,17 @@ def collection_from_codes(codes: QrelsCodes, *, topics: pd.DataFrame | None = No
 
     collection = xr.Dataset(
         {
-            "judgment": (("topic", "intent", "doc"), judgment),
-            "intent_type": (("topic", "intent"), itype),
-            "intent_order": (("topic", "intent"), order),
-            "intent_exists": (("topic", "intent"), exists),
-            "topic_type": (("topic",), ttype),
-            "query": (("topic",), query),
+            "judgment": _taken(("topic", "intent", "doc"), judgment),
+            "intent_type": _taken(("topic", "intent"), itype),
+            "intent_order": _taken(("topic", "intent"), order),
+            "intent_exists": _taken(("topic", "intent"), exists),
+            "topic_type": _taken(("topic",), ttype),
+            "query": _taken(("topic",), query),
         },
         coords={
             "topic": object_strings(topic_labels),
             "intent": object_strings(intent_labels),
-            # already an object array of str: taken as is (xarray would otherwise copy it
-            # through a pandas string column, a second Python string per judged document)
-            "docno": xr.Variable(("topic", "doc"), docno_grid, fastpath=True),
+            "docno": _taken(("topic", "doc"), docno_grid),
         },
         attrs={"xdiv_kind": "collection", "source": str(source),
                "topics": "" if topics is None else str(topics_source)},
@@ -390,6 +388,13 @@ def collection_from_codes(codes: QrelsCodes, *, topics: pd.DataFrame | None = No
     return finalize_collection(collection, probabilities=probabilities,
                                probabilities_source=probabilities_source,
                                renormalise=renormalise)
+
+
+def _taken(dims: tuple[str, ...], values: np.ndarray) -> xr.Variable:
+    """A variable holding ``values`` as they are: a numpy array of numbers, booleans or
+    Python ``str`` objects (xarray would otherwise copy an object array through a pandas
+    string column, a second Python string per element, for the same values)."""
+    return xr.Variable(dims, values, fastpath=True)
 
 
 def _check_topic_overlap(qrels_topics: np.ndarray, file_topics: np.ndarray, source: str,
@@ -465,9 +470,9 @@ def finalize_collection(collection: xr.Dataset, *,
     dropped = {t: v for t, v in dropped.items() if v}
     no_rel = [str(topics[t]) for t in np.flatnonzero(~valid.any(axis=1))]
     out = collection.assign(
-        level=(("topic", "intent", "doc"), level),
-        judged=(("topic", "doc"), judged),
-        intent_valid=(("topic", "intent"), valid),
+        level=_taken(("topic", "intent", "doc"), level),
+        judged=_taken(("topic", "doc"), judged),
+        intent_valid=_taken(("topic", "intent"), valid),
     )
     out.attrs.update(dropped_intents=to_json(dropped), topics_without_relevant=to_json(no_rel))
     if no_rel:
@@ -524,7 +529,7 @@ def set_probabilities(collection: xr.Dataset, probabilities: Probabilities, *,
             prob = np.where(total > 0, raw / np.where(total > 0, total, 1.0), 0.0)
     else:
         prob = raw
-    out = collection.assign(intent_prob=(("topic", "intent"), prob))
+    out = collection.assign(intent_prob=_taken(("topic", "intent"), prob))
     out.attrs["probabilities"] = str(scheme)
     out.attrs["renormalise"] = int(bool(renormalise))
     return out

@@ -21,7 +21,7 @@ import contextlib
 import glob
 import os
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -302,6 +302,23 @@ def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Cod
     return _Coded(words, grids, found=found)
 
 
+class _InPlace:
+    """The part of :class:`~concurrent.futures.ThreadPoolExecutor` that
+    :func:`_coded_blocks` uses, each task run at once in the calling thread (its result,
+    or what it raised, kept in its future as a worker thread would keep it)."""
+
+    def submit(self, function, *args) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(function(*args))
+        except BaseException as exc:  # noqa: BLE001 - raised by the future's result()
+            future.set_exception(exc)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Nothing runs after :meth:`submit` returns."""
+
+
 def _coded_blocks(files: list[str], blocks: list[list[str]], order: Order,
                   duplicates: Duplicates, bar, disagreements: list):
     """Each block of ``blocks`` as a :class:`_Coded`, in order. Two threads parse the files
@@ -311,8 +328,9 @@ def _coded_blocks(files: list[str], blocks: list[list[str]], order: Order,
     the same run name are an error."""
     rank = duplicates == "error"  # with "first", a kept duplicate warns: ranked here
     seen: dict[str, str] = {}
-    parsers = ThreadPoolExecutor(max_workers=_READERS)
-    coder = ThreadPoolExecutor(max_workers=1)
+    # a single file has nothing to overlap with: no thread is worth starting for it
+    parsers = ThreadPoolExecutor(max_workers=_READERS) if len(files) > 1 else _InPlace()
+    coder = ThreadPoolExecutor(max_workers=1) if len(files) > 1 else _InPlace()
     pending: collections.deque = collections.deque()
 
     def submit(block: list[str]) -> None:
