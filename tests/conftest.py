@@ -269,7 +269,8 @@ def pytest_collection_modifyitems(config, items):
     """Markers by what a test does: ``slow`` for the real-data oracles, the docs, the
     fuzzing, the figures, the memory bounds, the hypothesis property tests, every test
     on the TREC Web Track data and every test measured at over 0.3 s of CPU;
-    ``docs`` for tests/docs; ``subprocess`` for tests whose code starts a process."""
+    ``docs`` for tests/docs; ``subprocess`` for tests whose code starts a process; and an
+    ``xdist_group`` per test file (tests/docs and the tests marked so: the docs site's)."""
     for item in items:
         path = Path(str(item.fspath))
         function = getattr(item, "function", None)
@@ -286,6 +287,11 @@ def pytest_collection_modifyitems(config, items):
             # one pytest-xdist worker runs them all (--dist loadgroup): the site is built
             # once per worker that needs it
             item.add_marker(pytest.mark.xdist_group("docs-site"))
+        elif not item.get_closest_marker("xdist_group"):
+            # the tests of a file run on one worker, so that its module-scoped fixtures
+            # (the TREC data read once, an oracle's output made once) are made once, not
+            # once on each worker that runs some of its tests
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
         if any(word in source for word in _PROCESS_WORDS):
             item.add_marker(pytest.mark.subprocess)
     _slowest_files_first(items)
