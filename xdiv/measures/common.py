@@ -21,6 +21,26 @@ MEMO = "xdiv_memo"
 one evaluation (ndeval's greedy ideal lists, built once for several cutoffs and measures).
 :func:`xdiv.evaluate` gives each evaluation a new one; without it nothing is kept."""
 
+def made_once(cube: xr.Dataset, key, make: Callable[[], xr.Dataset], *,
+              share_memo: bool) -> xr.Dataset:
+    """``make()``, a view of ``cube`` that several measures of one evaluation read, made
+    once per cube and kept under ``key`` in its memo (:data:`MEMO`; without a memo, made
+    each time). The memo holds the cube itself beside the view, so that the identity test
+    cannot match another cube. ``share_memo``: the view keeps the same memo (its own
+    shared work, e.g. ndeval's greedy ideal lists, kept by their content), else it gets
+    whatever ``make`` left in its attributes."""
+    memo = cube.attrs.get(MEMO)
+    held = None if memo is None else memo.get(key)
+    if held is not None and held[0] is cube:  # made already, from this very cube
+        return held[1]
+    out = make()
+    if memo is not None:
+        if share_memo:
+            out.attrs[MEMO] = memo
+        memo[key] = (cube, out)
+    return out
+
+
 GAIN = Param("gain", "exp", "gain of level x: `exp` = 2^x-1, `linear` = x, or a tuple of the "
              "gains of levels 1..H", gain_spec)
 HIGHEST = Param("H", None, "highest relevance level H (default: the collection's highest)",

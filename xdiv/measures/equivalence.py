@@ -23,7 +23,7 @@ import xarray as xr
 from ..errors import MeasureError
 from ..kernels import common as KC
 from ..kernels import ntcir as K
-from .common import MEMO
+from .common import MEMO, made_once
 from .registry import ADHOC, Measure, MeasureDef, register, registry
 
 _REFERENCE = "Sakai, ACM TALIP 2007 (equivalence classes); NTCIREVAL compute -ec"
@@ -48,10 +48,12 @@ def equivalence_judgments(cube: xr.Dataset, name: str = "EC-") -> xr.Dataset:
     MeasureError
         The collection has no ``eq_class`` (``name``, the measure, is named).
     """
-    memo = cube.attrs.get(MEMO)
-    held = None if memo is None else memo.get("equivalence")
-    if held is not None and held[0] is cube:  # the view of this very cube, made already
-        return held[1]
+    return made_once(cube, "equivalence", lambda: _equivalence_view(cube, name),
+                     share_memo=False)
+
+
+def _equivalence_view(cube: xr.Dataset, name: str) -> xr.Dataset:
+    """The view :func:`equivalence_judgments` keeps (see there)."""
     if "eq_class" not in cube:
         raise MeasureError(f"{name} needs equivalence classes: read the qrels with "
                            "xdiv.read_qrels(path, format='ntcir-eqrels') or give them with "
@@ -71,8 +73,6 @@ def equivalence_judgments(cube: xr.Dataset, name: str = "EC-") -> xr.Dataset:
                       qrels_level=qrels.transpose(*cube["qrels_level"].dims),
                       ideal_level=ideal.transpose(*cube["ideal_level"].dims))
     out.attrs = {k: v for k, v in cube.attrs.items() if k != MEMO}  # nothing shared
-    if memo is not None:  # for the next EC- measure; holding the cube itself, the
-        memo["equivalence"] = (cube, out)  # identity test cannot match another cube
     return out
 
 

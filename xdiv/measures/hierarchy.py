@@ -25,7 +25,7 @@ import xarray as xr
 from ..kernels import hierarchy as K
 from ..kernels.common import ideal_levels
 from ..kernels.diversity import sharp
-from .common import MEMO
+from .common import made_once
 from .diversity import GAMMA, intent_recall, sharp_formula
 from .registry import Measure, MeasureDef, register, registry
 
@@ -61,35 +61,19 @@ def node_cube(cube: xr.Dataset, selected: xr.DataArray, weight: xr.DataArray) ->
     return out.transpose("run", "topic", "rank", "intent", ...)
 
 
-def _made_once(cube: xr.Dataset, key: tuple, make) -> xr.Dataset:
-    """``make()``, the node cube ``key`` of ``cube``, made once per cube of an evaluation
-    (kept in the cube's memo, :data:`xdiv.measures.common.MEMO`): the hierarchical
-    measures of one evaluation read the same node cubes. The node cube shares the memo
-    (ndeval's greedy ideal lists, kept by their content)."""
-    memo = cube.attrs.get(MEMO)
-    held = None if memo is None else memo.get(key)
-    if held is not None and held[0] is cube:  # made already, from this very cube
-        return held[1]
-    out = make()
-    if memo is not None:  # holding the cube itself, the identity test cannot match another
-        out.attrs[MEMO] = memo
-        memo[key] = (cube, out)
-    return out
-
-
 def all_nodes(cube: xr.Dataset) -> xr.Dataset:
-    return _made_once(cube, ("nodes", "all"), lambda: node_cube(
-        cube, cube["node_exists"], cube["node_weight"]))
+    return made_once(cube, ("nodes", "all"), lambda: node_cube(
+        cube, cube["node_exists"], cube["node_weight"]), share_memo=True)
 
 
 def _layer_cube(cube: xr.Dataset, h: int) -> xr.Dataset:
-    return _made_once(cube, ("nodes", "layer", h), lambda: node_cube(
-        cube, cube["node_exists"] & (cube["node_layer"] == h), cube["node_weight"]))
+    return made_once(cube, ("nodes", "layer", h), lambda: node_cube(
+        cube, cube["node_exists"] & (cube["node_layer"] == h), cube["node_weight"]), share_memo=True)
 
 
 def _leaf_cube(cube: xr.Dataset) -> xr.Dataset:
-    return _made_once(cube, ("nodes", "leaves"), lambda: node_cube(
-        cube, cube["node_exists"] & cube["node_leaf"], cube["node_weight"]))
+    return made_once(cube, ("nodes", "leaves"), lambda: node_cube(
+        cube, cube["node_exists"] & cube["node_leaf"], cube["node_weight"]), share_memo=True)
 
 
 def _hd_cube(cube: xr.Dataset) -> xr.Dataset:
@@ -100,7 +84,7 @@ def _hd_cube(cube: xr.Dataset) -> xr.Dataset:
                                 output_core_dims=[["node"]])
         return node_cube(cube, cube["node_exists"], weight)
 
-    return _made_once(cube, ("nodes", "hd"), make)
+    return made_once(cube, ("nodes", "hd"), make, share_memo=True)
 
 
 def layer_aware(cube: xr.Dataset, base: MeasureDef, measure: Measure) -> xr.DataArray:
