@@ -12,7 +12,8 @@ only that tool, from the files on disk to a per-topic table of ndeval's 21 measu
 (ERR-IA, nERR-IA, alpha-DCG, alpha-nDCG and P-IA / strec at 5, 10, 20; NRBP, nNRBP,
 MAP-IA): ``xdiv.official.ndeval`` (ndeval's own values as a cube), ``xdiv.evaluate`` on
 the same measures, and pyndeval fed each file's ``(topic, docno, score)`` tuples as read,
-which it ranks itself. With ``--full``, also xdiv's whole diversity set (every flat
+which it ranks itself. A last job only imports xdiv and xarray: the floor of any job of
+xdiv's Python API, whose results are xarray objects. With ``--full``, also xdiv's whole diversity set (every flat
 diversity measure at @10 and @20). The jobs alternate ``--repeat`` times; GNU time gives
 each process's wall time, CPU time (user + system) and peak resident memory (the
 shortest times, the median peak). Printed: the table with the ratios to pyndeval and how
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -41,6 +43,8 @@ def bench(label: str, qrels: str, runs: list[str], repeat: int, full: bool, env:
     if full:
         jobs["xdiv.evaluate, full diversity set"] = script("xdiv_ndeval", "--full", qrels,
                                                            *runs)
+    jobs["import xdiv, xarray (the API's floor)"] = [sys.executable, "-c",
+                                                      "import xdiv, xarray"]
     results = measure(jobs, folder, repeat, env)
     print(f"\n{label}; whole processes, best of {repeat}, load average "
           f"{os.getloadavg()[0]:.1f}\n")
