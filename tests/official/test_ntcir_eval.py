@@ -32,6 +32,8 @@ import pytest
 from xdiv.cli import main
 from xdiv.official.ntcireval import ntcir_eval
 
+from .conftest import copy_split
+
 SUBCOMMANDS = ("label", "compute", "glabel", "gcompute", "dinlabel", "irec", "1click")
 
 
@@ -292,11 +294,12 @@ def test_readme_examples_agree(ntcireval_folder):
             assert b"Q-measure=" in out
 
 
-def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
+def _split_sample(folder: Path, into: Path, split: Path | None = None) -> Path:
     """NTCIREVAL's folder copied into ``into``, its sample qrels and runs split per topic
     by its own scripts (NTCIRsplitqrels, TRECsplitruns, 1CLICK-splitnuggets,
-    1CLICK-splitmatch and, for ``diversity``, the slower DIN-splitqrels), as its READMEs
-    show: the adhoc, equivalence-class and 1CLICK samples."""
+    1CLICK-splitmatch and, given ``split``, the diversity sample's topics that the slower
+    DIN-splitqrels wrote there, :func:`~tests.official.conftest.sample_din_split`), as its
+    READMEs show: the adhoc, equivalence-class, 1CLICK and diversity samples."""
     if shutil.which("gawk") is None:
         pytest.skip("NTCIREVAL's scripts need gawk")
     copy = into / "ntcireval"
@@ -309,9 +312,9 @@ def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
                ("TRECsplitruns e-test.eqrels.tid 1000 -s ;", b"e-testrun\n"),
                ("1CLICK-splitnuggets 1C0-test.nuggets test.nug", b""),
                ("1CLICK-splitmatch 1C0-test.nuggets.tid", b"1CLICKRUN-D-1\n1CLICKRUN-D-2\n")]
-    if diversity:
-        scripts += [("DIN-splitqrels Dtest.DINprob Dtest.Dqrels test", b""),
-                    ("TRECsplitruns Dtest.DINprob.tid 1000", runs)]
+    if split is not None:  # DIN-splitqrels Dtest.DINprob Dtest.Dqrels q, run once
+        copy_split(split, copy)
+        scripts.append(("TRECsplitruns Dtest.DINprob.tid 1000", runs))
     for script, stdin in scripts:
         subprocess.run(["sh", *script.split()], cwd=copy, env=env, input=stdin, check=True,
                        capture_output=True, timeout=120)
@@ -319,11 +322,12 @@ def _split_sample(folder: Path, into: Path, diversity: bool) -> Path:
 
 
 @pytest.fixture(scope="module")
-def split_diversity_sample(ntcireval_folder, tmp_path_factory) -> Path:
+def split_diversity_sample(ntcireval_folder, sample_din_split, tmp_path_factory) -> Path:
     """:func:`_split_sample` with the diversity sample, split once for the module (issue
-    35 item 18: DIN-splitqrels starts processes for each judgement); a test that writes
-    into it takes a copy."""
-    return _split_sample(ntcireval_folder, tmp_path_factory.mktemp("split"), diversity=True)
+    35 item 18: DIN-splitqrels starts processes for each judgement, and its split is the
+    session's); a test that writes into it takes a copy."""
+    return _split_sample(ntcireval_folder, tmp_path_factory.mktemp("split"),
+                         sample_din_split)
 
 
 def _topics_and_runs(copy: Path):
@@ -338,7 +342,7 @@ def test_sample_topics_agree_and_the_sample_nev_reproduces(ntcireval_folder, tmp
     together, are the shipped TRECRUN.test.nev; the equivalence-class sample (E-NTCIR-eval's
     calls, with and without -ec) and the 1CLICK sample (1CLICK-eval's calls)."""
     binary = binary_runner(ntcireval_folder)
-    copy = _split_sample(ntcireval_folder, tmp_path, diversity=False)
+    copy = _split_sample(ntcireval_folder, tmp_path)
     nev = b""
     for run, topic, where, res in _topics_and_runs(copy):
         rel = str(where / f"{topic}.rel")
@@ -375,13 +379,13 @@ def test_sample_diversity_topics_agree(ntcireval_folder, split_diversity_sample)
     binary = binary_runner(ntcireval_folder)
     copy = split_diversity_sample
     for run, topic, where, res in _topics_and_runs(copy):
-        grelv = str(where / f"{topic}.test.Grelv")
+        grelv = str(where / f"{topic}.q.Grelv")
         glab, _, _ = _same(binary, ["glabel", "-I", grelv, "-truncate", "10"], res)
         _same(binary, ["gcompute", "-I", grelv, "-out", topic, "-cutoffs", "10"], glab)
-        irelv = sorted(str(p) for p in where.glob(f"{topic}.test.Irelv[0-9]*"))
+        irelv = sorted(str(p) for p in where.glob(f"{topic}.q.Irelv[0-9]*"))
         _same(binary, ["irec", "-cutoffs", "10", "-out", topic,
                        str(where / f"{topic}.{run}.res"), *irelv])
-        din = str(where / f"{topic}.test.din")
+        din = str(where / f"{topic}.q.din")
         dlab, _, _ = _same(binary, ["dinlabel", "-din", din, "-truncate", "10"], res)
         _same(binary, ["gcompute", "-I", grelv, "-out", topic, "-cutoffs", "10"], dlab)
         for intent in irelv:  # D-NTCIR-IAeval: each intent's list as a rel file
@@ -412,8 +416,8 @@ def test_ntcireval_scripts_give_the_same_files_through_xdiv(split_diversity_samp
         f"-m xdiv.cli ntcir_eval \"$@\"\n")
     (shim / "ntcir_eval").chmod(0o755)
     scripts = (("NTCIR-eval test.qrels.tid rel test -cutoffs 10,1000 -g 1:2", "runl"),
-               ("D-NTCIR-eval Dtest.DINprob.tid test 10 l10", "runl"),
-               ("DIN-NTCIR-eval Dtest.DINprob.tid test 10 l10", "runl"),
+               ("D-NTCIR-eval Dtest.DINprob.tid q 10 l10", "runl"),
+               ("DIN-NTCIR-eval Dtest.DINprob.tid q 10 l10", "runl"),
                ("E-NTCIR-eval e-test.eqrels.tid erel erel ; -cutoffs 10,1000 -g 1:2:3:4:5",
                 "e-runlist"),
                ("1CLICK-eval 1C0-test.nuggets.tid test.nug test", None))

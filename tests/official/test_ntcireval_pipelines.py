@@ -15,17 +15,22 @@ import pytest
 
 from xdiv.cli import main
 
+from .conftest import SAMPLE_SPLIT, copy_split
+
 SCRIPTS = ("DIN-splitqrels", "NTCIRsplitqrels", "TRECsplitruns", "D-NTCIR-eval",
            "DIN-NTCIR-eval", "D-NTCIR-IAeval", "DIN-NTCIR-PQeval", "NTCIR-eval", "NEV2mean",
            "NEVIA2nev", "NEVIAPQ2sharpnev")
 
 
 def _run_scripts(ntcireval_folder: Path, into: Path, inputs: list[Path],
-                 commands: list[tuple[str, bool]]) -> dict[str, bytes]:
+                 commands: list[tuple[str, bool]], split: Path | None = None
+                 ) -> dict[str, bytes]:
     """The files NTCIREVAL's scripts write in ``into`` (folders, topic lists and
     temporary files aside) when ``commands`` run there under ``LC_ALL=C``, each reading
     the run list ``runl`` (the names of ``inputs`` from the third) on standard input
-    where its flag says so."""
+    where its flag says so. Given ``split`` (:func:`~tests.official.conftest.
+    sample_din_split`), the first command, that split's, is not run again: what it wrote
+    is copied (issue 35 item 18)."""
     if shutil.which("gawk") is None:
         pytest.skip("NTCIREVAL's scripts need gawk")
     into.mkdir()
@@ -33,6 +38,12 @@ def _run_scripts(ntcireval_folder: Path, into: Path, inputs: list[Path],
         shutil.copy2(ntcireval_folder / name, into / name)
     for path in inputs:
         shutil.copy(path, into / path.name)
+    if split is not None:
+        assert commands[0] == (SAMPLE_SPLIT, False), commands[0]
+        assert all((into / name).read_bytes() == (split / name).read_bytes()
+                   for name in ("Dtest.DINprob", "Dtest.Dqrels"))
+        copy_split(split, into)
+        commands = commands[1:]
     env = {**os.environ, "LC_ALL": "C", "PATH": f"{into}{os.pathsep}{os.environ['PATH']}"}
     runl = (into / "runl").read_bytes()
     before = set(os.listdir(into))
@@ -102,6 +113,7 @@ def _compare(scripts: dict[str, bytes], ours: dict[str, bytes], n_runs: int) -> 
 
 
 def test_every_pipeline_writes_the_scripts_files_on_ntcirevals_sample(ntcireval_folder,
+                                                                      sample_din_split,
                                                                       tmp_path):
     """NTCIREVAL's sample (Dtest.DINprob, Dtest.Dqrels, test.qrels, TRECRUN, TRECRUN2) at
     cutoff 10: the D-, DIN-, IA-, PQ- and adhoc pipelines, NEV2mean, NEVIA2nev and
@@ -112,7 +124,8 @@ def test_every_pipeline_writes_the_scripts_files_on_ntcirevals_sample(ntcireval_
     scripts, ours = _pipelines(prob, dqrels, qrels, runs, 10)
     (tmp_path / "runl").write_text("TRECRUN\nTRECRUN2\n")
     written = _run_scripts(folder, tmp_path / "scripts",
-                           [tmp_path / "runl", prob, dqrels, qrels, *runs], scripts)
+                           [tmp_path / "runl", prob, dqrels, qrels, *runs], scripts,
+                           sample_din_split)
     mine = _run_xdiv(tmp_path / "xdiv", ours)
     _compare(written, mine, len(runs))
     # the sample's combined measures are not all zero: the combinations are exercised
@@ -123,6 +136,7 @@ def test_every_pipeline_writes_the_scripts_files_on_ntcirevals_sample(ntcireval_
 
 @pytest.mark.slow
 def test_a_line_too_long_past_the_cutoff_is_reported_as_irec_reports_it(ntcireval_folder,
+                                                                        sample_din_split,
                                                                         tmp_path, capfd):
     """A document of 9,000 bytes at rank 500 of a topic: glabel and dinlabel never read
     it, irec does and says "Line too long" (after printing I-rec at the cutoff); the D-
@@ -143,7 +157,7 @@ def test_a_line_too_long_past_the_cutoff_is_reported_as_irec_reports_it(ntcireva
                (f"TRECsplitruns {tid} 1000", True),
                (f"D-NTCIR-eval {tid} q 10 e", True), (f"DIN-NTCIR-eval {tid} q 10 e", True)]
     _run_scripts(folder, tmp_path / "scripts", [tmp_path / "runl", prob, dqrels, run],
-                 scripts[:2])
+                 scripts[:2], sample_din_split)
     capfd.readouterr()
     env = {**os.environ, "LC_ALL": "C",
            "PATH": f"{tmp_path / 'scripts'}{os.pathsep}{os.environ['PATH']}"}

@@ -121,9 +121,12 @@ def test_the_2009_runs_take_the_plain_path_and_print_the_same(options, shared_20
     assert plain_warnings == general_warnings
 
 
-def test_one_run_alone_prints_its_block_of_the_run_set(shared_2009):
-    """Each run is scored alone: its rows are the same bits beside other runs."""
+def test_one_run_alone_prints_its_block_of_the_run_set(shared_2009, monkeypatch):
+    """Each run is scored alone: its rows are the same bits beside other runs (the runs
+    alone taken from the plain path's reader as :meth:`_Shared2009.cached_reads` keeps
+    them: issue 35 item 18)."""
     together, _ = shared_2009.plain_default()
+    shared_2009.cached_reads(monkeypatch)
     for path in shared_2009.runs[:4]:
         alone, _ = _plain(shared_2009.qrels, [path])
         assert alone is not None
@@ -330,12 +333,14 @@ def test_a_child_that_raises_sends_failed_and_is_reaped():
 
 
 @pytest.mark.parametrize("traditional", [False, True])
-def test_official_ndeval_cube_is_the_same_on_both_paths(traditional, monkeypatch):
+def test_official_ndeval_cube_is_the_same_on_both_paths(traditional, shared_2009,
+                                                        monkeypatch):
     """xdiv.official.ndeval gives ndeval's rows as a cube: the plain path and the general
-    path (forced here) give identical cubes, whose values are the CSV's."""
-    root = require_trec_2009()
-    runs = sorted(str(p) for p in (root / "runs").glob("*.gz"))[:5]
-    qrels = root / "qrels.diversity.gz"
+    path (forced here) give identical cubes, whose values are the CSV's. The plain path's
+    reader answers from the runs :meth:`_Shared2009.cached_reads` read once (issue 35
+    item 18); the general path reads the files."""
+    shared_2009.cached_reads(monkeypatch)
+    runs, qrels = shared_2009.runs[:5], shared_2009.qrels
     plain = xdiv.official.ndeval(qrels, runs, traditional=traditional, complete=True)
     text = ndeval_plain(qrels, runs, order="score-docno-desc" if traditional else "rank",
                         complete=True)

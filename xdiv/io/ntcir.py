@@ -471,7 +471,9 @@ def write_dqrels(path: PathLike, qrels: xr.Dataset | pd.DataFrame, *,
     other = q.loc[~under_zero, "topic"]
     if intents is not None:
         other = pd.concat([other, pd.Series(intents.index[intents != NONRELEVANT_INTENT])])
-    clash = relevant_zero & q["topic"].isin(other).to_numpy()
+    clash = relevant_zero
+    if relevant_zero.any():  # isin's time grows with the length of what it looks in
+        clash = relevant_zero & q["topic"].isin(other.unique()).to_numpy()
     if clash.any():
         k = int(np.argmax(clash))
         raise InputError(f"{os.fspath(path)}: topic {q['topic'].iloc[k]} docno "
