@@ -14,6 +14,12 @@ import pytest
 # first use: about 45 s of CPU in a fresh environment (CI's), for a test that then runs
 # in 3 s. Run as Python, the same functions compute the same values.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+# One BLAS thread per process: the suite's workers (pytest-xdist) already use the cores,
+# and OpenBLAS's threads would wait for a core by spinning on it. On a busy machine a
+# statsmodels fit of three collections (docs/howto/models.md) then took 16 s of CPU
+# instead of 1.5 s. Set before any test imports numpy; the workers and the child
+# processes the tests start (the docs build, the xdiv commands) inherit it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _keep_bytecode() -> None:

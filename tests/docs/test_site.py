@@ -293,3 +293,57 @@ def test_the_build_s_xdiv_prints_and_ends_as_the_console_script(tmp_path):
     for line, want, got in zip(SHELL_COMMANDS, expected, made):
         assert got == want, line
     assert expected[3][0].endswith(b"status 2\n") and expected[0][0].startswith(b"xdiv ")
+
+
+def test_the_build_reads_each_run_set_once_and_gives_what_a_new_read_gives(tmp_path):
+    """docs/hooks/reads.py: while the site builds, a second ``read_runs`` of the same
+    files with the same arguments gets a copy of the first one's dataset, identical to a
+    new read (values, coordinates, attributes with the provenance record), with the same
+    warnings at the calling line; a changed file, other arguments or ``chunks=`` read
+    anew, and a page changing its copy changes no other page's."""
+    import warnings
+
+    import xdiv
+    from xdiv.io import runfiles
+
+    spec = importlib.util.spec_from_file_location("reads_hook",
+                                                  ROOT / "docs" / "hooks" / "reads.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    paths = xdiv.datasets.write_synthetic(tmp_path, n_topics=4, n_runs=3, depth=6,
+                                          seed=3)["runs"]
+    # ranks that contradict the scores: read_runs warns
+    (tmp_path / "runs" / "odd.txt").write_text("1 Q0 d1 1 1.0 odd\n1 Q0 d2 2 2.0 odd\n")
+    paths.append(str(tmp_path / "runs" / "odd.txt"))
+    reads = []
+
+    def counted(*args, **kwargs):
+        reads.append(args)
+        return runfiles.read_runs(*args, **kwargs)
+
+    read = hook.keeping(counted)
+
+    def warned(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call()
+        return result, [(w.category, str(w.message), w.filename, w.lineno) for w in caught]
+
+    fresh, fresh_warnings = warned(lambda: runfiles.read_runs(paths, order="rank"))
+    try:
+        for _ in range(3):
+            kept, kept_warnings = warned(lambda: read(paths, order="rank"))
+            assert kept.identical(fresh) and kept.attrs == fresh.attrs
+            assert [w[:2] for w in kept_warnings] == [w[:2] for w in fresh_warnings]
+            assert fresh_warnings and all(w[2] == __file__ for w in kept_warnings)
+            kept["score"][:] = -1  # changes this copy only
+        assert len(reads) == 1
+        warned(lambda: read(paths))  # another order
+        warned(lambda: read(paths, order="rank", chunks={"run": 2}))
+        assert len(reads) == 3
+        os.utime(paths[0], ns=(1, 1))
+        assert warned(lambda: read(paths, order="rank"))[0].identical(fresh)
+        assert len(reads) == 4
+    finally:
+        hook.on_post_build(None)
+    assert not hook._kept
