@@ -21,6 +21,11 @@ MEMO = "xdiv_memo"
 one evaluation (ndeval's greedy ideal lists, built once for several cutoffs and measures).
 :func:`xdiv.evaluate` gives each evaluation a new one; without it nothing is kept."""
 
+IDEAL_LISTS = "ideal_lists"
+"""The entry of a memo (:data:`MEMO`) holding ndeval's greedy ideal lists, a dict keyed by
+the content of the qrels they come from: the lists depend on the collection alone, so
+:func:`xdiv.engine.evaluate_files` gives every block of runs the same dict."""
+
 def made_once(cube: xr.Dataset, key, make: Callable[[], xr.Dataset], *,
               share_memo: bool) -> xr.Dataset:
     """``make()``, a view of ``cube`` that several measures of one evaluation read, made
