@@ -14,7 +14,7 @@ from .core.adhoc import measure_judgments
 from .errors import AlignmentWarning, InputError, SingleIntentWarning, XdivWarning
 from .core.hierarchy import flat_hierarchy
 from .core.labels import from_json, natural_sorted, object_strings, preview, to_json
-from .measures.common import MEMO
+from .measures.common import IDEAL_LISTS, MEMO
 from .measures.names import expand_resolved
 from .measures.registry import SINGLE_INTENT_FAMILY, Measure, with_adhoc
 from .core.judge import check_runs, judged_cube, unjudged_as_relevant
@@ -287,6 +287,9 @@ class _Plan:
     memo: dict = field(default_factory=dict)
     """The collection's share of the judging, kept from block to block (see
     :func:`xdiv.core.judge.judged_cube`)."""
+    ideal_lists: dict = field(default_factory=dict)
+    """ndeval's greedy ideal lists, kept from block to block (see
+    :data:`xdiv.measures.common.IDEAL_LISTS`)."""
 
 
 def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None,
@@ -355,12 +358,13 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     depth = None if any(m.cutoff is None for m in measures) else max(m.cutoff for m in measures)
     cube = judged_cube(runs, collection, depth=depth, memo=plan.memo,
                        judged_only=plan.judged_only, ties=plan.ties is not None)
-    cube.attrs[MEMO] = {}  # work the measures share within this evaluation
+    # work the measures share within this evaluation (the ideal lists: of every block)
+    cube.attrs[MEMO] = {IDEAL_LISTS: plan.ideal_lists}
     unjudged = _unjudged_runs(cube)
     variables = _tie_scores(cube, plan, progress=progress)
     if plan.residuals:  # the same reduction, unjudged documents counted relevant
         high = unjudged_as_relevant(cube)
-        high.attrs[MEMO] = {}
+        high.attrs[MEMO] = {IDEAL_LISTS: plan.ideal_lists}
         variables["score_high"] = _values(measure_judgments(high, plan.computed), plan,
                                           "compute")
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,

@@ -144,7 +144,8 @@ def _trec_oracle(qrels: pd.DataFrame, runs: pd.DataFrame, requests) -> dict:
 
 
 def _ir_frames(qrels: pd.DataFrame, runs: pd.DataFrame):
-    """The qrels and each run as ir_measures frames, made once per pair of frames."""
+    """The qrels and each run as ir_measures frames, and as the Qrel and ScoredDoc tuples
+    ir_measures' own converters make of them, made once per pair of frames."""
     return _made_once(("ir", id(qrels), id(runs)), (qrels, runs),
                       lambda: _make_ir_frames(qrels, runs))
 
@@ -159,7 +160,10 @@ def _make_ir_frames(qrels: pd.DataFrame, runs: pd.DataFrame):
     per_run = {str(name): pd.DataFrame({
         "query_id": _strings(f["topic"]), "doc_id": _strings(f["docno"]),
         "score": f["score"].astype(float).to_numpy()}) for name, f in runs.groupby("run")}
-    return iq, per_run
+    util = ir_measures.util
+    return (iq, per_run, list(util.QrelsConverter(iq).as_namedtuple_iter()),
+            {name: list(util.RunConverter(frame).as_namedtuple_iter())
+             for name, frame in per_run.items()})
 
 
 def _strings(column: pd.Series) -> pd.Series:
@@ -167,10 +171,14 @@ def _strings(column: pd.Series) -> pd.Series:
     return pd.Series([str(v) for v in column], dtype=object)
 
 
-def _ir_oracles(measures, iq, per_run) -> dict:
+def _ir_oracles(measures, iq, per_run, iq_tuples, per_run_tuples) -> dict:
     """``{repr(measure): {(run, topic): value}}``, one ir_measures evaluator per group of
     measures pyndeval computes in one invocation and one per nDCG with ``gains`` (see the
-    module docstring)."""
+    module docstring). Those groups get the qrels and runs as tuples made once
+    (:func:`_ir_frames`; ir_measures converts a frame anew for every evaluator and run it
+    is given, seconds of CPU on the 2009 runs: issue 35 item 18); the other measures get
+    the frames (ranx, one of the providers there, takes tuples into a frame of pandas'
+    string dtype, which it refuses)."""
     groups: dict = {}
     for m in measures:
         key = (m["rel"], m["alpha"] if "alpha" in m.SUPPORTED_PARAMS else 0.5,
@@ -178,9 +186,10 @@ def _ir_oracles(measures, iq, per_run) -> dict:
             else repr(m) if "gains" in m.params else "other"
         groups.setdefault(key, []).append(m)
     out: dict = {}
-    for group in groups.values():
-        evaluator = ir_measures.evaluator(group, iq)
-        for name, run in per_run.items():
+    for key, group in groups.items():
+        qrels, runs = (iq, per_run) if key == "other" else (iq_tuples, per_run_tuples)
+        evaluator = ir_measures.evaluator(group, qrels)
+        for name, run in runs.items():
             for metric in evaluator.iter_calc(run):
                 out.setdefault(repr(metric.measure), {})[(name, str(metric.query_id))] = \
                     float(metric.value)
@@ -192,9 +201,8 @@ _PYNDEVAL = {"ERR_IA", "nERR_IA", "alpha_DCG", "alpha_nDCG", "NRBP", "nNRBP", "A
 
 
 def _check_ir(measures, qrels, runs, col) -> int:
-    iq, per_run = _ir_frames(qrels, runs)
     objects = [m if not isinstance(m, str) else ir_measures.parse_measure(m) for m in measures]
-    oracles = _quiet(_ir_oracles, list(dict.fromkeys(objects)), iq, per_run)
+    oracles = _quiet(_ir_oracles, list(dict.fromkeys(objects)), *_ir_frames(qrels, runs))
     by_order: dict = {}  # the order ir_measures' provider ranks by -> its measures
     for given, ir_obj in zip(measures, objects):
         by_order.setdefault(N.translate(ir_obj).order, []).append((given, ir_obj))

@@ -119,37 +119,47 @@ def compute_options(case: Case) -> list[str]:
 _LINE = re.compile(r"^\s*(\S+)=\s+(\S+)$")
 
 
-_WRITTEN: dict = {}
-"""The rel file last written at each path, by the judgments it holds (kept, so that their
-identity stays theirs): the cases of the TREC 2009 runs share each topic's (issue 35 item
-18)."""
+def run_ntcir_eval(program: Path, cases: dict, folder: Path) -> dict:
+    """ntcir_eval's values of ``cases`` (label: case): ``{label: {topic: {printed name:
+    printed value}}}``; a topic for which it prints nothing (no relevant document, or no
+    judged non-relevant one under ``-j``) is left out.
 
-
-def run_ntcir_eval(program: Path, case: Case, folder: Path) -> dict[str, dict[str, float]]:
-    """ntcir_eval's values of ``case``: ``{topic: {printed name: printed value}}``; a topic for
-    which it prints nothing (no relevant document, or no judged non-relevant one under
-    ``-j``) is left out."""
-    out = {}
-    for topic, rel in case.rels.items():
-        rel_file, res_file = folder / f"{topic}.rel", folder / f"{topic}.res"
-        if _WRITTEN.get(rel_file, (None,))[0] is not rel:  # cases may share a topic's rel
-            rel_file.write_text("".join(f"{d} L{lv}\n" for d, lv in rel.items()))
-            _WRITTEN[rel_file] = (rel,)
-        res_file.write_text("".join(f"{d}\n" for d in case.ranking[topic]))
-        label = [str(program), "label", "-r", str(rel_file)] + (["-j"] if case.condensed
-                                                                  else [])
-        labelled = subprocess.run(label + [str(res_file)], capture_output=True, text=True,
-                                  check=True).stdout
-        computed = subprocess.run([str(program), "compute", "-r", str(rel_file)]
-                                  + compute_options(case), input=labelled,
-                                  capture_output=True, text=True)
+    Each topic of each case is labelled (``ntcir_eval label``) and scored (``ntcir_eval
+    compute``) by processes of their own, as one would run them by hand; one shell script
+    starts them all, each pair's output after a line naming its case and topic (starting
+    thousands of processes from the test's Python process took seconds of CPU: issue 35
+    item 18)."""
+    script, blocks, rel_files = [], [], {}
+    for k, (label, case) in enumerate(cases.items()):
+        for topic, rel in case.rels.items():
+            if id(rel) not in rel_files:  # cases may share a topic's rel (one file)
+                rel_files[id(rel)] = folder / f"{len(rel_files)}.rel"
+                rel_files[id(rel)].write_text("".join(f"{d} L{lv}\n" for d, lv in rel.items()))
+            rel_file = rel_files[id(rel)]
+            res_file, labelled = folder / f"{k}-{topic}.res", folder / f"{k}-{topic}.lab"
+            res_file.write_text("".join(f"{d}\n" for d in case.ranking[topic]))
+            condensed = " -j" if case.condensed else ""
+            options = " ".join(compute_options(case))
+            script.append(f"echo '#case {len(blocks)}'\n"
+                          f"'{program}' label -r '{rel_file}'{condensed} '{res_file}' "
+                          f"> '{labelled}' || exit 3\n"
+                          f"'{program}' compute -r '{rel_file}' {options} < '{labelled}'\n")
+            blocks.append((label, topic))
+    (folder / "ntcir_eval.sh").write_text("".join(script))
+    printed = subprocess.run(["sh", str(folder / "ntcir_eval.sh")], capture_output=True,
+                             text=True, check=True).stdout
+    parts = printed.split("#case ")
+    assert parts[0] == "" and [int(part.split("\n", 1)[0]) for part in parts[1:]] == list(
+        range(len(blocks)))  # each case and topic's output is the one after its line
+    out: dict = {label: {} for label in cases}
+    for (label, topic), part in zip(blocks, parts[1:]):
         values = {}
-        for line in computed.stdout.splitlines():
+        for line in part.splitlines()[1:]:
             match = _LINE.match(line)
             if match:
                 values[match[1]] = match[2]
         if values:
-            out[topic] = values
+            out[label][topic] = values
     return out
 
 
@@ -253,8 +263,9 @@ def compare_cases(program: Path, folder: Path, cases: dict) -> dict[str, list[fl
     scored = {}
     for group in groups:
         scored.update(run_xdiv(group, registry_names(next(iter(group.values())))))
+    by_ntcir_eval = run_ntcir_eval(program, cases, folder)
     for seed, case in cases.items():
-        expected = run_ntcir_eval(program, case, folder)
+        expected = by_ntcir_eval[seed]
         names = registry_names(case)
         got = scored[seed]
         for topic, values in expected.items():

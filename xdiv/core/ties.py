@@ -101,7 +101,8 @@ def shuffled_samples(cube: xr.Dataset, *, seed: int, samples: range) -> xr.Datas
             moved = da.expand_dims(sample=n)
         data = moved.transpose("sample", *da.dims).data
         out[name] = (da.dims, data.reshape((n * da.sizes["run"],) + data.shape[2:]))
-    labels = [f"{r}\x1f{s}" for s in samples for r in cube["run"].values]
+    runs = cube["run"].values  # read once, not once per sample
+    labels = [f"{r}\x1f{s}" for s in samples for r in runs]
     stacked = xr.Dataset(out, coords={"run": np.array(labels, dtype=object)})
     result = stacked.merge(cube.drop_vars(per_run + ["run"]))
     result.attrs = cube.attrs  # the same memo: reordering leaves the ideal lists unchanged

@@ -17,8 +17,8 @@ from ..kernels import graded as G
 from ..kernels.common import count_relevant
 from ..kernels import ndeval as K
 from ..kernels import ties as T
-from .common import (GAIN, HIGHEST, HIGHEST_GAIN, MEMO, PART_DECIMALS, gain_table, intent_aware,
-                     levels_to, per_intent)
+from .common import (GAIN, HIGHEST, HIGHEST_GAIN, IDEAL_LISTS, MEMO, PART_DECIMALS, gain_table,
+                     intent_aware, levels_to, per_intent)
 from .registry import Measure, Param, flag, real, register
 
 ALPHA = Param("alpha", 0.5, "novelty discount: each further document relevant to an intent "
@@ -43,8 +43,9 @@ _PARALLEL = {"dask": "parallelized", "output_dtypes": [np.float64],
 def greedy_ideal(cube: xr.Dataset, alpha: float, depth: int,
                  weights: xr.DataArray | None = None) -> xr.DataArray:
     """Novelty gains of ndeval's greedy ideal list, ``(topic, greedy_rank)``, kept in the
-    judged cube's memo (:data:`xdiv.measures.common.MEMO`, one per evaluation) when it
-    has one."""
+    judged cube's memo (:data:`xdiv.measures.common.MEMO`, one per evaluation; under
+    :data:`xdiv.measures.common.IDEAL_LISTS`) when it has one."""
+    memo = cube.attrs.get(MEMO)
     args = [cube["qrels_level"], cube["intent_valid"]] + ([weights] if weights is not None
                                                            else [])
     return xr.apply_ufunc(
@@ -52,7 +53,8 @@ def greedy_ideal(cube: xr.Dataset, alpha: float, depth: int,
         input_core_dims=[["doc", "intent"], ["intent"]] + ([["intent"]] if weights is not None
                                                           else []),
         output_core_dims=[["greedy_rank"]],
-        kwargs={"alpha": alpha, "depth": depth, "memo": cube.attrs.get(MEMO)})
+        kwargs={"alpha": alpha, "depth": depth,
+                "memo": None if memo is None else memo.setdefault(IDEAL_LISTS, {})})
 
 
 def _run_only(kernel, cube, measure, **kwargs):
