@@ -18,6 +18,7 @@ verify`` (in-process, under a time limit), whose outcome is classified:
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import random
@@ -29,6 +30,7 @@ import netCDF4
 import pytest
 
 import xdiv
+from xdiv import cli
 from xdiv.cli import main
 from xdiv.cli.verify import VERSION_LINE
 
@@ -96,8 +98,12 @@ def _at(record, path):
 
 @pytest.fixture
 def cubes(tmp_path, monkeypatch):
-    """A cube made in Python and one made by ``xdiv evaluate`` from the same files."""
+    """A cube made in Python and one made by ``xdiv evaluate`` from the same files; the
+    argument parser of each command family built once for the commands verify and its
+    recomputations run (issue 35 item 18: building it cost more than the rest of a
+    clean refusal)."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "parser", functools.cache(cli.parser))
     (tmp_path / "qrels.txt").write_text(QRELS)
     for name, text in RUNS.items():
         (tmp_path / name).write_text(text)

@@ -23,6 +23,7 @@ depends on the result only: the rows and columns follow the result's coordinates
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -765,17 +766,25 @@ def _citation(keys) -> str:
 
 def _measure_keys(metric: str) -> list[str]:
     """The :data:`BIBLIOGRAPHY` keys of a measure's registry reference, in order."""
+    return list(_reference_keys(metric))
+
+
+@functools.lru_cache(maxsize=1024)
+def _reference_keys(metric: str) -> tuple[str, ...]:
+    """:func:`_measure_keys`, remembered for each name: a table and its paragraph look
+    each measure up several times, and a name the registry does not know costs a search
+    for the close names its error message suggests."""
     try:
         reference = parse_measure(metric).definition.reference or ""
     except (MeasureError, ValueError):
-        return []
+        return ()
     found = sorted((reference.find(text), key) for text, key in MEASURE_REFERENCES.items()
                    if text in reference)
     keys: list[str] = []
     for _, key in found:
         if key not in keys:
             keys.append(key)
-    return keys
+    return tuple(keys)
 
 
 def _test_phrase(result: xr.Dataset, name: str | None, f: _Format) -> str:

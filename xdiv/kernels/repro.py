@@ -88,10 +88,11 @@ def _contributions(groups: np.ndarray, depth: int, ties: str) -> np.ndarray:
     count it ``(d - top + 1) / (bottom - top + 1)`` within its group's ranks, then 1."""
     n = len(groups)
     positions = np.arange(1, n + 1)
-    starts = np.r_[True, groups[1:] != groups[:-1]] if n else np.zeros(0, dtype=bool)
+    starts = (np.concatenate(([True], groups[1:] != groups[:-1])) if n
+              else np.zeros(0, dtype=bool))
     label = np.cumsum(starts) - 1
     top = positions[starts][label]
-    bottom = np.r_[positions[starts][1:] - 1, n][label]
+    bottom = np.concatenate((positions[starts][1:] - 1, [n]))[label]
     d = np.arange(1, depth + 1)[None, :]
     if ties == "w":
         return (d >= top[:, None]).astype(float)
