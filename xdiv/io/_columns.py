@@ -25,7 +25,7 @@ from ._guard import (LIMITS, GZIP_ERRORS, IN_MEMORY_GZIP, CONTROL, DECIMAL_INTEG
                      DECIMAL_NUMBER, check_gaps, control_message, gunzipped, is_gzip,
                      numbered_fields, check_file, open_guarded, open_text)
 
-__all__ = ["read_columns", "decode_strings", "give_back", "reading_pool"]
+__all__ = ["read_columns", "decode_strings", "give_back"]
 
 PathLike = str | os.PathLike
 
@@ -239,29 +239,6 @@ def decode_strings(values: pa.Array) -> np.ndarray:
     return words[values.indices.to_numpy(zero_copy_only=False)]
 
 
-def reading_pool() -> pa.MemoryPool:
-    """The pyarrow memory pool of the readers: jemalloc's, set to give freed pages back to
-    the system at once, where pyarrow has it, else the system allocator's.
-
-    pyarrow's default pool (mimalloc) keeps the pages a parsed file or a coded block of
-    files freed, in each thread that freed them, and the C library's allocator keeps
-    part of them in per-thread arenas: either way a streamed evaluation's peak grew by
-    blocks it no longer held. jemalloc's decay setting is its own, so that nothing else
-    in the process changes (unless it asked for jemalloc's pool itself)."""
-    global _POOL
-    if _POOL is None:
-        try:
-            pool = pa.jemalloc_memory_pool()
-            pa.jemalloc_set_decay_ms(0)
-        except NotImplementedError:  # a pyarrow built without jemalloc
-            pool = pa.system_memory_pool()
-        _POOL = pool
-    return _POOL
-
-
-_POOL: pa.MemoryPool | None = None
-
-
 def give_back() -> None:
     """Hand the memory freed since the last call back to the system: pyarrow's default
     pool's (for the calling thread) and, with the GNU C library, the free pages of every
@@ -361,7 +338,10 @@ def _arrow_columns(path, columns, optional_last, compressed, skip=0):
                     column_types=types, null_values=[], strings_can_be_null=False,
                     quoted_strings_can_be_null=False, check_utf8=True,
                     include_columns=kept),
-                memory_pool=reading_pool())
+                # the system allocator's pool: pyarrow's default pool (mimalloc) keeps the
+                # pages a parsed file freed, in each thread that freed them, which cost a
+                # streamed evaluation about 80 MiB of its peak
+                memory_pool=pa.system_memory_pool())
     except XdivError:
         raise  # a limit of the guarded stream: reading on would cost what it guards
     except (pa.ArrowInvalid, UnicodeDecodeError, *GZIP_ERRORS):
@@ -370,17 +350,18 @@ def _arrow_columns(path, columns, optional_last, compressed, skip=0):
     for name in kept:
         column = table.column(name)
         if kinds[name] == "str":
-            column = column.combine_chunks(memory_pool=reading_pool())
+            column = column.combine_chunks(memory_pool=pa.system_memory_pool())
             words = column.dictionary if name not in _WIDE_STRINGS else column
             if len(words) and (pc.min(pc.binary_length(
-                    words, memory_pool=reading_pool())).as_py() == 0 or (
+                    words, memory_pool=pa.system_memory_pool())).as_py() == 0 or (
                     other_seen is None and pc.any(pc.match_substring(words, other)).as_py())
                     or _has_control(words)):
                 return None
             if name == "_Q0" and len(read) < len(names) and words.to_pylist() != ["Q0"]:
                 return None  # a line without its tag must show its Q0 (see _missing_q0)
         else:
-            column = (_typed(kinds[name], column.combine_chunks(memory_pool=reading_pool()))
+            column = (_typed(kinds[name], column.combine_chunks(
+                memory_pool=pa.system_memory_pool()))
                       if pa.types.is_string(column.type) else column.to_numpy())
             if column is None or (kinds[name] == "float" and not np.isfinite(column).all()):
                 return None
@@ -414,7 +395,8 @@ def _typed(kind: str, strings: pa.Array) -> np.ndarray | None:
 def _has_control(words: pa.Array) -> bool:
     """Whether a string column holds a control character (printable ASCII, by far the
     most common case, is checked first)."""
-    return not pc.all(pc.ascii_is_printable(words, memory_pool=reading_pool())).as_py() and pc.any(
+    printable = pc.ascii_is_printable(words, memory_pool=pa.system_memory_pool())
+    return not pc.all(printable).as_py() and pc.any(
         pc.match_substring_regex(words, CONTROL.pattern)).as_py()
 
 

@@ -38,7 +38,7 @@ from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
 from .ir_metadata import IR_METADATA_ATTR
 from .provenance import recorded
 from .trec import RunColumns, read_run_columns, read_run_table
-from ._columns import give_back, reading_pool
+from ._columns import give_back
 from ._guard import is_gzip
 from ..typing import DUPLICATES
 
@@ -288,7 +288,7 @@ def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Cod
     runs = [read_run_columns(path, warn=False, table=parsed.result()) for path, parsed in items]
     encoded = pc.dictionary_encode(pa.chunked_array([run.docno for run in runs],
                                                     type=pa.string()),
-                                   memory_pool=reading_pool())
+                                   memory_pool=pa.system_memory_pool())
     # the chunks share one dictionary
     words, rank_of = _sorted_words(encoded.chunks[-1].dictionary)
     codes = [rank_of[chunk.indices.to_numpy(zero_copy_only=False)] for chunk in encoded.chunks]
@@ -506,10 +506,10 @@ def _sorted_codes(docno: pa.Array) -> tuple[pa.Array, np.ndarray]:
 
 def _sorted_words(words: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """Distinct docnos sorted, and the int32 rank of each of ``words`` among them."""
-    by_text = pc.sort_indices(words, memory_pool=reading_pool()).to_numpy()
+    by_text = pc.sort_indices(words, memory_pool=pa.system_memory_pool()).to_numpy()
     rank_of = np.empty(len(words), dtype=np.int32)
     rank_of[by_text] = np.arange(len(words), dtype=np.int32)
-    return pc.take(words, by_text, memory_pool=reading_pool()), rank_of
+    return pc.take(words, by_text, memory_pool=pa.system_memory_pool()), rank_of
 
 
 def _lengths(grids: list[_FileGrids], topics: list[str]) -> np.ndarray:
