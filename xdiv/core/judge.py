@@ -46,11 +46,16 @@ def _judged_keys(vocabulary: np.ndarray, docno_grid: np.ndarray, judged=None) ->
     width = len(vocabulary)
     topic, slot, indices, dictionary = (judged if judged is not None
                                         else _judged_docnos(docno_grid))
-    # the vocabulary is searched in the judged docnos (hashing the smaller side)
-    where = pc.index_in(pa.array(np.asarray(vocabulary, dtype=object), pa.string()),
-                        value_set=dictionary)
-    code_of = np.full(len(dictionary), -1, dtype=np.int64)
-    code_of[where.drop_null().to_numpy()] = np.flatnonzero(~np.asarray(where.is_null()))
+    # one side is searched in the other, the smaller one hashed
+    words = pa.array(np.asarray(vocabulary, dtype=object), pa.string())
+    if len(words) < len(dictionary):  # each judged docno's code
+        code_of = pc.fill_null(pc.index_in(dictionary, value_set=words), -1).to_numpy(
+            zero_copy_only=False).astype(np.int64)
+    else:  # each code's judged docno
+        where = pc.index_in(words, value_set=dictionary)
+        code_of = np.full(len(dictionary), -1, dtype=np.int64)
+        code_of[where.drop_null().to_numpy()] = np.flatnonzero(~np.asarray(where.is_null()))
+    del words
     code = code_of[indices]
     inside = code >= 0
     topic, slot, code = topic[inside], slot[inside], code[inside]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import ctypes
 import math
 import mmap
 import os
+import platform
 import re
+import sys
 import threading
 import warnings
 
@@ -22,7 +25,7 @@ from ._guard import (LIMITS, GZIP_ERRORS, IN_MEMORY_GZIP, CONTROL, DECIMAL_INTEG
                      DECIMAL_NUMBER, check_gaps, control_message, gunzipped, is_gzip,
                      numbered_fields, check_file, open_guarded, open_text)
 
-__all__ = ["read_columns", "decode_strings"]
+__all__ = ["read_columns", "decode_strings", "give_back"]
 
 PathLike = str | os.PathLike
 
@@ -236,6 +239,31 @@ def decode_strings(values: pa.Array) -> np.ndarray:
     return words[values.indices.to_numpy(zero_copy_only=False)]
 
 
+def give_back() -> None:
+    """Hand the memory freed since the last call back to the system: pyarrow's default
+    pool's (for the calling thread) and, with the GNU C library, the free pages of every
+    thread's arena (``malloc_trim``), which the library keeps otherwise; a thread that
+    needs memory next cannot use another thread's arena, so a stream's peak would grow
+    by what each of its threads last freed."""
+    pa.default_memory_pool().release_unused()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _glibc():
+    """The GNU C library, or None (another C library, or another system)."""
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+_LIBC = _glibc()
+
+
 _DICTIONARY = pa.dictionary(pa.int32(), pa.string())
 _ARROW_TYPES = {"str": _DICTIONARY, "int": pa.int64(), "float": pa.float64()}
 _WIDE_STRINGS = ("docno",)
@@ -310,8 +338,9 @@ def _arrow_columns(path, columns, optional_last, compressed, skip=0):
                     column_types=types, null_values=[], strings_can_be_null=False,
                     quoted_strings_can_be_null=False, check_utf8=True,
                     include_columns=kept),
-                # the system allocator gives freed blocks back; pyarrow's default pool
-                # keeps them, which cost a streamed evaluation about 80 MiB of its peak
+                # the system allocator's pool: pyarrow's default pool (mimalloc) keeps the
+                # pages a parsed file freed, in each thread that freed them, which cost a
+                # streamed evaluation about 80 MiB of its peak
                 memory_pool=pa.system_memory_pool())
     except XdivError:
         raise  # a limit of the guarded stream: reading on would cost what it guards
@@ -321,16 +350,18 @@ def _arrow_columns(path, columns, optional_last, compressed, skip=0):
     for name in kept:
         column = table.column(name)
         if kinds[name] == "str":
-            column = column.combine_chunks()
+            column = column.combine_chunks(memory_pool=pa.system_memory_pool())
             words = column.dictionary if name not in _WIDE_STRINGS else column
-            if len(words) and (pc.min(pc.binary_length(words)).as_py() == 0 or (
+            if len(words) and (pc.min(pc.binary_length(
+                    words, memory_pool=pa.system_memory_pool())).as_py() == 0 or (
                     other_seen is None and pc.any(pc.match_substring(words, other)).as_py())
                     or _has_control(words)):
                 return None
             if name == "_Q0" and len(read) < len(names) and words.to_pylist() != ["Q0"]:
                 return None  # a line without its tag must show its Q0 (see _missing_q0)
         else:
-            column = (_typed(kinds[name], column.combine_chunks())
+            column = (_typed(kinds[name], column.combine_chunks(
+                memory_pool=pa.system_memory_pool()))
                       if pa.types.is_string(column.type) else column.to_numpy())
             if column is None or (kinds[name] == "float" and not np.isfinite(column).all()):
                 return None
@@ -364,7 +395,8 @@ def _typed(kind: str, strings: pa.Array) -> np.ndarray | None:
 def _has_control(words: pa.Array) -> bool:
     """Whether a string column holds a control character (printable ASCII, by far the
     most common case, is checked first)."""
-    return not pc.all(pc.ascii_is_printable(words)).as_py() and pc.any(
+    printable = pc.ascii_is_printable(words, memory_pool=pa.system_memory_pool())
+    return not pc.all(printable).as_py() and pc.any(
         pc.match_substring_regex(words, CONTROL.pattern)).as_py()
 
 

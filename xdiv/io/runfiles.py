@@ -38,6 +38,7 @@ from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
 from .ir_metadata import IR_METADATA_ATTR
 from .provenance import recorded
 from .trec import RunColumns, read_run_columns, read_run_table
+from ._columns import give_back
 from ._guard import is_gzip
 from ..typing import DUPLICATES
 
@@ -222,9 +223,9 @@ def read_run_blocks(paths, *, order: Order = "score-docno-desc",
             grids = _natural(coded.grids)
             vocabulary = np.asarray(coded.words.to_pylist(), dtype=object)
             yield _assemble(grids, vocabulary, order, *_fill(grids))
-            # give the block's buffers back to the system: pyarrow's pool would keep them
-            # for the next blocks, and a stream's peak would grow by them
-            pa.default_memory_pool().release_unused()
+            # give the block's buffers, and the scoring's, back to the system: the
+            # allocators would keep them for the next blocks, and a stream's peak grow by them
+            give_back()
     warn_rank_disagreements(disagreements, order)
 
 
@@ -286,7 +287,8 @@ def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Cod
     warning), ranked."""
     runs = [read_run_columns(path, warn=False, table=parsed.result()) for path, parsed in items]
     encoded = pc.dictionary_encode(pa.chunked_array([run.docno for run in runs],
-                                                    type=pa.string()))
+                                                    type=pa.string()),
+                                   memory_pool=pa.system_memory_pool())
     # the chunks share one dictionary
     words, rank_of = _sorted_words(encoded.chunks[-1].dictionary)
     codes = [rank_of[chunk.indices.to_numpy(zero_copy_only=False)] for chunk in encoded.chunks]
@@ -299,6 +301,7 @@ def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Cod
         grids.append(_file_grids(runs[k], codes[k], lambda c: words[int(c)].as_py(), order,
                                  duplicates, disagreements=found))
         runs[k] = codes[k] = None  # the columns are released once ranked
+    give_back()  # the ranking's work, freed in this thread's arena
     return _Coded(words, grids, found=found)
 
 
@@ -503,10 +506,10 @@ def _sorted_codes(docno: pa.Array) -> tuple[pa.Array, np.ndarray]:
 
 def _sorted_words(words: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """Distinct docnos sorted, and the int32 rank of each of ``words`` among them."""
-    by_text = pc.sort_indices(words).to_numpy()
+    by_text = pc.sort_indices(words, memory_pool=pa.system_memory_pool()).to_numpy()
     rank_of = np.empty(len(words), dtype=np.int32)
     rank_of[by_text] = np.arange(len(words), dtype=np.int32)
-    return words.take(by_text), rank_of
+    return pc.take(words, by_text, memory_pool=pa.system_memory_pool()), rank_of
 
 
 def _lengths(grids: list[_FileGrids], topics: list[str]) -> np.ndarray:
