@@ -26,6 +26,7 @@ IDEAL_LISTS = "ideal_lists"
 the content of the qrels they come from: the lists depend on the collection alone, so
 :func:`xdiv.engine.evaluate_files` gives every block of runs the same dict."""
 
+
 def made_once(cube: xr.Dataset, key, make: Callable[[], xr.Dataset], *,
               share_memo: bool) -> xr.Dataset:
     """``make()``, a view of ``cube`` that several measures of one evaluation read, made
