@@ -160,6 +160,22 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
     assert proc.returncode == 141  # as a command stopped by SIGPIPE
 
 
+@pytest.mark.slow
+def test_a_command_whose_reader_goes_away_still_writes_its_output_file(tmp_path):
+    # the table goes to a closed pipe first, the cube to -o after: the command used to stop
+    # at the table, with status 141 and no cube
+    (tmp_path / "qrels.txt").write_text("1 1 a 1\n1 2 b 1\n2 1 c 1\n")
+    (tmp_path / "run.txt").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1.0 r\n")
+    command = (f"set -o pipefail; {sys.executable} -m xdiv.cli evaluate qrels.txt run.txt "
+               "-m alpha-nDCG@10 -o cube.nc | true")
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 141, proc.stderr  # as a command stopped by SIGPIPE
+    assert proc.stderr.startswith("score cube written to ") and "Traceback" not in proc.stderr
+    cube = xdiv.open_dataset(tmp_path / "cube.nc")
+    assert float(cube["score"].sel(run="r", topic="1").item()) == 1.0
+
+
 def test_cutoffs_past_the_ideal_list_allocate_nothing_and_score_as_the_list():
     col, runs = xdiv.datasets.synthetic(n_topics=4, n_runs=2, seed=3)
     names = ["D-nDCG", "DIN-nDCG"]

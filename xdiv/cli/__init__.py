@@ -122,10 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             apply_renamed(args)
             refuse_empty_outputs(args)
-            with _recording(argv, args):
+            with _recording(argv, args), _reader_may_go() as stdout:
                 status = args.handler(args)
-            sys.stdout.flush()
-            return status
+                sys.stdout.flush()
+            return 141 if stdout.gone else status
         except XdivError as exc:
             _say(f"xdiv: error: {exc}")
             return 2
@@ -143,10 +143,59 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.kill(os.getpid(), signal.SIGINT)
             return 130
         except BrokenPipeError:
-            # the reader went away (``xdiv evaluate ... | head``): stop quietly, as a
-            # command killed by SIGPIPE does, and keep the interpreter's final flush quiet
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            # the reader went away while a command wrote bytes (``xdiv trec_eval ... |
+            # head``): stop quietly, as a command killed by SIGPIPE does
+            _to_devnull(sys.stdout)
             return 141
+
+
+class _Stdout:
+    """Standard output that, when its reader goes away (``xdiv evaluate ... -o x.nc |
+    head``), notes it and sends what follows to ``/dev/null`` instead of raising: the
+    command still writes its ``-o`` files, and :func:`main` then ends as a command killed
+    by SIGPIPE does."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._went()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._went()
+
+    def _went(self) -> None:
+        self.gone = True
+        _to_devnull(self._stream)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _to_devnull(stream) -> None:
+    """Point ``stream``'s file descriptor at ``/dev/null``: what is left in its buffer,
+    and the interpreter's final flush, then go nowhere, quietly."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+@contextlib.contextmanager
+def _reader_may_go():
+    """Within the block, ``sys.stdout`` is a :class:`_Stdout` over the current one."""
+    guarded = _Stdout(sys.stdout)
+    sys.stdout = guarded
+    try:
+        yield guarded
+    finally:
+        if sys.stdout is guarded:
+            sys.stdout = guarded._stream
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
