@@ -225,7 +225,7 @@ def read_run_blocks(paths, *, order: Order = "score-docno-desc",
             yield _assemble(grids, vocabulary, order, *_fill(grids))
             # give the block's buffers, and the scoring's, back to the system: the
             # allocators would keep them for the next blocks, and a stream's peak grow by them
-            give_back()
+            _give_back_after([grid.path for grid in grids])
     warn_rank_disagreements(disagreements, order)
 
 
@@ -238,6 +238,19 @@ _GROUP_BYTES = 96 << 20
 
 GZIP_RATIO = 4
 """The text size of a gzip run file taken as this many times its size on disk."""
+
+
+_TRIM_BYTES = 1 << 20
+"""Run text of a block under which its freed buffers are left to the allocators: giving
+them back (:func:`~xdiv.io._columns.give_back`) walks the whole heap, up to a tenth of a
+second in a large process, more than reading so small a block costs."""
+
+
+def _give_back_after(paths: list[str]) -> None:
+    """Give the freed buffers back to the system after a block of the files ``paths``,
+    when it held at least :data:`_TRIM_BYTES` of run text."""
+    if sum(text_size(path) for path in paths) >= _TRIM_BYTES:
+        give_back()
 
 
 def text_size(path: str) -> int:
@@ -301,7 +314,7 @@ def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Cod
         grids.append(_file_grids(runs[k], codes[k], lambda c: words[int(c)].as_py(), order,
                                  duplicates, disagreements=found))
         runs[k] = codes[k] = None  # the columns are released once ranked
-    give_back()  # the ranking's work, freed in this thread's arena
+    _give_back_after([path for path, _ in items])  # the ranking's, in this thread's arena
     return _Coded(words, grids, found=found)
 
 

@@ -68,7 +68,8 @@ def all_nodes(cube: xr.Dataset) -> xr.Dataset:
 
 def _layer_cube(cube: xr.Dataset, h: int) -> xr.Dataset:
     return made_once(cube, ("nodes", "layer", h), lambda: node_cube(
-        cube, cube["node_exists"] & (cube["node_layer"] == h), cube["node_weight"]), share_memo=True)
+        cube, cube["node_exists"] & (cube["node_layer"] == h), cube["node_weight"]),
+        share_memo=True)
 
 
 def _leaf_cube(cube: xr.Dataset) -> xr.Dataset:
