@@ -8,7 +8,9 @@ every series has its own combination of colour, line style and marker
 are placed where they overlap nothing or left to the legend (:func:`place_labels`), heat
 maps are ordered by hierarchical clustering (:func:`cluster_order`) and print their
 values where they fit (:func:`heatmap`), and figures grow with the number of categories
-they show. These building blocks are public so that other plots share the same style.
+they show. Names taken from the input (runs, topics, measures, settings) are drawn as
+they are, never as mathtext nor with raw control characters (:func:`literal`). These
+building blocks are public so that other plots share the same style.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from matplotlib.ticker import MaxNLocator
 from ..errors import InputError
 from ..core.cube import score_array
 from ..core.labels import from_json
-from .layout import (LEGEND_ROWS, category_width, cluster_order, heatmap, legend_height,
-                     legend_outside, new_figure, place_labels, style_cycle)
+from .layout import (category_width, cluster_order, heatmap, legend_height, legend_outside,
+                     legend_width, literal, new_figure, place_labels, style_cycle)
 
 __all__ = ["asl_curves", "irec_dndcg", "concordance_heatmap", "topic_distributions",
            "run_differences", "correlation_matrix", "new_figure", "style_cycle",
            "legend_outside", "legend_height", "place_labels", "cluster_order", "heatmap",
-           "category_width", "power_curves", "swap_curves", "g_curves"]
+           "category_width", "power_curves", "swap_curves", "g_curves", "legend_width",
+           "literal"]
 
 def asl_curves(result: xr.Dataset, alpha: float | None = None, test: str | None = None,
                ymax: float | None = None) -> Figure:
@@ -73,9 +76,7 @@ def asl_curves(result: xr.Dataset, alpha: float | None = None, test: str | None 
     power = (curves < level).mean(axis=1)
     order = np.argsort(-power, kind="stable")
     names = [f"{result['metric'].values[k]} ({power[k]:.1%})" for k in order]
-    ncols = math.ceil(len(names) / LEGEND_ROWS)
-    label_inches = max(map(len, names)) * 0.075 + 0.5
-    fig = new_figure(5.5 + ncols * label_inches, max(4.0, legend_height(len(names))))
+    fig = new_figure(5.5 + legend_width(names), max(4.0, legend_height(len(names))))
     ax = fig.add_subplot()
     top = min(1.0, max(0.2, 4 * level)) if ymax is None else ymax
     ranks = np.arange(1, curves.shape[1] + 1)
@@ -100,12 +101,12 @@ def asl_curves(result: xr.Dataset, alpha: float | None = None, test: str | None 
 
 def _settings_title(attrs: dict) -> str:
     """A test's name and the settings it records: ``paired bootstrap: B = 1000, seed 0,
-    alpha = 0.05``."""
+    alpha = 0.05``, as matplotlib text (:func:`literal`)."""
     shown = {"B": "B = {:d}", "seed": "seed {:d}", "alpha": "alpha = {:g}"}
     settings = [form.format(int(attrs[key]) if key != "alpha" else float(attrs[key]))
                 for key, form in shown.items() if key in attrs]
-    return f"{attrs.get('test', 'test')}: {', '.join(settings)}" if settings else \
-        str(attrs.get("test", "ASL curves"))
+    return f"{literal(attrs.get('test', 'test'))}: {', '.join(settings)}" if settings else \
+        literal(attrs.get("test", "ASL curves"))
 
 
 def _fitted(values: np.ndarray) -> tuple[float, float]:
@@ -168,8 +169,7 @@ def irec_dndcg(scores: xr.Dataset, cutoff: int = 10, gamma: float = 0.5) -> Figu
                  f"{len(runs)} runs", fontsize="medium")
     if len(runs) > 40 or not place_labels(ax, x, y, runs):
         fig.set_layout_engine("constrained")
-        ncols = math.ceil(len(runs) / LEGEND_ROWS)
-        fig.set_size_inches(size[0] + ncols * (max(map(len, runs)) * 0.075 + 0.5),
+        fig.set_size_inches(size[0] + legend_width(runs),
                             max(size[1], legend_height(len(runs))))
         legend_outside(fig, handles, runs, title="run")
     return fig
@@ -254,11 +254,11 @@ def topic_distributions(scores: xr.Dataset, metric: str) -> Figure:
     fig = new_figure(category_width(len(order)), 4)
     ax = fig.add_subplot()
     ax.boxplot(data)
-    ax.set_xticks(range(1, len(order) + 1), [str(r) for r in order], rotation=90,
+    ax.set_xticks(range(1, len(order) + 1), [literal(r) for r in order], rotation=90,
                   fontsize="x-small")
-    ax.set_ylabel(metric)
-    ax.set_title(f"{metric} per topic ({da.sizes['topic']} topics), runs sorted by mean",
-                 fontsize="medium")
+    ax.set_ylabel(literal(metric))
+    ax.set_title(f"{literal(metric)} per topic ({da.sizes['topic']} topics), runs sorted by "
+                 "mean", fontsize="medium")
     return fig
 
 
@@ -281,10 +281,11 @@ def run_differences(scores: xr.Dataset, metric: str, run_a: str, run_b: str) -> 
            color=np.where(diff.values[order] >= 0, "tab:blue", "tab:red"))
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel("topics (sorted)")
-    ax.set_ylabel(f"{metric}: {run_a} - {run_b}")
+    shown_a, shown_b = literal(run_a), literal(run_b)
+    ax.set_ylabel(f"{literal(metric)}: {shown_a} - {shown_b}")
     ahead = int((diff.values > 0).sum())
-    ax.set_title(f"{run_a} higher on {ahead}, {run_b} on {int((diff.values < 0).sum())} of "
-                 f"{len(order)} topics", fontsize="medium")
+    ax.set_title(f"{shown_a} higher on {ahead}, {shown_b} on {int((diff.values < 0).sum())} "
+                 f"of {len(order)} topics", fontsize="medium")
     return fig
 
 
@@ -334,7 +335,7 @@ def power_curves(power: xr.DataArray, target: float | None = 0.8):
     ax.set_ylim(*_fitted(np.append(power.values, [] if target is None else [target])))
     ax.set_xlabel("number of topics")
     ax.set_ylabel("power")
-    ax.set_title(f"{power.attrs.get('test', 'paired-t')} test, alpha = "
+    ax.set_title(f"{literal(power.attrs.get('test', 'paired-t'))} test, alpha = "
                  f"{power.attrs.get('alpha', 0.05):g}", fontsize="medium")
     legend_outside(fig, handles, [f"{m}, {d:g}" for m, d in series],
                    title="measure, difference")
@@ -375,8 +376,9 @@ def swap_curves(result: xr.Dataset, subset_size: int | None = None):
     ax.set_xlabel(f"absolute difference on the first subset (bins of "
                   f"{result.attrs.get('bin_width', edges[1] - edges[0]):g}, lower edges)")
     ax.set_ylabel("swap rate")
-    ax.set_title(f"swap rate {what} ({result.attrs.get('sampling', '')}, "
-                 f"B = {result.attrs.get('B', result.attrs.get('replicates', '?'))})", fontsize="medium")
+    ax.set_title(f"swap rate {what} ({literal(result.attrs.get('sampling', ''))}, "
+                 f"B = {literal(result.attrs.get('B', result.attrs.get('replicates', '?')))})",
+                 fontsize="medium")
     legend_outside(fig, handles, metrics, title="measure")
     return fig
 

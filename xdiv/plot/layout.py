@@ -1,4 +1,6 @@
-"""Layout helpers shared by every xdiv figure: figures sized to their content, distinct style cycles, legends outside the axes, labels placed without overlap, clustered heat maps."""
+"""Layout helpers shared by every xdiv figure: figures sized to their content, distinct
+style cycles, legends outside the axes, labels placed without overlap, clustered heat maps,
+and text from the input drawn as it is."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-__all__ = ["new_figure", "style_cycle", "legend_height", "legend_outside", "place_labels",
-    "cluster_order", "category_width", "heatmap"]
+from ..errors import shown
 
+__all__ = ["new_figure", "style_cycle", "legend_height", "legend_width", "legend_outside",
+    "place_labels", "cluster_order", "category_width", "heatmap", "literal"]
 
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -24,6 +27,38 @@ LEGEND_ROWS = 25
 """Legend entries per column before :func:`legend_outside` starts another column."""
 _LEGEND_ROW_INCHES = 0.19  # one entry of a fontsize="small" legend, with its spacing
 _LABEL_PAD = 1.5  # points between a marker's edge and its label
+
+
+def literal(text: object) -> str:
+    r"""``text`` (made a string) as matplotlib text that draws it as it is: every ``$``
+    escaped as ``\$`` (an even number of them would make matplotlib read what lies
+    between as mathtext: formatted, or an error for a formula it cannot parse), and every
+    character that is not printable (ESC, BEL, NUL, a newline, DEL, a C1 control, a lone
+    surrogate) written as :func:`xdiv.errors.shown` writes it on a terminal (``\x1b``),
+    whole. Backslashes and the other characters TeX treats as special are drawn as they
+    are: xdiv never turns matplotlib's ``text.usetex`` on.
+
+    Every label, legend entry, tick label, title or axis label an xdiv figure takes from
+    its input (names of runs, topics, measures, pairs, settings) goes through it once;
+    the functions of this module that take labels or titles take plain text and escape
+    it themselves.
+
+    Parameters
+    ----------
+    text : object
+        The text to draw (a run name, a measure, a setting).
+
+    Returns
+    -------
+    str
+        The text to give matplotlib.
+
+    Examples
+    --------
+    >>> print(literal("a$\\frac$ \x1b"))
+    a\$\frac\$ \x1b
+    """
+    return shown(text, None).replace("$", r"\$")
 
 
 def new_figure(width: float, height: float) -> Figure:
@@ -66,14 +101,24 @@ def legend_height(n: int) -> float:
     return min(n, LEGEND_ROWS) * _LEGEND_ROW_INCHES + 0.6
 
 
+def legend_width(labels: Sequence[str]) -> float:
+    """Inches a :func:`legend_outside` legend of ``labels`` needs beside the axes, as many
+    columns as it takes, each as wide as the longest label drawn (:func:`literal`)."""
+    longest = max(len(literal(label)) for label in labels)
+    return math.ceil(len(labels) / LEGEND_ROWS) * (longest * 0.075 + 0.5)
+
+
 def legend_outside(fig: Figure, handles: Sequence, labels: Sequence[str], *,
                    title: str | None = None):
     """A legend to the right of the axes, outside the data, in as many columns of at
     most :data:`LEGEND_ROWS` entries as needed. The figure must use constrained layout
     (:func:`new_figure`), which narrows the axes to make room; give the figure at least
-    :func:`legend_height` inches of height."""
-    return fig.legend(handles, labels, loc="outside right upper", fontsize="small",
-                      ncols=max(1, math.ceil(len(labels) / LEGEND_ROWS)), title=title,
+    :func:`legend_height` inches of height. The labels and the title are drawn as they
+    are (:func:`literal`)."""
+    return fig.legend(handles, [literal(label) for label in labels],
+                      loc="outside right upper", fontsize="small",
+                      ncols=max(1, math.ceil(len(labels) / LEGEND_ROWS)),
+                      title=None if title is None else literal(title),
                       title_fontsize="small", frameon=False)
 
 
@@ -81,7 +126,8 @@ def place_labels(ax, x: np.ndarray, y: np.ndarray, labels: Sequence[str], *,
                  markersize: float = 6.0, fontsize: str | float = "x-small") -> bool:
     """Label each point ``(x[i], y[i])`` of ``ax`` with ``labels[i]`` beside its marker
     (right, above, left, below or diagonally), where the label overlaps no other label,
-    no marker and no text already in the axes, and stays inside the axes.
+    no marker and no text already in the axes, and stays inside the axes. The labels are
+    drawn as they are (:func:`literal`).
 
     The figure is drawn first and its layout then frozen (constrained layout switched
     off), so that the positions measured stay those saved. Points in crowded places are
@@ -103,7 +149,7 @@ def place_labels(ax, x: np.ndarray, y: np.ndarray, labels: Sequence[str], *,
     offset = markersize / 2 + _LABEL_PAD
     for i in np.argsort(-crowd.sum(axis=0), kind="stable"):
         for dx, dy in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
-            text = ax.annotate(str(labels[i]), (x[i], y[i]), xytext=(dx * offset, dy * offset),
+            text = ax.annotate(literal(labels[i]), (x[i], y[i]), xytext=(dx * offset, dy * offset),
                                textcoords="offset points", fontsize=fontsize,
                                ha={1: "left", 0: "center", -1: "right"}[dx],
                                va={1: "bottom", 0: "center", -1: "top"}[dy])
@@ -169,21 +215,22 @@ def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], *,
     Cells are square, 0.24 to 0.5 inch depending on the count, and the figure grows
     with the labels; tick labels are sized to their cell (x labels vertical), so they
     never overlap. Each cell prints its value with two decimals where that text fits
-    the cell (in white on dark colours); NaN cells are left blank.
+    the cell (in white on dark colours); NaN cells are left blank. The labels, ``label``
+    and ``title`` are drawn as they are (:func:`literal`).
     """
+    rows, columns = [literal(r) for r in rows], [literal(c) for c in columns]
     n = max(len(rows), len(columns))
     cell = min(0.5, max(0.24, 10 / n))
     fontsize = min(9.0, 0.6 * cell * 72)
-    longest = max(len(str(s)) for s in [*rows, *columns]) * 0.6 * fontsize / 72
+    longest = max(len(s) for s in [*rows, *columns]) * 0.6 * fontsize / 72
     fig = new_figure(max(4.0, len(columns) * cell + longest + 1.6),
                      max(3.0, len(rows) * cell + longest + 0.8))
     ax = fig.add_subplot()
     image = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap)
-    ax.set_xticks(range(len(columns)), [str(c) for c in columns], rotation=90,
-                  fontsize=fontsize)
-    ax.set_yticks(range(len(rows)), [str(r) for r in rows], fontsize=fontsize)
-    fig.colorbar(image, ax=ax, label=label)
-    ax.set_title(title, fontsize="medium")
+    ax.set_xticks(range(len(columns)), columns, rotation=90, fontsize=fontsize)
+    ax.set_yticks(range(len(rows)), rows, fontsize=fontsize)
+    fig.colorbar(image, ax=ax, label=literal(label))
+    ax.set_title(literal(title), fontsize="medium")
     fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     width = ax.get_window_extent(renderer).width / len(columns)

@@ -14,7 +14,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 from ..errors import InputError
-from .layout import legend_outside, new_figure, style_cycle
+from .layout import legend_outside, literal, new_figure, style_cycle
 
 __all__ = ["GROUPS", "model_means_plot"]
 
@@ -92,16 +92,17 @@ def model_means_plot(result: xr.Dataset) -> Figure:
                   linewidth=1.6)
         handles.append(ax.plot(mean[chosen], rows[chosen], markersize=5, label=label,
                                **style)[0])
-    ax.set_yticks(y, list(runs[order]), fontsize="x-small" if n > 20 else "small")
+    ax.set_yticks(y, [literal(run) for run in runs[order]],
+                  fontsize="x-small" if n > 20 else "small")
     ax.set_ylim(-0.7, n - 0.3)
     level = 100 * (1 - alpha)
-    metric = str(result.attrs.get("metric", "score"))
+    metric = literal(result.attrs.get("metric", "score"))
     scale = str(result.attrs.get("scale", "linear"))
     ax.set_xlabel(f"{metric}: estimated mean and {level:g}% confidence interval"
                   + (" (back-transformed from the logit scale)" if scale == "logit" else ""))
-    ax.set_title(f"{result.attrs.get('formula', 'mixed model')}, "
-                 f"{result.attrs.get('method', '')}\n{n} runs; contrasts with the best run "
-                 f"at alpha = {alpha:g}", fontsize="medium")
+    ax.set_title(f"{literal(result.attrs.get('formula', 'mixed model'))}, "
+                 f"{literal(result.attrs.get('method', ''))}\n{n} runs; contrasts with the "
+                 f"best run at alpha = {alpha:g}", fontsize="medium")
     ax.grid(axis="x", color="0.9")
     ax.set_axisbelow(True)
     legend_outside(fig, handles, [h.get_label() for h in handles],

@@ -15,7 +15,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 from ..errors import InputError
-from .layout import legend_height, legend_outside, new_figure, style_cycle
+from .layout import legend_height, legend_outside, literal, new_figure, style_cycle
 
 __all__ = ["downsampling_plot", "pool_bias_plot"]
 
@@ -70,13 +70,13 @@ def pool_bias_plot(result: xr.Dataset, metric: str | None = None) -> Figure:
               for k in order]
     ax.bar_label(bars, labels, padding=2, fontsize="x-small")
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_yticks(y, [runs[k] for k in order], fontsize="x-small")
-    ax.set_xlabel(f"mean change of {metric} (leave-one-out - full qrels)")
+    ax.set_yticks(y, [literal(runs[k]) for k in order], fontsize="x-small")
+    ax.set_xlabel(f"mean change of {literal(metric)} (leave-one-out - full qrels)")
     low = np.nanmin(values, initial=0.0)
     ax.set_xlim(min(low * 1.25, -1e-3), max(np.nanmax(values, initial=0.0) * 1.25, 1e-3))
     ax.margins(y=0.02)
     what = "group" if by_group else "run"
-    ax.set_title(f"leave one {what} out, pool depth {result.attrs.get('depth', '?')}\n"
+    ax.set_title(f"leave one {what} out, pool depth {literal(result.attrs.get('depth', '?'))}\n"
                  "(at each bar: judged unique documents removed, relevant ones in brackets)",
                  fontsize="medium")
     if by_group:
@@ -134,9 +134,10 @@ def downsampling_plot(result: xr.Dataset, tau: str | None = None,
     finite = values[np.isfinite(values)]
     ax.set_ylim(min(float(finite.min(initial=1.0)), 0.85) - 0.02, 1.02)
     ax.set_xlabel("fraction of the judgments kept")
-    ax.set_ylabel(f"{tau} with the full-judgment ranking")
+    ax.set_ylabel(f"{literal(tau)} with the full-judgment ranking")
     ax.set_title(f"judgment downsampling: {result.sizes['run']} runs, "
-                 f"{result.sizes['repeat']} repeats (seed {result.attrs.get('seed', '?')}), "
+                 f"{result.sizes['repeat']} repeats "
+                 f"(seed {literal(result.attrs.get('seed', '?'))}), "
                  f"band min-max", fontsize="medium")
     ax.set_xticks(fractions, [f"{f:g}" for f in fractions], fontsize="small")
     legend_outside(fig, handles, names, title="measure")

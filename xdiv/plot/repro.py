@@ -20,8 +20,8 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 from ..errors import InputError
-from .layout import (LEGEND_ROWS, legend_height, legend_outside, new_figure, place_labels,
-                     style_cycle)
+from .layout import (legend_height, legend_outside, legend_width, literal, new_figure,
+                     place_labels, style_cycle)
 
 __all__ = ["CUTOFF_MEASURES", "cutoff_plot", "er_dri_plot"]
 
@@ -152,8 +152,7 @@ def er_dri_plot(result: xr.Dataset, metrics: Sequence[str] | None = None) -> Fig
                  + (f" ({left} undefined)" if left else ""), fontsize="medium")
     if names and (len(names) > 40 or not place_labels(ax, x, y, names)):
         fig.set_layout_engine("constrained")
-        ncols = math.ceil(len(names) / LEGEND_ROWS)
-        fig.set_size_inches(size[0] + ncols * (max(map(len, names)) * 0.075 + 0.5),
+        fig.set_size_inches(size[0] + legend_width(names),
                             max(size[1], legend_height(len(names))))
         legend_outside(fig, handles, names,
                        title="pair: measure" if "pair" in result.dims else "measure")
@@ -232,9 +231,7 @@ def cutoff_plot(result: xr.Dataset, measure: str = "ktu",
         title = "pair, run" if "pair" in result.dims else "run"
         xlabel = "cutoff (depth of the lists compared)"
     labels = [s[0] for s in series]
-    fig = new_figure(5.5 + math.ceil(len(labels) / LEGEND_ROWS)
-                     * (max(map(len, labels)) * 0.075 + 0.5),
-                     max(4.0, legend_height(len(labels))))
+    fig = new_figure(5.5 + legend_width(labels), max(4.0, legend_height(len(labels))))
     ax = fig.add_subplot()
     handles = [ax.plot(c, v, **{**style, "marker": style["marker"] or "."}, markersize=5,
                        label=label)[0]
@@ -255,6 +252,7 @@ def cutoff_plot(result: xr.Dataset, measure: str = "ktu",
     ax.set_xlabel(xlabel)
     ax.set_ylabel(CUTOFF_MEASURES[measure])
     ax.set_title(f"{CUTOFF_MEASURES[measure]} against the cutoff "
-                 f"({result.attrs.get('case', '').replace('_', ' ')})", fontsize="medium")
+                 f"({literal(result.attrs.get('case', '')).replace('_', ' ')})",
+                 fontsize="medium")
     legend_outside(fig, handles, labels, title=title)
     return fig
