@@ -228,9 +228,8 @@ def _random_names(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def _campaign(results: dict, seed: int, inputs: int) -> None:
-    """``inputs`` sets of random names, each through every figure: an InputError only
-    for a name matplotlib need not see (none is due), every name drawn as it is, within
-    :data:`LIMIT` seconds."""
+    """``inputs`` sets of random names, each through every figure: no error (every name is
+    a valid label), every name drawn as it is, within :data:`LIMIT` seconds."""
     rng = np.random.default_rng(seed)
     for _ in range(inputs):
         names = _random_names(rng, 10)
