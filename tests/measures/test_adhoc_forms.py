@@ -14,10 +14,12 @@ import json
 import warnings
 
 import numpy as np
+import xarray as xr
 import pytest
 
 import xdiv
 from xdiv.cli import main
+from xdiv.core.adhoc import adhoc_judgments
 
 DIVERSITY = ["alpha-nDCG@20", "ERR-IA@20", "D#-nDCG@10", "nDCG-IA@10", "I-rec@10", "Ef-P@10"]
 SINGLE = ["nDCG@20", "AP", "P@10", "bpref", "Rprec", "Judged@10", "NumRelRet", "RR", "Q@10"]
@@ -151,3 +153,24 @@ def test_dask_backed_runs_give_the_same_mixed_cube(synthetic):
     lazy = _evaluate(runs.chunk({"run": 1}), col, names)
     assert not isinstance(lazy.score.data, np.ndarray)
     _same(lazy.compute(), _evaluate(runs, col, names))
+
+
+@pytest.mark.parametrize("method", ["max", "count"])
+def test_the_judged_cube_read_as_adhoc_is_the_cube_of_the_converted_collection(synthetic,
+                                                                               method):
+    """Every variable of the judged cube converted (xdiv.core.adhoc.adhoc_judgments) is
+    identical (values, dtypes, dimensions, coordinates) to that of the runs
+    judged against the collection converted first (xdiv.to_adhoc); dask-backed runs
+    stay lazy and give the same cube."""
+    col, runs = synthetic
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xdiv.XdivWarning)
+        converted = adhoc_judgments(xdiv.judge(runs, col), method)
+        expected = xdiv.judge(runs, xdiv.to_adhoc(col, method))
+        lazy = adhoc_judgments(xdiv.judge(runs.chunk({"run": 1}), col), method)
+    assert set(converted.variables) == set(expected.variables)
+    for name in expected.variables:
+        assert converted[name].dtype == expected[name].dtype, name
+    xr.testing.assert_identical(converted.drop_attrs(), expected.drop_attrs())
+    assert not isinstance(lazy["level"].data, np.ndarray)
+    xr.testing.assert_identical(lazy.compute(), converted)

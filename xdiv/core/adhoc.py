@@ -99,21 +99,30 @@ def adhoc_judgments(cube: xr.Dataset, method: AdhocMethod = "max") -> xr.Dataset
     if method == "max" and cube.sizes["intent"] == 1:
         return cube
 
-    def merge(name: str) -> xr.DataArray:
-        return xr.apply_ufunc(merge_intents, cube[name], cube["intent_valid"],
+    # on the cube's variables, which share its dimensions: no alignment to do
+    valid_intents = cube["intent_valid"].variable
+
+    def merge(name: str) -> xr.Variable:
+        return xr.apply_ufunc(merge_intents, cube[name].variable, valid_intents,
                               input_core_dims=[["intent"], ["intent"]], kwargs={"method": method},
                               dask="parallelized", output_dtypes=[np.int16])
 
+    def one_intent(variable: xr.Variable, axis: int) -> xr.Variable:
+        dims = list(variable.dims)
+        dims.insert(axis if axis >= 0 else len(dims) + 1 + axis, "intent")
+        return variable.set_dims({**variable.sizes, "intent": 1}).transpose(*dims)
+
     qrels = merge("qrels_level")
     _check_merged(qrels.values, "adhoc_judgments")
-    one = {"intent": object_strings(["0"])}
-    valid = (qrels > 0).any("doc").expand_dims(one, axis=-1)
-    ideal = xr.apply_ufunc(ideal_levels, qrels.astype(np.int8), input_core_dims=[["doc"]],
+    qrels = qrels.astype(np.int8)
+    valid = one_intent((qrels > 0).any("doc"), -1)
+    ideal = xr.apply_ufunc(ideal_levels, qrels, input_core_dims=[["doc"]],
                            output_core_dims=[["ideal_rank"]])
     return cube.drop_dims("intent").assign(
-        level=merge("level").astype(np.int8).expand_dims(one, axis=-1),
-        qrels_level=qrels.astype(np.int8).expand_dims(one, axis=1),
-        ideal_level=ideal.expand_dims(one, axis=1),
+        intent=("intent", object_strings(["0"])),
+        level=one_intent(merge("level").astype(np.int8), -1),
+        qrels_level=one_intent(qrels, 1),
+        ideal_level=one_intent(ideal, 1),
         intent_valid=valid,
         intent_prob=valid.astype(np.float64),
         intent_type=xr.full_like(valid, "inf", dtype=object),
