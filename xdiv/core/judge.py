@@ -283,18 +283,20 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
             kwargs={"values_td": coll["doc_length"].values}, input_core_dims=[["topic"]],
             output_core_dims=[["topic"]], dask="parallelized", output_dtypes=[np.float64],
             dask_gufunc_kwargs={"allow_rechunk": True}).transpose("run", "topic", "rank")
+    runs_part = {**extra, **extra_ties, "level": level, "judged": slot >= 0, "slot": slot,
+                 "length": length, "retrieved": runs["length"] > 0}
+    # both parts are on the labels of ``topics`` already: the variables join without a
+    # new alignment, under the runs' coordinates and the collection's others
+    shared = ("run", "topic", "rank")
+    coords = xr.Coordinates({name: slot[name].variable for name in shared},
+                            indexes={name: slot.xindexes[name] for name in shared})
     cube = xr.Dataset(
-        {
-            **extra,
-            **extra_ties,
-            "level": level,
-            "judged": slot >= 0,
-            "slot": slot,
-            "length": length,
-            "retrieved": runs["length"] > 0,
-        }
-    ).merge(coll)
-    cube["ideal_level"] = ideal
+        {**{name: value.variable for name, value in runs_part.items()},
+         **{name: value.variable for name, value in coll.data_vars.items()},
+         "ideal_level": ideal.variable},
+        coords=coords.assign({name: value for name, value in coll.coords.items()
+                              if name != "topic"}),
+    )
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
 
