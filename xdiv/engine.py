@@ -376,11 +376,15 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
         coords["ties_method"] = ("metric", object_strings(method))
     labelled = {}
     for name, values in variables.items():
-        da = xr.concat(values, dim="metric", coords="minimal", compat="override",
-                       join="override").assign_coords(coords)
+        # every measure's values are on the cube's (run, topic) labels: stacked as
+        # variables, under the first one's coordinates, without a new alignment
+        first = values[0]
+        stacked = xr.Variable.concat([v.variable.transpose(*first.dims) for v in values],
+                                     dim="metric")
         if plan.missing == "nan":
-            da = da.where(cube["retrieved"])
-        labelled[name] = da.astype(np.float64)
+            stacked = stacked.where(cube["retrieved"].variable)
+        labelled[name] = xr.DataArray(stacked.astype(np.float64), coords=first.coords,
+                                      name=first.name).assign_coords(coords)
     result = xr.Dataset(
         {**labelled,
          "params": ("metric", object_strings([
