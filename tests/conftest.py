@@ -242,6 +242,10 @@ whatever they do."""
 _MEASURED_SLOW = {node: float(seconds) for seconds, node in
                   (line.split(" ", 1) for line in _SLOW_LIST.read_text().splitlines()
                    if line and not line.startswith("#"))} if _SLOW_LIST.exists() else {}
+_MEASURED_SLOW_FUNCTIONS = {node.split("[", 1)[0] for node in _MEASURED_SLOW}
+"""Test functions with a parametrization measured slow: all their parametrizations are
+slow, since the one measured often paid for a fixture they share (the first to run
+builds it) and another would pay for it in the quick part."""
 _PROCESS_WORDS = ("subprocess.", "Popen", "sys.executable", "_render", "chromium")
 _DATA_WORDS = ("require_trec_2009", "TREC_WEB", "TREC_2009")
 _SOURCES: dict = {}
@@ -274,7 +278,8 @@ def _last_line(code) -> int:
 def pytest_collection_modifyitems(config, items):
     """Markers by what a test does: ``slow`` for the real-data oracles, the docs, the
     fuzzing, the figures, the memory bounds, the hypothesis property tests, every test
-    on the TREC Web Track data and every test measured at over 0.3 s of CPU;
+    on the TREC Web Track data and every test measured at over 0.3 s of CPU (with all
+    the parametrizations of its function);
     ``docs`` for tests/docs; ``subprocess`` for tests whose code starts a process; and an
     ``xdist_group`` per test file (tests/docs and the tests marked so: the docs site's)."""
     for item in items:
@@ -283,7 +288,7 @@ def pytest_collection_modifyitems(config, items):
         source = _source(function) if function is not None else ""
         if (path.parent.name in _SLOW_FOLDERS or path.name in _SLOW_FILES
                 or getattr(item, "originalname", item.name) in _SLOW_TESTS
-                or item.nodeid in _MEASURED_SLOW
+                or item.nodeid.split("[", 1)[0] in _MEASURED_SLOW_FUNCTIONS
                 or _REAL_DATA & set(getattr(item, "fixturenames", ()))
                 or hasattr(function, "hypothesis")  # property tests: many examples each
                 or any(word in source for word in _DATA_WORDS)):
