@@ -100,10 +100,10 @@ def adhoc_judgments(cube: xr.Dataset, method: AdhocMethod = "max") -> xr.Dataset
         return cube
 
     # on the cube's variables, which share its dimensions: no alignment to do
-    valid_intents = cube["intent_valid"].variable
+    valid_intents = cube.variables["intent_valid"]
 
     def merge(name: str) -> xr.Variable:
-        return xr.apply_ufunc(merge_intents, cube[name].variable, valid_intents,
+        return xr.apply_ufunc(merge_intents, cube.variables[name], valid_intents,
                               input_core_dims=[["intent"], ["intent"]], kwargs={"method": method},
                               dask="parallelized", output_dtypes=[np.int16])
 

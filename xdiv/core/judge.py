@@ -288,11 +288,11 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     # both parts are on the labels of ``topics`` already: the variables join without a
     # new alignment, under the runs' coordinates and the collection's others
     shared = ("run", "topic", "rank")
-    coords = xr.Coordinates({name: slot[name].variable for name in shared},
+    coords = xr.Coordinates({name: slot.coords.variables[name] for name in shared},
                             indexes={name: slot.xindexes[name] for name in shared})
     cube = xr.Dataset(
         {**{name: value.variable for name, value in runs_part.items()},
-         **{name: value.variable for name, value in coll.data_vars.items()},
+         **{name: coll.variables[name] for name in coll.data_vars},
          "ideal_level": ideal.variable},
         coords=coords.assign({name: value for name, value in coll.coords.items()
                               if name != "topic"}),
