@@ -31,6 +31,11 @@ TIE_SPREAD_WARNING = 0.01
 """The mean tie spread (``score_max - score_min`` over a run's topics) above which
 ``evaluate(..., ties="range")`` warns that the tie rule moves a run's mean score."""
 
+BLOCK_CELLS = 1 << 21
+"""The ``(run, topic, rank)`` cells of in-memory runs that :func:`evaluate` scores at a
+time: larger run sets are scored in blocks of whole runs, which bounds the memory of the
+measures' intermediate arrays (tens of bytes a cell) and changes no bit of the result."""
+
 _SCORE_VARIABLES = ("score", "score_se", "score_min", "score_max", "tie_spread", "score_high")
 """The per-(metric, run, topic) variables a score cube may hold, in this order."""
 
@@ -124,8 +129,10 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
         (unjudged documents non-relevant). The ideal lists stay those of the qrels, so an
         upper bound may exceed 1 (Moffat & Zobel's residuals, TOIS 2008).
     progress : bool
-        Show a progress bar (on standard error), one step per measure. For dask-backed
-        runs, read when the result is computed, see :func:`xdiv.io.runfiles.block_progress`.
+        Show a progress bar (on standard error), one step per measure (a bar per block of
+        runs when a large run set is scored in blocks, see :data:`BLOCK_CELLS`). For
+        dask-backed runs, read when the result is computed, see
+        :func:`xdiv.io.runfiles.block_progress`.
 
     Warns
     -----
@@ -169,7 +176,7 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     """
     plan = _plan(collection, metrics, missing, adhoc, runs=runs, judged_only=judged_only,
                  residuals=residuals, ties=ties, tie_samples=tie_samples, seed=seed)
-    result, unjudged = _scores(runs, plan, progress=progress)
+    result, unjudged = _scores_in_blocks(runs, plan, progress=progress)
     _warn_unjudged_runs(unjudged)
     _warn_alignment(result)
     _warn_tie_spread(result)
@@ -208,8 +215,8 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
         As in :func:`evaluate`.
     block : int, optional
         Files per block; by default blocks hold about
-        :data:`xdiv.io.runfiles.STREAM_BLOCK_BYTES` of run text (gzip files counted at
-        :data:`xdiv.io.runfiles.GZIP_RATIO` times their size), at least one file each.
+        :data:`xdiv.io.runfiles.STREAM_BLOCK_BYTES` of run text (a gzip file's text
+        estimated from its size), at least one file each.
     progress : bool
         Show a progress bar on standard error, one step per file.
 
@@ -412,6 +419,35 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
         },
     )
     return result, unjudged
+
+
+def _scores_in_blocks(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
+                      ) -> tuple[xr.Dataset, list[str]]:
+    """:func:`_scores` of in-memory ``runs``, in blocks of runs of at most
+    :data:`BLOCK_CELLS` cells (at least one run a block), put together in the runs' order;
+    dask-backed runs are scored as their chunks are, and with ``ties="expected"`` the runs
+    are scored at once."""
+    per_run = runs.sizes["topic"] * runs.sizes["rank"]
+    step = max(1, BLOCK_CELLS // max(per_run, 1))
+    # the random tie orders are drawn in batches sized by the whole cube, and their mean
+    # is summed in the batches' layout: scored as it stands, so that no bit moves
+    if runs["doc"].chunks is not None or runs.sizes["run"] <= step or plan.ties == "expected":
+        return _scores(runs, plan, progress=progress)
+    parts = [_scores(runs.isel(run=slice(k, k + step)), plan, progress=progress)
+             for k in range(0, runs.sizes["run"], step)]
+    first = parts[0][0]
+    variables = {name: xr.concat([part[name] for part, _ in parts], dim="run",
+                                 coords="minimal", compat="override", join="override")
+                 for name in _SCORE_VARIABLES if name in first}
+    position = {str(t): k for k, t in enumerate(first["topic"].values)}
+    unjudged_topics = {t for part, _ in parts for t in from_json(part.attrs["topics_not_in_qrels"])}
+    lacking = {run: topics for part, _ in parts
+               for run, topics in from_json(part.attrs["topics_not_in_runs"]).items()}
+    attrs = dict(first.attrs, topics_not_in_qrels=to_json(sorted(unjudged_topics,
+                                                                 key=position.__getitem__)),
+                 topics_not_in_runs=to_json(lacking), **_run_metadata(runs))
+    result = xr.Dataset({**variables, "params": first["params"]}, attrs=attrs)
+    return result, [run for _, unjudged in parts for run in unjudged]
 
 
 def _run_metadata(runs: xr.Dataset) -> dict:

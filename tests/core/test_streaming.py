@@ -2,11 +2,13 @@
 files read and scored block by block give the score cube of the all-in-memory evaluation,
 bit for bit and attributes included, with the same warnings and one-line errors; the
 eager reader, which now codes groups of files in worker threads, gives the same Runs
-dataset whatever the grouping."""
+dataset whatever the grouping; and large in-memory run sets, which :func:`xdiv.evaluate`
+scores a block of runs at a time, give the cube of one pass."""
 
 from __future__ import annotations
 
 import glob
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -15,6 +17,7 @@ import xarray as xr
 
 import xdiv
 import xdiv.io.runfiles as runfiles
+from xdiv import engine
 from xdiv.cli import main
 from xdiv.engine import evaluate_files
 from xdiv.errors import InputError, ParseError
@@ -235,3 +238,61 @@ def test_real_trec_2009_runs_stream_identically():
         xr.testing.assert_identical(
             evaluate_files(files, collection, ["ndeval"], order=order, block=5),
             _eager(files, collection, ["ndeval"], order=order))
+
+
+OPTIONS = [{}, {"missing": "nan"}, {"ties": "range"}, {"residuals": True},
+           {"judged_only": True}, {"adhoc": "count"}]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(map(str, o.items())) or "")
+def test_in_memory_runs_scored_in_blocks_give_the_cube_of_one_pass(uneven_files, monkeypatch,
+                                                                   options):
+    """Large in-memory run sets are scored a block of runs at a time: one run a block, two,
+    and all at once give identical cubes and warnings, runs kept in the dataset's order."""
+    qrels, paths = uneven_files
+    collection = xdiv.read_qrels(qrels)
+    runs = xdiv.read_runs(paths)
+    shuffled = runs.isel(run=[3, 0, 5, 1, 4, 2])  # not in natural order
+    per_run = runs.sizes["topic"] * runs.sizes["rank"]
+    for data in (runs, shuffled):
+        monkeypatch.setattr(engine, "BLOCK_CELLS", 1 << 40)
+        whole, whole_warnings = _recorded(xdiv.evaluate, data, collection, MEASURES,
+                                          **options)
+        for cells in (1, 2 * per_run):
+            monkeypatch.setattr(engine, "BLOCK_CELLS", cells)
+            blocked, blocked_warnings = _recorded(xdiv.evaluate, data, collection,
+                                                  MEASURES, **options)
+            xr.testing.assert_identical(blocked, whole)
+            assert blocked_warnings == whole_warnings
+    assert [str(r) for r in blocked["run"].values] == [str(r) for r in shuffled["run"].values]
+
+
+def test_blocks_bound_the_memory_of_an_evaluation(monkeypatch):
+    """The measures' intermediate arrays of a block, not of the whole run set: the peak of
+    NumPy's allocations (traced) falls with the block size."""
+    collection, runs = xdiv.datasets.synthetic(n_topics=20, n_runs=24, depth=400, seed=3)
+    peaks = {}
+    for cells in (1 << 40, 2 * runs.sizes["topic"] * runs.sizes["rank"]):
+        monkeypatch.setattr(engine, "BLOCK_CELLS", cells)
+        tracemalloc.start()
+        try:
+            xdiv.evaluate(runs, collection, ["nDCG@10", "AP", "alpha-nDCG@20"])
+            peaks[cells] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    whole, blocked = peaks.values()
+    assert blocked < whole / 4, peaks
+
+
+@pytest.mark.filterwarnings("ignore::xdiv.XdivWarning")
+def test_real_trec_2009_runs_scored_in_blocks_identically(monkeypatch):
+    root = require_trec_2009()
+    collection = xdiv.read_qrels(root / "qrels.diversity.gz",
+                                 topics=root / "wt09.topics.full.xml")
+    runs = xdiv.read_runs(sorted(glob.glob(str(root / "runs" / "*.gz"))))
+    metrics = ["ndeval", "nDCG@10", "AP", "ERR-IA@20", "D#-nDCG@10", "bpref"]
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 1 << 40)
+    whole = xdiv.evaluate(runs, collection, metrics, residuals=True)
+    monkeypatch.setattr(engine, "BLOCK_CELLS", 5 * runs.sizes["topic"] * runs.sizes["rank"])
+    xr.testing.assert_identical(xdiv.evaluate(runs, collection, metrics, residuals=True),
+                                whole)

@@ -18,7 +18,7 @@ from ..core.runs import runs_frame
 from ..errors import XdivError
 from ._guard import LIMITS, ReadLimits, check_file, check_output_path, open_text
 from ._spool import spooled_inputs
-from ._columns import read_columns
+from ._columns import give_back_after, read_columns
 from .topics import read_topics
 from .ir_metadata import IR_METADATA_ATTR, file_block, run_blocks
 from .provenance import recorded
@@ -228,6 +228,7 @@ def read_qrels(path, *, topics=None, probabilities: Probabilities = "uniform",
             else bool(renormalise))
     if doc_lengths is not None:
         collection = set_doc_lengths(collection, doc_lengths, default=default_length)
+    give_back_after([source])  # the buffers the parse freed, which the allocators keep
     return collection
 
 

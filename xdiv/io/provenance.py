@@ -134,8 +134,8 @@ def content_sha256(data) -> str | None:
             except TypeError:
                 text = "\x1f".join(map(str, items))
             digest.update(text.encode("utf-8", "surrogatepass"))
-        else:
-            digest.update(np.ascontiguousarray(values).tobytes())
+        else:  # the bytes of tobytes(), read in place rather than copied
+            digest.update(np.ascontiguousarray(values).reshape(-1).view(np.uint8))
     return digest.hexdigest()
 
 

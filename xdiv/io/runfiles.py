@@ -38,8 +38,7 @@ from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
 from .ir_metadata import IR_METADATA_ATTR
 from .provenance import recorded
 from .trec import RunColumns, read_run_columns, read_run_table
-from ._columns import give_back
-from ._guard import is_gzip
+from ._columns import give_back_after, text_size
 from ..typing import DUPLICATES
 
 __all__ = ["block_progress", "read_run", "read_run_blocks", "read_runs"]
@@ -183,7 +182,9 @@ def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     recode = {g.name: code for b, code in zip(blocks, maps, strict=True) for g in b.grids}
     grids = _natural([g for b in blocks for g in b.grids])
     doc, score = _fill(grids, codes=[recode[g.name] for g in grids])
-    return _assemble(grids, vocabulary, order, doc, score)
+    runs = _assemble(grids, vocabulary, order, doc, score)
+    give_back_after(files)  # the buffers the reading freed, which the allocators keep
+    return runs
 
 
 def _natural(grids: list[_FileGrids]) -> list[_FileGrids]:
@@ -225,43 +226,16 @@ def read_run_blocks(paths, *, order: Order = "score-docno-desc",
             yield _assemble(grids, vocabulary, order, *_fill(grids))
             # give the block's buffers, and the scoring's, back to the system: the
             # allocators would keep them for the next blocks, and a stream's peak grow by them
-            _give_back_after([grid.path for grid in grids])
+            give_back_after([grid.path for grid in grids])
     warn_rank_disagreements(disagreements, order)
 
 
 STREAM_BLOCK_BYTES = 32 << 20
 """Run text per block of :func:`read_run_blocks` by default (gzip files counted at
-:data:`GZIP_RATIO` times their size)."""
+:data:`~xdiv.io._columns.GZIP_RATIO` times their size)."""
 
 _GROUP_BYTES = 96 << 20
 """Run text per group of files coded together by the eager reader."""
-
-GZIP_RATIO = 4
-"""The text size of a gzip run file taken as this many times its size on disk."""
-
-
-_TRIM_BYTES = 1 << 20
-"""Run text of a block under which its freed buffers are left to the allocators: giving
-them back (:func:`~xdiv.io._columns.give_back`) walks the whole heap, up to a tenth of a
-second in a large process, more than reading so small a block costs."""
-
-
-def _give_back_after(paths: list[str]) -> None:
-    """Give the freed buffers back to the system after a block of the files ``paths``,
-    when it held at least :data:`_TRIM_BYTES` of run text."""
-    if sum(text_size(path) for path in paths) >= _TRIM_BYTES:
-        give_back()
-
-
-def text_size(path: str) -> int:
-    """The size in bytes of the text of run file ``path``, estimated for gzip files
-    (:data:`GZIP_RATIO`); 0 for what is no regular file (a pipe)."""
-    try:
-        size = os.path.getsize(path)
-        return size * GZIP_RATIO if size and is_gzip(path) else size
-    except OSError:
-        return 0
-
 
 def _split(files: list[str], count: int | None, size: int) -> list[list[str]]:
     """``files`` in blocks of ``count`` files, or of about ``size`` bytes of text."""
@@ -314,7 +288,7 @@ def _code_block(items, order: Order, duplicates: Duplicates, rank: bool) -> _Cod
         grids.append(_file_grids(runs[k], codes[k], lambda c: words[int(c)].as_py(), order,
                                  duplicates, disagreements=found))
         runs[k] = codes[k] = None  # the columns are released once ranked
-    _give_back_after([path for path, _ in items])  # the ranking's, in this thread's arena
+    give_back_after([path for path, _ in items])  # the ranking's, in this thread's arena
     return _Coded(words, grids, found=found)
 
 
