@@ -31,7 +31,7 @@ TIE_SPREAD_WARNING = 0.01
 """The mean tie spread (``score_max - score_min`` over a run's topics) above which
 ``evaluate(..., ties="range")`` warns that the tie rule moves a run's mean score."""
 
-BLOCK_CELLS = 1 << 21
+BLOCK_CELLS = 1 << 20
 """The ``(run, topic, rank)`` cells of in-memory runs that :func:`evaluate` scores at a
 time: larger run sets are scored in blocks of whole runs, which bounds the memory of the
 measures' intermediate arrays (tens of bytes a cell) and changes no bit of the result."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -209,14 +210,42 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None,
     return judged_cube(runs, collection, depth=depth, judged_only=judged_only)
 
 
+_KEYS = "judged keys"
+"""The entry of a judging memo holding :func:`_judged_keys` of a runs' docno vocabulary,
+for the next block of runs of the same dataset (see :func:`_vocabulary_key`)."""
+
+
+def _vocabulary_key(vocabulary: np.ndarray) -> tuple | None:
+    """What identifies the memory ``vocabulary`` reads while it lives: a weak reference to
+    the array owning that memory, and where and how ``vocabulary`` reads it (None when
+    the owner takes no weak reference). A live owner keeps its memory from being reused,
+    and the memo keeps no vocabulary alive (a stream's blocks each have their own)."""
+    owner = vocabulary
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    try:
+        reference = weakref.ref(owner)
+    except TypeError:
+        return None
+    return (reference, vocabulary.__array_interface__["data"][0], vocabulary.shape,
+            vocabulary.strides, vocabulary.dtype)
+
+
+def _same_vocabulary(key: tuple | None, other: tuple | None) -> bool:
+    return (key is not None and other is not None and key[0]() is not None
+            and key[0]() is other[0]() and key[1:] == other[1:])
+
+
 def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
                 depth: int | None = None, memo: dict | None = None,
                 judged_only: bool = False, ties: bool = False) -> xr.Dataset:
     """:func:`judge` of runs and a collection its caller has checked already
     (:func:`xdiv.evaluate` checks them once, at its entry). ``memo``, a dict the caller
     keeps for one collection, holds the work that depends only on the collection and the
-    topics (the aligned collection, its judged docnos and ideal lists), for the next call
-    with the same collection (blocks of runs evaluated one after the other). ``ties``
+    topics (the aligned collection, its judged docnos and ideal lists), and the join of
+    the collection's docnos with the runs' vocabulary, for the next call with the same
+    collection (blocks of runs evaluated one after the other; the join is kept for blocks
+    of one runs dataset). ``ties``
     adds the runs' tie groups, ``tie_start(run, topic, rank)``, and deepens ``depth`` to
     the end of any tie group it would cut (:mod:`xdiv.core.ties`)."""
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
@@ -237,10 +266,18 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     else:
         coll, ideal, judged = memo[key]
 
+    vocabulary = runs["docno"].values
+    identity = _vocabulary_key(vocabulary)
+    known = memo.get(_KEYS) if memo is not None else None
+    if known is not None and _same_vocabulary(known[0], identity):
+        keys = known[1]  # the next block of the same runs dataset
+    else:
+        keys = _judged_keys(vocabulary, coll["docno"].values, judged)
+        if memo is not None:  # cleared with the rest when the topics change
+            memo[_KEYS] = identity, keys
     topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
     slot = xr.apply_ufunc(
-        _lookup_slots, runs["doc"], topic_index,
-        kwargs=_judged_keys(runs["docno"].values, coll["docno"].values, judged),
+        _lookup_slots, runs["doc"], topic_index, kwargs=keys,
         dask="parallelized", output_dtypes=[np.int32],
     )
     length = runs["length"]

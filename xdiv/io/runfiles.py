@@ -38,7 +38,7 @@ from ..core.runs import (Duplicates, Order, ORDERS, ranked_grids, runs_dataset,
 from .ir_metadata import IR_METADATA_ATTR
 from .provenance import recorded
 from .trec import RunColumns, read_run_columns, read_run_table
-from ._columns import give_back_after, text_size
+from ._columns import give_back, give_back_after, text_size
 from ..typing import DUPLICATES
 
 __all__ = ["block_progress", "read_run", "read_run_blocks", "read_runs"]
@@ -178,10 +178,13 @@ def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
         words, rank_of = _sorted_words(encoded.chunks[-1].dictionary)
         maps = [rank_of[chunk.indices.to_numpy(zero_copy_only=False)]
                 for chunk in encoded.chunks]
+        del encoded, rank_of
     vocabulary = np.asarray(words.to_pylist(), dtype=object)
     recode = {g.name: code for b, code in zip(blocks, maps, strict=True) for g in b.grids}
     grids = _natural([g for b in blocks for g in b.grids])
-    doc, score = _fill(grids, codes=[recode[g.name] for g in grids])
+    del blocks, words, maps  # the groups' vocabularies, before the grids are filled
+    give_back_after(files)
+    doc, score = _fill(grids, codes=[recode.pop(g.name) for g in grids])
     runs = _assemble(grids, vocabulary, order, doc, score)
     give_back_after(files)  # the buffers the reading freed, which the allocators keep
     return runs
@@ -234,7 +237,7 @@ STREAM_BLOCK_BYTES = 32 << 20
 """Run text per block of :func:`read_run_blocks` by default (gzip files counted at
 :data:`~xdiv.io._columns.GZIP_RATIO` times their size)."""
 
-_GROUP_BYTES = 96 << 20
+_GROUP_BYTES = 48 << 20
 """Run text per group of files coded together by the eager reader."""
 
 def _split(files: list[str], count: int | None, size: int) -> list[list[str]]:
@@ -506,6 +509,10 @@ def _lengths(grids: list[_FileGrids], topics: list[str]) -> np.ndarray:
     return length
 
 
+_FILL_GIVE_BACK = 64 << 20
+"""Bytes of files' grids released by :func:`_fill` between two give-backs."""
+
+
 def _fill(grids: list[_FileGrids], topics: list[str] | None = None,
           depth: int | None = None, *, codes: list | None = None
           ) -> tuple[np.ndarray, np.ndarray]:
@@ -514,9 +521,13 @@ def _fill(grids: list[_FileGrids], topics: list[str] | None = None,
     when given and not None, maps the codes of file ``i`` into the dataset's."""
     if topics is None:
         topics, depth = _extent(grids)
-    doc = np.full((len(grids), len(topics), depth), -1, dtype=np.int32)
-    score = np.full((len(grids), len(topics), depth), np.nan)
+    # the pages of a run's grids are written (made resident) as its file's are released,
+    # and the released ones given back every _FILL_GIVE_BACK bytes: the peak holds the
+    # dataset's grids and a few files', not every file's twice
+    doc = np.empty((len(grids), len(topics), depth), dtype=np.int32)
+    score = np.empty((len(grids), len(topics), depth))
     index = pd.Index(topics)
+    released = 0
     for i, grid in enumerate(grids):
         rows = index.get_indexer(grid.topics)
         code = grid.doc
@@ -526,9 +537,16 @@ def _fill(grids: list[_FileGrids], topics: list[str] | None = None,
             doc[i] = code
             score[i] = grid.score
         else:
+            doc[i] = -1
+            score[i] = np.nan
             doc[i, rows, :grid.depth] = code
             score[i, rows, :grid.depth] = grid.score
+        released += grid.doc.nbytes + grid.score.nbytes
         grid.doc = grid.score = None
+        del code
+        if released >= _FILL_GIVE_BACK:
+            give_back()
+            released = 0
     return doc, score
 
 
