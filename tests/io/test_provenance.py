@@ -169,3 +169,21 @@ def test_comparison_is_bit_for_bit():
     assert not ok and "1 of 2 cells" in what
     _, ok, _ = compare_datasets(*_pair(["a", "b"], ["a", "c"]))[0]
     assert not ok
+
+
+def test_a_dataset_s_fingerprint_reads_texts_as_texts_and_numbers_as_their_bytes():
+    """Texts count as texts whatever NumPy stores them as (objects, fixed or variable
+    width strings); numbers as the bytes of their array, read in place."""
+    from xdiv.io.provenance import content_sha256
+
+    words = ["d1", "doc-22", ""]
+    stored = [np.array(words, dtype=dtype)
+              for dtype in (object, "<U6", np.dtypes.StringDType())]
+    stored.append(np.array(words, dtype=np.dtypes.StringDType()).copy())
+    prints = {content_sha256(xr.Dataset({"docno": ("doc", values)})) for values in stored}
+    assert len(prints) == 1
+    numbers = np.arange(12, dtype=np.int32).reshape(3, 4).T  # not contiguous
+    digest = hashlib.sha256()
+    digest.update(b'["score", ["a", "b"], "int32", [4, 3]]')
+    digest.update(np.ascontiguousarray(numbers).tobytes())
+    assert content_sha256(xr.Dataset({"score": (("a", "b"), numbers)})) == digest.hexdigest()

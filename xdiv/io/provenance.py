@@ -123,7 +123,8 @@ def content_sha256(data) -> str | None:
     for name in sorted(map(str, data.variables)):
         variable = data.variables[name]
         values = np.asarray(variable.values)
-        text = values.dtype.kind in "OUS"  # texts, however stored (NetCDF reads back <U)
+        # texts, however stored (NetCDF reads back <U; NumPy's variable-width strings: T)
+        text = values.dtype.kind in "OUST"
         digest.update(json.dumps([name, list(variable.dims),
                                   "text" if text else str(values.dtype),
                                   list(values.shape)]).encode())
@@ -134,6 +135,8 @@ def content_sha256(data) -> str | None:
             except TypeError:
                 text = "\x1f".join(map(str, items))
             digest.update(text.encode("utf-8", "surrogatepass"))
+        elif values.dtype.hasobject:  # records holding objects: their bytes
+            digest.update(np.ascontiguousarray(values).tobytes())
         else:  # the bytes of tobytes(), read in place rather than copied
             digest.update(np.ascontiguousarray(values).reshape(-1).view(np.uint8))
     return digest.hexdigest()
