@@ -253,7 +253,7 @@ def evaluate_files(paths, collection: xr.Dataset, metrics: str | Iterable[str | 
     plan = _plan(collection, metrics, missing, adhoc, warn_types=False,
                  judged_only=judged_only, residuals=residuals, ties=ties,
                  tie_samples=tie_samples, seed=seed)
-    parts = [_scores(runs, plan) for runs in read_run_blocks(
+    parts = [_scores_in_blocks(runs, plan) for runs in read_run_blocks(
         paths, order=order, duplicates=duplicates, block=block, progress=progress)]
     _warn_intent_types(plan)
     _warn_single_intent(plan)

@@ -266,6 +266,11 @@ def test_in_memory_runs_scored_in_blocks_give_the_cube_of_one_pass(uneven_files,
         xr.testing.assert_identical(blocked, whole)
         assert blocked_warnings == whole_warnings
     assert [str(r) for r in blocked["run"].values] == [str(r) for r in shuffled["run"].values]
+    # a stream's blocks of files are scored in blocks of runs too
+    streamed, streamed_warnings = _recorded(evaluate_files, paths, collection, MEASURES,
+                                            block=4, **options)
+    xr.testing.assert_identical(streamed, _recorded(xdiv.evaluate, runs, collection,
+                                                    MEASURES, **options)[0])
 
 
 def test_blocks_bound_the_memory_of_an_evaluation(monkeypatch):
