@@ -440,7 +440,8 @@ def _scores_in_blocks(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
                                  coords="minimal", compat="override", join="override")
                  for name in _SCORE_VARIABLES if name in first}
     position = {str(t): k for k, t in enumerate(first["topic"].values)}
-    unjudged_topics = {t for part, _ in parts for t in from_json(part.attrs["topics_not_in_qrels"])}
+    unjudged_topics = {topic for part, _ in parts
+                       for topic in from_json(part.attrs["topics_not_in_qrels"])}
     lacking = {run: topics for part, _ in parts
                for run, topics in from_json(part.attrs["topics_not_in_runs"]).items()}
     attrs = dict(first.attrs, topics_not_in_qrels=to_json(sorted(unjudged_topics,

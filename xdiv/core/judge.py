@@ -232,6 +232,7 @@ def _vocabulary_key(vocabulary: np.ndarray) -> tuple | None:
 
 
 def _same_vocabulary(key: tuple | None, other: tuple | None) -> bool:
+    """Whether two :func:`_vocabulary_key` name the same live memory, read the same way."""
     return (key is not None and other is not None and key[0]() is not None
             and key[0]() is other[0]() and key[1:] == other[1:])
 
@@ -245,9 +246,9 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     topics (the aligned collection, its judged docnos and ideal lists), and the join of
     the collection's docnos with the runs' vocabulary, for the next call with the same
     collection (blocks of runs evaluated one after the other; the join is kept for blocks
-    of one runs dataset). ``ties``
-    adds the runs' tie groups, ``tie_start(run, topic, rank)``, and deepens ``depth`` to
-    the end of any tie group it would cut (:mod:`xdiv.core.ties`)."""
+    of one runs dataset). ``ties`` adds the runs' tie groups, ``tie_start(run, topic,
+    rank)``, and deepens ``depth`` to the end of any tie group it would cut
+    (:mod:`xdiv.core.ties`)."""
     topics = natural_sorted(list(runs["topic"].values) + list(collection["topic"].values))
     if depth is not None and ties and not judged_only:
         depth = untied_depth(tie_start(runs["score"]), int(depth))

@@ -184,7 +184,7 @@ def _read_eager(files, order: Order, duplicates: Duplicates, bar) -> xr.Dataset:
     grids = _natural([g for b in blocks for g in b.grids])
     del blocks, words, maps  # the groups' vocabularies, before the grids are filled
     give_back_after(files)
-    doc, score = _fill(grids, codes=[recode.pop(g.name) for g in grids])
+    doc, score = _fill(grids, codes=[recode[g.name] for g in grids])
     runs = _assemble(grids, vocabulary, order, doc, score)
     give_back_after(files)  # the buffers the reading freed, which the allocators keep
     return runs
