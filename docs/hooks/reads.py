@@ -4,11 +4,13 @@ Many pages read the same run files (the 18 TREC 2009 runs, on about ten pages), 
 reading them costs each page about a second and a half of CPU. While the site builds,
 :func:`xdiv.read_runs` (also as :func:`xdiv.datasets.trec_web` calls it) keeps what it
 read: a later call with the same arguments, from the same working folder, on files of
-the same size and modification time, gets a deep copy of the dataset the first call made
+the same size and modification time, gets a copy of the dataset the first call made
 (its values, coordinates and attributes, the provenance record included, are those of a
 new read: the record holds the call's arguments and working folder, which are the same),
 and the warnings the first call gave are given again, attributed to the calling line as
-xdiv attributes its own. A page that changes what it read changes its copy only.
+xdiv attributes its own. A page that changes what it read changes its copy only: every
+array and attribute mapping is copied (the texts an array holds are shared, as Python's
+strings cannot change; copying each of them cost the build seconds).
 
 Calls with anything but file names, glob patterns and plain options (``chunks=``, standard
 input, file objects) read as they are. The kept datasets are dropped when the build ends.
@@ -16,7 +18,6 @@ input, file objects) read as they are. The kept datasets are dropped when the bu
 
 from __future__ import annotations
 
-import copy
 import functools
 import glob
 import os
@@ -67,14 +68,29 @@ def keeping(read):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 result = read(paths, *args, **kwargs)
-            _kept[key] = (copy.deepcopy(result), [(w.message, w.category) for w in caught])
+            _kept[key] = (_copied(result), [(w.message, w.category) for w in caught])
         result, given = _kept[key]
         level = _caller_level()
         for message, category in given:
             warnings.warn(message, category, stacklevel=level)
-        return copy.deepcopy(result)
+        return _copied(result)
 
     return read_runs
+
+
+def _copied(dataset):
+    """``dataset`` with copies of its arrays (their texts shared) and attribute mappings;
+    index coordinates, which cannot be changed in place, are shared."""
+    import numpy as np
+    import xarray as xr
+
+    copied = dataset.copy(deep=False)
+    for variable in copied.variables.values():
+        if not isinstance(variable, xr.IndexVariable):
+            variable.data = np.array(variable.data, copy=True)
+        variable.attrs = dict(variable.attrs)
+    copied.attrs = dict(dataset.attrs)
+    return copied
 
 
 def _key(paths, args, kwargs):
