@@ -440,13 +440,9 @@ def _scores_in_blocks(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
                                  coords="minimal", compat="override", join="override")
                  for name in _SCORE_VARIABLES if name in first}
     position = {str(t): k for k, t in enumerate(first["topic"].values)}
-    unjudged_topics = {topic for part, _ in parts
-                       for topic in from_json(part.attrs["topics_not_in_qrels"])}
-    lacking = {run: topics for part, _ in parts
-               for run, topics in from_json(part.attrs["topics_not_in_runs"]).items()}
-    attrs = dict(first.attrs, topics_not_in_qrels=to_json(sorted(unjudged_topics,
-                                                                 key=position.__getitem__)),
-                 topics_not_in_runs=to_json(lacking), **_run_metadata(runs))
+    attrs = dict(first.attrs, **_alignment_of([part for part, _ in parts],
+                                              [str(r) for r in runs["run"].values], position),
+                 **_run_metadata(runs))
     result = xr.Dataset({**variables, "params": first["params"]}, attrs=attrs)
     return result, [run for _, unjudged in parts for run in unjudged]
 
@@ -608,28 +604,35 @@ def _joined(parts: list[xr.Dataset], plan: _Plan) -> xr.Dataset:
                                  join="override").isel(run=order)
                  for name in _SCORE_VARIABLES if name in parts[0]}
 
-    def union(key: str) -> list[str]:
-        found = {t for part in parts for t in from_json(part.attrs[key])}
-        return sorted(found, key=position.__getitem__)
-
     sources = {k: v for part in parts for k, v in from_json(part.attrs["runs"]).items()} \
         if all(part.attrs["runs"] for part in parts) else None
-    lacking = {k: v for part in parts
-               for k, v in from_json(part.attrs["topics_not_in_runs"]).items()}
     blocks = {k: v for part in parts
               for k, v in from_json(part.attrs.get(IR_METADATA_ATTR, "{}")).items()}
     attrs = {k: v for k, v in parts[0].attrs.items() if k != IR_METADATA_ATTR}
     attrs.update({
         "runs": to_json({name: sources[name] for name in runs}) if sources is not None
         else parts[0].attrs["runs"],
-        "topics_without_relevant": to_json(union("topics_without_relevant")),
-        "topics_not_in_qrels": to_json(union("topics_not_in_qrels")),
-        "topics_not_in_runs": to_json({name: lacking[name] for name in runs
-                                       if name in lacking}),
+        **_alignment_of(parts, runs, position),
     })
     if blocks:
         attrs[IR_METADATA_ATTR] = to_json(blocks)
     return xr.Dataset({**variables, "params": parts[0]["params"]}, attrs=attrs)
+
+
+def _alignment_of(parts: list[xr.Dataset], runs: list[str], position: dict) -> dict:
+    """The topic attributes of the cube joined from the score cubes ``parts`` of the runs
+    ``runs`` (in that order), topics in the order of their ``position``: each part's
+    lists put together."""
+    def union(key: str) -> str:
+        found = {t for part in parts for t in from_json(part.attrs[key])}
+        return to_json(sorted(found, key=position.__getitem__))
+
+    lacking = {k: v for part in parts
+               for k, v in from_json(part.attrs["topics_not_in_runs"]).items()}
+    return {"topics_without_relevant": union("topics_without_relevant"),
+            "topics_not_in_qrels": union("topics_not_in_qrels"),
+            "topics_not_in_runs": to_json({name: lacking[name] for name in runs
+                                           if name in lacking})}
 
 
 def _warn_tie_spread(result: xr.Dataset) -> None:
