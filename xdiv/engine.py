@@ -377,25 +377,28 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
                                            cube["intent_valid"].values.any(axis=1)) if not ok]
     method = variables.pop("ties_method", None)
-    coords = {"metric": object_strings(plan.labels),
+    metric = {"metric": object_strings(plan.labels),
               "canonical": ("metric", object_strings([m.name for m in plan.measures]))}
     if method is not None:
-        coords["ties_method"] = ("metric", object_strings(method))
-    labelled = {}
+        metric["ties_method"] = ("metric", object_strings(method))
+    metric = xr.Coordinates(metric)
+    # every measure's values are on the cube's (run, topic) labels: stacked as variables,
+    # under the first one's coordinates and the metric's, without a new alignment
+    first = next(iter(variables.values()))[0]
+    coords = xr.Coordinates({**first.coords.variables, **metric.variables},
+                            indexes={**first.xindexes, **metric.xindexes})
+    stacked = {}
     for name, values in variables.items():
-        # every measure's values are on the cube's (run, topic) labels: stacked as
-        # variables, under the first one's coordinates, without a new alignment
-        first = values[0]
-        stacked = xr.Variable.concat([v.variable.transpose(*first.dims) for v in values],
-                                     dim="metric")
+        stacked[name] = xr.Variable.concat([v.variable.transpose(*first.dims)
+                                            for v in values], dim="metric")
         if plan.missing == "nan":
-            stacked = stacked.where(cube["retrieved"].variable)
-        labelled[name] = xr.DataArray(stacked.astype(np.float64), coords=first.coords,
-                                      name=first.name).assign_coords(coords)
+            stacked[name] = stacked[name].where(cube["retrieved"].variable)
+        stacked[name] = stacked[name].astype(np.float64)
     result = xr.Dataset(
-        {**labelled,
+        {**stacked,
          "params": ("metric", object_strings([
              to_json(m.params) for m in plan.computed]))},
+        coords=coords,
         attrs={
             "xdiv_kind": "scores",
             "missing": plan.missing,
@@ -418,7 +421,8 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
             **_run_metadata(runs),
         },
     )
-    return result, unjudged
+    # in the order of a cube built from labelled arrays: coordinates, scores, parameters
+    return result[[*coords, *stacked, "params"]], unjudged
 
 
 def _scores_in_blocks(runs: xr.Dataset, plan: _Plan, *, progress: bool = False

@@ -326,14 +326,17 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
     # both parts are on the labels of ``topics`` already: the variables join without a
     # new alignment, under the runs' coordinates and the collection's others
     shared = ("run", "topic", "rank")
-    coords = xr.Coordinates({name: slot.coords.variables[name] for name in shared},
-                            indexes={name: slot.xindexes[name] for name in shared})
+    others = [name for name in coll.coords if name != "topic"]
+    coords = xr.Coordinates(
+        {**{name: slot.coords.variables[name] for name in shared},
+         **{name: coll.variables[name] for name in others}},
+        indexes={**{name: slot.xindexes[name] for name in shared},
+                 **{name: coll.xindexes[name] for name in others if name in coll.xindexes}})
     cube = xr.Dataset(
         {**{name: value.variable for name, value in runs_part.items()},
          **{name: coll.variables[name] for name in coll.data_vars},
          "ideal_level": ideal.variable},
-        coords=coords.assign({name: value for name, value in coll.coords.items()
-                              if name != "topic"}),
+        coords=coords,
     )
     cube.attrs = {"xdiv_kind": "judged", **_alignment_report(runs, coll, collection)}
     return cube
@@ -421,7 +424,10 @@ def _alignment_report(runs: xr.Dataset, coll: xr.Dataset, collection: xr.Dataset
 def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset:
     """``dataset`` on the ``topics`` labels: a cheap selection when it has them all, a
     reindex with ``fill`` values otherwise."""
-    index = pd.Index(dataset["topic"].values).get_indexer(topics)
+    labels = dataset["topic"].values
+    if len(labels) == len(topics) and all(a == b for a, b in zip(labels, topics)):
+        return dataset  # the common case: on the labels already, in their order
+    index = pd.Index(labels).get_indexer(topics)
     if (index >= 0).all():
         if np.array_equal(index, np.arange(dataset.sizes["topic"])):
             return dataset
@@ -444,13 +450,18 @@ def _align_collection(collection: xr.Dataset, topics: list[str]) -> xr.Dataset:
     document whose lines are all negative (TREC's spam -2) is, as trec_eval reads it, in
     the pool but unjudged (for bpref).
     """
-    fill = {"level": 0, "assessed": False, "intent_valid": False, "intent_prob": 0.0,
-            "intent_type": "", "intent_order": -1, "docno": "", **OPTIONAL_FILL}
+    fill = {"qrels_level": 0, "qrels_assessed": False, "intent_valid": False,
+            "intent_prob": 0.0, "intent_type": "", "intent_order": -1, "docno": "",
+            **OPTIONAL_FILL}
     names = ["level", "intent_valid", "intent_prob", "intent_type", "intent_order"]
-    sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]].assign(
-        assessed=(collection["judgment"] >= 0).any("intent"))
-    sub = _on_topics(sub, topics, fill)
+    sub = collection[names + [n for n in OPTIONAL_FILL if n in collection]]
+    # the variables put together under the collection's coordinates as they stand: no
+    # merge, no new alignment
+    variables = {("qrels_level" if name == "level" else name): variable
+                 for name, variable in sub.data_vars.variables.items()}
+    variables["qrels_assessed"] = (collection.variables["judgment"] >= 0).any("intent")
+    sub = _on_topics(xr.Dataset(variables, coords=sub.coords), topics, fill)
     docno = sub["docno"].values
     if docno.dtype.kind == "O" and pd.isna(docno).any():  # topics the collection lacks
         sub = sub.assign_coords(docno=sub["docno"].fillna(""))
-    return sub.rename({"level": "qrels_level", "assessed": "qrels_assessed"})
+    return sub
