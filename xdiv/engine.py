@@ -349,8 +349,8 @@ def _warn_single_intent(plan: _Plan) -> None:
     diversity = [m.name for m in plan.measures if m.definition.family != SINGLE_INTENT_FAMILY]
     if not diversity:
         return
-    judged = (plan.collection["judgment"] != ABSENT).any("doc")
-    if int(judged.sum("intent").max(initial=0)) <= 1:
+    judged = (plan.collection.variables["judgment"] != ABSENT).any("doc")
+    if int(judged.sum("intent").values.max(initial=0)) <= 1:
         warn(f"{preview(diversity, 5)}: no topic of the qrels has more than one subtopic "
              "(intent), so these diversity measures reduce to single-intent ones; give "
              "diversity qrels (topic subtopic docno level; in ir_measures, the subtopic in "

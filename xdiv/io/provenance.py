@@ -225,12 +225,14 @@ def _encode(value, role: str):
         return text
     if isinstance(value, (xr.Dataset, xr.DataArray)):
         parent = provenance_of(value)
+        # the fingerprint covers the variables only: the record in the attributes is not
+        # part of it
+        fingerprint = content_sha256(value)
         if parent is not None and parent.get("kind") == value.attrs.get(
-                "xdiv_kind", "") and parent.get("content_sha256") in (
-                None, content_sha256(_without_record(value))):
+                "xdiv_kind", "") and parent.get("content_sha256") in (None, fingerprint):
             parent.pop("content_sha256", None)  # the fingerprint served this check only
             return {"parent": parent}
-        return {"dataset_sha256": content_sha256(_without_record(value))}
+        return {"dataset_sha256": fingerprint}
     if isinstance(value, pd.DataFrame):
         return {"frame_sha256": content_sha256(value)}
     if isinstance(value, Mapping):
@@ -241,15 +243,6 @@ def _encode(value, role: str):
     if type(value).__name__ == "Measure" and isinstance(name, str):
         return name  # a registry measure: its canonical name reads back as it
     return {"object": f"{type(value).__name__}: {value}"[:500]}
-
-
-def _without_record(data):
-    """``data`` as it was when its record was made (the record itself left out)."""
-    if ATTR not in data.attrs:
-        return data
-    out = data.copy(deep=False)
-    out.attrs = {k: v for k, v in data.attrs.items() if k != ATTR}
-    return out
 
 
 def record_call(function: Callable, args: tuple = (), kwargs: Mapping | None = None, *,
