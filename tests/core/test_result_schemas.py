@@ -60,3 +60,19 @@ def test_schema_matches_the_result(schema, scores):
     assert set(result.dims) == {d.strip() for d in schema.dims.split(",")}
     assert "provenance" in result.attrs  # every result records what made it
     assert sorted(set(result.attrs) - {"provenance"}) == sorted(schema.attrs)
+
+
+
+def test_a_score_cube_lists_its_coordinates_then_its_scores_then_their_parameters(scores):
+    """A score cube's variables come in one order, whatever builds it (``list(cube
+    .variables)``, iteration): its coordinates, then the scores, then the measures'
+    parameters."""
+    collection, runs = xdiv.datasets.synthetic(n_topics=5, n_runs=2, depth=10, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ranged = xdiv.evaluate(runs, collection, ["nDCG@5", "AP"], ties="range")
+    assert list(scores.variables) == ["run", "topic", "metric", "canonical", "score",
+                                      "params"]
+    assert list(ranged.variables) == ["run", "topic", "metric", "canonical", "ties_method",
+                                      "score", "score_min", "score_max", "tie_spread",
+                                      "params"]
