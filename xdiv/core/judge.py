@@ -429,8 +429,6 @@ def _on_topics(dataset: xr.Dataset, topics: list[str], fill: dict) -> xr.Dataset
         return dataset  # the common case: on the labels already, in their order
     index = pd.Index(labels).get_indexer(topics)
     if (index >= 0).all():
-        if np.array_equal(index, np.arange(dataset.sizes["topic"])):
-            return dataset
         return dataset.isel(topic=index)
     return dataset.reindex(topic=object_strings(topics), fill_value=fill)
 
