@@ -387,13 +387,14 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     first = next(iter(variables.values()))[0]
     coords = xr.Coordinates({**first.coords.variables, **metric.variables},
                             indexes={**first.xindexes, **metric.xindexes})
-    stacked = {}
-    for name, values in variables.items():
-        stacked[name] = xr.Variable.concat([v.variable.transpose(*first.dims)
-                                            for v in values], dim="metric")
-        if plan.missing == "nan":
-            stacked[name] = stacked[name].where(cube["retrieved"].variable)
-        stacked[name] = stacked[name].astype(np.float64)
+    retrieved = cube["retrieved"].variable if plan.missing == "nan" else None
+
+    def stack(values: list[xr.DataArray]) -> xr.Variable:
+        out = xr.Variable.concat([v.variable.transpose(*first.dims) for v in values],
+                                 dim="metric")
+        return (out if retrieved is None else out.where(retrieved)).astype(np.float64)
+
+    stacked = {name: stack(values) for name, values in variables.items()}
     result = xr.Dataset(
         {**stacked,
          "params": ("metric", object_strings([
