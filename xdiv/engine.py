@@ -13,7 +13,7 @@ from .core.collection import ABSENT, check_collection
 from .core.adhoc import measure_judgments
 from .errors import AlignmentWarning, InputError, SingleIntentWarning, XdivWarning
 from .core.hierarchy import flat_hierarchy
-from .core.labels import from_json, natural_sorted, object_strings, preview, to_json
+from .core.labels import from_json, natural_sorted, object_strings, preview, string_variable, to_json
 from .measures.common import IDEAL_LISTS, MEMO
 from .measures.names import expand_resolved
 from .measures.registry import SINGLE_INTENT_FAMILY, Measure, with_adhoc
@@ -374,13 +374,14 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
         high.attrs[MEMO] = {IDEAL_LISTS: plan.ideal_lists}
         variables["score_high"] = _values(measure_judgments(high, plan.computed), plan,
                                           "compute")
-    no_relevant = [str(t) for t, ok in zip(cube["topic"].values,
-                                           cube["intent_valid"].values.any(axis=1)) if not ok]
+    no_relevant = [str(t) for t, ok in zip(cube.variables["topic"].values,
+                                           cube.variables["intent_valid"].values.any(axis=1))
+                   if not ok]
     method = variables.pop("ties_method", None)
-    metric = {"metric": object_strings(plan.labels),
-              "canonical": ("metric", object_strings([m.name for m in plan.measures]))}
+    metric = {"metric": string_variable("metric", plan.labels),
+              "canonical": string_variable("metric", [m.name for m in plan.measures])}
     if method is not None:
-        metric["ties_method"] = ("metric", object_strings(method))
+        metric["ties_method"] = string_variable("metric", method)
     metric = xr.Coordinates(metric)
     # every measure's values are on the cube's (run, topic) labels: stacked as variables,
     # under the first one's coordinates and the metric's, without a new alignment
@@ -397,8 +398,7 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     stacked = {name: stack(values) for name, values in variables.items()}
     result = xr.Dataset(
         {**stacked,
-         "params": ("metric", object_strings([
-             to_json(m.params) for m in plan.computed]))},
+         "params": string_variable("metric", [to_json(m.params) for m in plan.computed])},
         coords=coords,
         attrs={
             "xdiv_kind": "scores",

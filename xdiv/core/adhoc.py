@@ -10,7 +10,7 @@ import xarray as xr
 from ..errors import InputError, XdivWarning
 from ..kernels.common import ideal_levels
 from ..kernels.graded import merge_intents
-from .labels import object_strings
+from .labels import object_strings, string_variable
 from .collection import check_collection, finalize_collection
 from ..typing import ADHOC_METHODS, AdhocMethod
 
@@ -119,13 +119,14 @@ def adhoc_judgments(cube: xr.Dataset, method: AdhocMethod = "max") -> xr.Dataset
     ideal = xr.apply_ufunc(ideal_levels, qrels, input_core_dims=[["doc"]],
                            output_core_dims=[["ideal_rank"]])
     return cube.drop_dims("intent").assign(
-        intent=("intent", object_strings(["0"])),
+        intent=string_variable("intent", ["0"]),
         level=one_intent(merge("level").astype(np.int8), -1),
         qrels_level=one_intent(qrels, 1),
         ideal_level=one_intent(ideal, 1),
         intent_valid=valid,
         intent_prob=valid.astype(np.float64),
-        intent_type=xr.full_like(valid, "inf", dtype=object),
+        intent_type=xr.Variable(valid.dims, np.full(valid.shape, "inf", dtype=object),
+                                fastpath=True),  # built as given (see string_variable)
         intent_order=xr.zeros_like(valid, dtype=np.int64),
     )
 

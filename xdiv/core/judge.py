@@ -139,17 +139,18 @@ def check_runs(dataset, role: str = "runs") -> None:
                          f"xdiv.build_runs), got {describe_dataset(dataset)}")
     for name, dims in (("doc", ("run", "topic", "rank")), ("score", ("run", "topic", "rank")),
                        ("length", ("run", "topic")), ("docno", ("docid",))):
-        held = dataset[name].dims
+        held = dataset.variables[name].dims
         if len(held) != len(dims) or set(held) != set(dims):
             raise InputError(f"{role}: its {name} variable has the dimensions "
                              f"({', '.join(map(str, held))}), not ({', '.join(dims)})")
-    if dataset["doc"].dtype.kind not in "iu":
-        raise InputError(f"{role}: its doc variable holds {dataset['doc'].dtype}, not "
+    variables = dataset.variables  # what is read of them: no DataArray needed
+    if variables["doc"].dtype.kind not in "iu":
+        raise InputError(f"{role}: its doc variable holds {variables['doc'].dtype}, not "
                          "integer codes into the docno vocabulary")
-    if dataset["score"].dtype.kind not in "fiu":
-        raise InputError(f"{role}: its score variable holds {dataset['score'].dtype}, not "
+    if variables["score"].dtype.kind not in "fiu":
+        raise InputError(f"{role}: its score variable holds {variables['score'].dtype}, not "
                          "numbers")
-    vocabulary = dataset["docno"].values
+    vocabulary = variables["docno"].values
     if vocabulary.dtype.kind != "U" and pd.api.types.infer_dtype(
             vocabulary, skipna=False) not in ("string", "empty"):
         raise InputError(f"{role}: its docno vocabulary holds "
@@ -161,7 +162,7 @@ def check_runs(dataset, role: str = "runs") -> None:
         raise InputError(f"{role}: its docno vocabulary is not sorted ascending without "
                          f"repeats: docno {vocabulary[k]} (docid {k}) follows "
                          f"{vocabulary[k - 1]}")
-    doc = dataset["doc"]
+    doc = variables["doc"]
     if isinstance(doc.data, np.ndarray) and doc.size:
         outside = (doc.values < -1) | (doc.values >= len(vocabulary))
         if outside.any():
@@ -260,20 +261,20 @@ def judged_cube(runs: xr.Dataset, collection: xr.Dataset, *,
         coll = _align_collection(collection, topics)
         ideal = xr.apply_ufunc(ideal_levels, coll["qrels_level"], input_core_dims=[["doc"]],
                                output_core_dims=[["ideal_rank"]])
-        judged = _judged_docnos(coll["docno"].values)
+        judged = _judged_docnos(coll.variables["docno"].values)
         if memo is not None:
             memo.clear()  # one set of topics kept: the common case is a single one
             memo[key] = coll, ideal, judged
     else:
         coll, ideal, judged = memo[key]
 
-    vocabulary = runs["docno"].values
+    vocabulary = runs.variables["docno"].values
     identity = _vocabulary_key(vocabulary)
     known = memo.get(_KEYS) if memo is not None else None
     if known is not None and _same_vocabulary(known[0], identity):
         keys = known[1]  # the next block of the same runs dataset
     else:
-        keys = _judged_keys(vocabulary, coll["docno"].values, judged)
+        keys = _judged_keys(vocabulary, coll.variables["docno"].values, judged)
         if memo is not None:  # cleared with the rest when the topics change
             memo[_KEYS] = identity, keys
     topic_index = xr.DataArray(np.arange(len(topics), dtype=np.int64), dims="topic")
@@ -411,10 +412,10 @@ def _judged_levels(slot: xr.DataArray, qrels: xr.DataArray, dim: str) -> xr.Data
 def _alignment_report(runs: xr.Dataset, coll: xr.Dataset, collection: xr.Dataset) -> dict:
     """Topics retrieved but not judged, and judged topics (with relevant docs) a run lacks."""
     known = set(map(str, collection["topic"].values))
-    retrieved = runs["length"].values > 0
+    retrieved = runs.variables["length"].values > 0
     topics = runs["topic"].values
     unjudged = [str(t) for t in topics[retrieved.any(axis=0)] if str(t) not in known]
-    has_rel = coll["intent_valid"].values.any(axis=1)
+    has_rel = coll.variables["intent_valid"].values.any(axis=1)
     lacking = {str(r): [str(t) for t in topics[has_rel & ~retrieved[i]]]
                for i, r in enumerate(runs["run"].values)}
     return {"topics_not_in_qrels": to_json(unjudged),

@@ -57,3 +57,12 @@ def object_strings(values: Iterable[Any]) -> np.ndarray:
     out = np.empty(len(values) if hasattr(values, "__len__") else 0, dtype=object)
     out[:] = [str(v) for v in values]
     return out
+
+
+def string_variable(dims, values: Iterable[Any]):
+    """An xarray variable of :func:`object_strings` over ``dims``, built as it is given:
+    xarray would otherwise pass an object array through a pandas Series, every label,
+    to look for dates in it."""
+    import xarray as xr
+
+    return xr.Variable(dims, object_strings(values), fastpath=True)
