@@ -129,21 +129,21 @@ def check_runs(dataset, role: str = "runs") -> None:
     role : str
         The argument's name, at the start of the message (e.g. ``"judge: runs"``).
     """
-    variables = set(dataset.variables) if isinstance(dataset, xr.Dataset) else set()
-    if not {"doc", "docno", "score", "length"} <= variables:
-        if "docno" in variables and set(dataset["docno"].dims) == {"run", "topic", "rank"}:
+    names = set(dataset.variables) if isinstance(dataset, xr.Dataset) else set()
+    if not {"doc", "docno", "score", "length"} <= names:
+        if "docno" in names and set(dataset["docno"].dims) == {"run", "topic", "rank"}:
             raise InputError(f"{role}: a Runs dataset of an older xdiv (docno strings over "
                              "run, topic and rank, no doc codes); read the run files again "
                              "with xdiv.read_runs, or rebuild it with xdiv.build_runs")
         raise InputError(f"{role}: expected a Runs dataset (from xdiv.read_runs or "
                          f"xdiv.build_runs), got {describe_dataset(dataset)}")
+    variables = dataset.variables  # read as they are: no DataArray is built for a check
     for name, dims in (("doc", ("run", "topic", "rank")), ("score", ("run", "topic", "rank")),
                        ("length", ("run", "topic")), ("docno", ("docid",))):
-        held = dataset.variables[name].dims
+        held = variables[name].dims
         if len(held) != len(dims) or set(held) != set(dims):
             raise InputError(f"{role}: its {name} variable has the dimensions "
                              f"({', '.join(map(str, held))}), not ({', '.join(dims)})")
-    variables = dataset.variables  # what is read of them: no DataArray needed
     if variables["doc"].dtype.kind not in "iu":
         raise InputError(f"{role}: its doc variable holds {variables['doc'].dtype}, not "
                          "integer codes into the docno vocabulary")
