@@ -9,7 +9,7 @@ import numpy as np
 import xarray as xr
 from tqdm.auto import tqdm
 
-from .core.collection import ABSENT, check_collection
+from .core.collection import ABSENT, check_collection, collection_in_memory
 from .core.adhoc import measure_judgments
 from .errors import AlignmentWarning, InputError, SingleIntentWarning, XdivWarning
 from .core.hierarchy import flat_hierarchy
@@ -67,7 +67,8 @@ def evaluate(runs: xr.Dataset, collection: xr.Dataset, metrics: str | Iterable[s
     runs : xarray.Dataset
         Runs (:func:`xdiv.read_runs`); may be dask-backed.
     collection : xarray.Dataset
-        A collection (:func:`xdiv.read_qrels`).
+        A collection (:func:`xdiv.read_qrels`); a dask-backed one (opened lazily from
+        NetCDF) is read into memory once, since judging reads it whole.
     metrics : str, list of str or ir_measures measures
         Measure names, e.g. ``["nDCG@10", "Q(beta=0)@10", "alpha-nDCG@20"]``; also
         comma-separated lists, trec_eval names (``ndcg_cut_10``, ``P.10``, ``map``),
@@ -310,6 +311,7 @@ def _plan(collection, metrics, missing, adhoc, *, runs: xr.Dataset | None = None
     if runs is not None:
         check_runs(runs, "evaluate: runs")
     check_collection(collection, "evaluate: collection")
+    collection = collection_in_memory(collection)
     labels, measures = requested_measures(metrics)
     typed = [m.name for m in measures if m.definition.uses_intent_types]
     for name, value in (("judged_only", judged_only), ("residuals", residuals)):

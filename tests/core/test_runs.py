@@ -15,6 +15,8 @@ import xdiv
 from xdiv.errors import InputError, XdivWarning
 from xdiv.core.judge import check_runs, judge
 
+from ..helpers import without_provenance
+
 
 def quiet(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` with xdiv's warnings silenced."""
@@ -276,6 +278,25 @@ def test_judge_joins_codes_like_strings_and_dask_like_eager():
         lazy = quiet(judge, runs.chunk(chunks), col)
         assert lazy.slot.chunks is not None
         xr.testing.assert_identical(lazy.compute(), eager)
+
+
+def test_a_dask_backed_collection_is_judged_and_scored_as_in_memory(tmp_path):
+    """A collection opened lazily from NetCDF, or chunked, is read into memory once
+    (judging reads it whole): the judged cube, and the scores of measures of both kinds,
+    are those of the collection in memory, with runs in memory or dask-backed."""
+    pytest.importorskip("dask")
+    col, runs = xdiv.datasets.synthetic(n_topics=6, n_runs=3, depth=20, seed=3)
+    col.to_netcdf(tmp_path / "collection.nc")
+    measures = ["nDCG@10", "alpha-nDCG@10", "ERR-IA@20", "AP", "D#-nDCG@10"]
+    eager = quiet(xdiv.evaluate, runs, col, measures)
+    with xr.open_dataset(tmp_path / "collection.nc", chunks={}) as opened:
+        for lazy in (opened, col.chunk({"topic": 2}), col.chunk({"topic": 2, "doc": 3})):
+            assert lazy["judgment"].chunks is not None
+            xr.testing.assert_identical(quiet(judge, runs, lazy), quiet(judge, runs, col))
+            for data in (runs, runs.chunk({"run": 1})):
+                scores = quiet(xdiv.evaluate, data, lazy, measures).compute()
+                xr.testing.assert_identical(without_provenance(scores),
+                                            without_provenance(eager))
 
 
 def test_judge_when_no_run_docno_is_judged():

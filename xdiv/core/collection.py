@@ -75,6 +75,23 @@ def check_collection(dataset, role: str = "collection",
                          f"{', '.join(missing)}")
 
 
+def dask_backed(dataset: xr.Dataset) -> bool:
+    """Whether a variable of ``dataset`` is a dask (chunked) array, read from its public
+    chunk sizes (which xarray refuses to give for chunks that differ from variable to
+    variable: dask-backed all the same)."""
+    try:
+        return bool(dataset.chunksizes)
+    except ValueError:
+        return True
+
+
+def collection_in_memory(collection: xr.Dataset) -> xr.Dataset:
+    """``collection`` with its variables in memory: judging reads a collection whole (its
+    ideal lists, its judged docnos), so a dask-backed one (chunked, or opened lazily from
+    NetCDF) is computed once; the runs, the large side, may stay dask-backed."""
+    return collection.compute() if dask_backed(collection) else collection
+
+
 def describe_dataset(obj) -> str:
     if isinstance(obj, xr.Dataset):
         kind = obj.attrs.get("xdiv_kind")

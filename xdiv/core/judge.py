@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import xarray as xr
 
-from .collection import describe_dataset, check_collection
+from .collection import check_collection, collection_in_memory, describe_dataset
 from ..kernels.common import ideal_levels
 from ..errors import InputError
 from .labels import natural_sorted, object_strings, to_json
@@ -183,7 +183,7 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None,
     runs : xarray.Dataset
         A Runs dataset (may be dask-backed, chunked along ``run`` or ``topic``).
     collection : xarray.Dataset
-        A collection dataset.
+        A collection dataset; a dask-backed one is read into memory once.
     depth : int, optional
         Keep only the top ``depth`` ranks (the measures' largest cutoff); all by default.
     judged_only : bool
@@ -208,7 +208,8 @@ def judge(runs: xr.Dataset, collection: xr.Dataset, *, depth: int | None = None,
     """
     check_runs(runs, "judge: runs")
     check_collection(collection, "judge: collection")
-    return judged_cube(runs, collection, depth=depth, judged_only=judged_only)
+    return judged_cube(runs, collection_in_memory(collection), depth=depth,
+                       judged_only=judged_only)
 
 
 _KEYS = "judged keys"

@@ -111,6 +111,8 @@ def content_sha256(data) -> str | None:
     import pandas as pd
     import xarray as xr
 
+    from ..core.collection import dask_backed
+
     digest = hashlib.sha256()
     if isinstance(data, pd.DataFrame):
         digest.update(json.dumps([str(c) for c in data.columns]).encode())
@@ -118,11 +120,7 @@ def content_sha256(data) -> str | None:
         return digest.hexdigest()
     if isinstance(data, xr.DataArray):
         data = data.to_dataset(name=str(data.name))
-    try:  # the public mapping, read without checking each variable against dask's protocol
-        chunked = bool(data.chunksizes)
-    except ValueError:  # chunks that differ from variable to variable
-        chunked = True
-    if chunked:
+    if dask_backed(data):
         return None
     for name in sorted(map(str, data.variables)):
         variable = data.variables[name]
