@@ -13,7 +13,8 @@ from .core.collection import ABSENT, check_collection, collection_in_memory
 from .core.adhoc import measure_judgments
 from .errors import AlignmentWarning, InputError, SingleIntentWarning, XdivWarning
 from .core.hierarchy import flat_hierarchy
-from .core.labels import from_json, natural_sorted, object_strings, preview, string_variable, to_json
+from .core.labels import (from_json, natural_sorted, object_strings, preview, string_variable,
+                          to_json)
 from .measures.common import IDEAL_LISTS, MEMO
 from .measures.names import expand_resolved
 from .measures.registry import SINGLE_INTENT_FAMILY, Measure, with_adhoc

@@ -160,17 +160,21 @@ def test_the_judged_cube_read_as_adhoc_is_the_cube_of_the_converted_collection(s
                                                                                method):
     """Every variable of the judged cube converted (xdiv.core.adhoc.adhoc_judgments) is
     identical (values, dtypes, dimensions, coordinates) to that of the runs
-    judged against the collection converted first (xdiv.to_adhoc); dask-backed runs
-    stay lazy and give the same cube."""
+    judged against the collection converted first (xdiv.to_adhoc); dask-backed runs,
+    or a judged cube dask-backed throughout (its collection parts too), stay lazy and give
+    the same cube."""
     col, runs = synthetic
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", xdiv.XdivWarning)
         converted = adhoc_judgments(xdiv.judge(runs, col), method)
         expected = xdiv.judge(runs, xdiv.to_adhoc(col, method))
         lazy = adhoc_judgments(xdiv.judge(runs.chunk({"run": 1}), col), method)
+        whole = adhoc_judgments(xdiv.judge(runs, col).chunk({"topic": 2, "doc": 3}), method)
     assert set(converted.variables) == set(expected.variables)
     for name in expected.variables:
         assert converted[name].dtype == expected[name].dtype, name
     xr.testing.assert_identical(converted.drop_attrs(), expected.drop_attrs())
     assert not isinstance(lazy["level"].data, np.ndarray)
     xr.testing.assert_identical(lazy.compute(), converted)
+    assert not isinstance(whole["ideal_level"].data, np.ndarray)
+    xr.testing.assert_identical(whole.compute(), converted)

@@ -117,7 +117,10 @@ def adhoc_judgments(cube: xr.Dataset, method: AdhocMethod = "max") -> xr.Dataset
     qrels = qrels.astype(np.int8)
     valid = one_intent((qrels > 0).any("doc"), -1)
     ideal = xr.apply_ufunc(ideal_levels, qrels, input_core_dims=[["doc"]],
-                           output_core_dims=[["ideal_rank"]])
+                           output_core_dims=[["ideal_rank"]], dask="parallelized",
+                           output_dtypes=[qrels.dtype],
+                           dask_gufunc_kwargs={"output_sizes": {"ideal_rank": qrels.sizes["doc"]},
+                                               "allow_rechunk": True})
     return cube.drop_dims("intent").assign(
         intent=string_variable("intent", ["0"]),
         level=one_intent(merge("level").astype(np.int8), -1),
