@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
-from ..options import LIMITS, ReadLimits  # noqa: F401  (re-exported by xdiv.io)
+from ..options import LIMITS
 from .atomic import output_target
 from ..errors import InputError, ParseError
 

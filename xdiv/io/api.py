@@ -16,7 +16,8 @@ from ..core import collection as _model
 from ..core.collection import Probabilities, qrels_frame
 from ..core.runs import runs_frame
 from ..errors import XdivError
-from ._guard import LIMITS, ReadLimits, check_file, check_output_path, open_text
+from ._guard import LIMITS, check_file, check_output_path, open_text
+from ..options import ReadLimits
 from ._spool import spooled_inputs
 from ._columns import give_back_after, read_columns
 from .topics import read_topics
