@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import shown
+
+if TYPE_CHECKING:  # imported where used: this module stays light for the command line
+    import xarray as xr
 
 
 def natural_key(label: str) -> tuple:
@@ -59,7 +62,7 @@ def object_strings(values: Iterable[Any]) -> np.ndarray:
     return out
 
 
-def string_variable(dims, values: Iterable[Any]):
+def string_variable(dims: str | tuple[str, ...], values: Iterable[Any]) -> xr.Variable:
     """An xarray variable of :func:`object_strings` over ``dims``, built as it is given:
     xarray would otherwise pass an object array through a pandas Series, every label,
     to look for dates in it."""
