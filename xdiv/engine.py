@@ -391,7 +391,7 @@ def _scores(runs: xr.Dataset, plan: _Plan, *, progress: bool = False
     first = next(iter(variables.values()))[0]
     coords = xr.Coordinates({**first.coords.variables, **metric.variables},
                             indexes={**first.xindexes, **metric.xindexes})
-    retrieved = cube["retrieved"].variable if plan.missing == "nan" else None
+    retrieved = cube.variables["retrieved"] if plan.missing == "nan" else None
 
     def stack(values: list[xr.DataArray]) -> xr.Variable:
         out = xr.Variable.concat([v.variable.transpose(*first.dims) for v in values],
